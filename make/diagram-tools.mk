@@ -1,0 +1,44 @@
+# Real diagram tools for statewright's docs/diagram tests: Graphviz `dot` and Mermaid's parser.
+#
+# Included from the Makefile. `make tools` installs both (Graphviz through apt-get when running as
+# root, otherwise it prints what to install; Mermaid through `npm ci` from the committed lockfile)
+# and records success in .tools/stamp. `make check-diagrams` parses every ```mermaid fence in
+# docs/machines/*.md with Mermaid's own parser.
+
+MERMAID_DIR := tools/mermaid
+MERMAID_PARSE := node $(MERMAID_DIR)/parse.mjs
+TOOLS_STAMP := .tools/stamp
+
+.PHONY: tools tools-graphviz tools-mermaid check-diagrams
+
+tools: $(TOOLS_STAMP)
+
+define INSTALL_GRAPHVIZ
+if command -v dot >/dev/null 2>&1; then \
+	echo "graphviz: $$(dot -V 2>&1)"; \
+elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	apt-get update && apt-get install -y --no-install-recommends graphviz; \
+else \
+	echo "graphviz (dot) is missing: install it, e.g. sudo apt-get install graphviz" >&2; \
+	exit 1; \
+fi
+endef
+
+define INSTALL_MERMAID
+command -v npm >/dev/null 2>&1 || { echo "npm is missing: install Node.js >= 20" >&2; exit 1; }; \
+npm ci --prefix $(MERMAID_DIR) --no-audit --no-fund
+endef
+
+$(TOOLS_STAMP): $(MERMAID_DIR)/package.json $(MERMAID_DIR)/package-lock.json
+	@$(INSTALL_GRAPHVIZ)
+	@$(INSTALL_MERMAID)
+	@mkdir -p $(dir $@) && touch $@
+
+tools-graphviz:
+	@$(INSTALL_GRAPHVIZ)
+
+tools-mermaid:
+	@$(INSTALL_MERMAID)
+
+check-diagrams: $(TOOLS_STAMP)
+	$(MERMAID_PARSE) docs/machines/*.md
