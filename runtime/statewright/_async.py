@@ -1,0 +1,142 @@
+"""The asyncio flavour: same table, same bookkeeping, same order of effects as :class:`Machine`.
+
+Guards, actions and listeners may be plain functions or coroutines (a result that is awaitable is
+awaited). One :class:`asyncio.Lock` per instance makes each transition atomic with respect to
+other tasks; checkpoint saves run in a worker thread so a slow disk does not stall the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from statewright._compat import StrEnum
+from statewright._core import _BUSY_ROW
+from statewright._errors import ActionFailed, GuardFailed, InvalidTransition
+from statewright._options import MachineOptions
+from statewright._snapshot import SnapshotMixin
+from statewright._table import CompiledAlt, Plan
+
+__all__ = ["AsyncMachine"]
+
+S = TypeVar("S", bound=StrEnum)
+E = TypeVar("E", bound=StrEnum)
+C = TypeVar("C")
+
+
+class AsyncMachine(SnapshotMixin[S, E, C]):
+    """Base class of generated async machines: ``await machine.send(event, **payload)``."""
+
+    def __init__(
+        self, context: C, handlers: object | None = None, *, options: MachineOptions | None = None
+    ) -> None:
+        super().__init__(context, handlers, options=options)
+        self._lock = asyncio.Lock()
+
+    async def send(self, event: E | str, /, **payload: Any) -> S:
+        """Apply ``event`` and return the new state, or raise :class:`InvalidTransition`."""
+        async with self._lock:
+            return await self._send_locked(event, payload)
+
+    async def try_send(self, event: E | str, /, **payload: Any) -> bool:
+        """Like :meth:`send` but return False (the rejection is logged) instead of raising."""
+        try:
+            await self.send(event, **payload)
+        except InvalidTransition:
+            return False
+        return True
+
+    async def can_send(self, event: E | str, /, **payload: Any) -> bool:
+        """Whether ``send(event, **payload)`` would be accepted now; evaluates guards only."""
+        async with self._lock:
+            member, plan = self._resolve(event)
+            if plan is None:
+                return False
+            alt = await self._choose(member, plan, payload)
+            return alt is not None and self._target_of(alt) is not None
+
+    async def save(self) -> int:
+        """Save a snapshot to ``options.store`` now (in a worker thread); returns the revision."""
+        async with self._lock:
+            return await asyncio.to_thread(self._save_locked)
+
+    async def _choose(self, event: E, plan: Plan, payload: Mapping[str, Any]) -> CompiledAlt | None:
+        for alt in plan[2]:
+            guard = alt.guard
+            if guard is None:
+                return alt
+            try:
+                passed: Any = guard(self._handlers, self._context, payload)
+                if inspect.isawaitable(passed):
+                    passed = await passed
+            except Exception as exc:
+                raise GuardFailed(str(self._state), str(event), exc) from exc
+            if passed:
+                return alt
+        return None
+
+    async def _call(self, name: str, payload: Mapping[str, Any]) -> None:
+        method = self._calls.get(name)
+        if method is None:
+            method = getattr(self._handlers, name)
+        result = method(self._context, payload)
+        if inspect.isawaitable(result):
+            await result
+
+    async def _send_locked(self, event: object, payload: dict[str, Any]) -> S:
+        self._check_usable()
+        member, plan = self._resolve(event)
+        if plan is None:
+            raise self._reject(member)
+        alt = await self._choose(member, plan, payload)
+        if alt is None:
+            raise self._reject(member, "no guard passed")
+        source = self._state
+        target = self._target_of(alt)
+        if target is None:
+            raise self._reject(member, "there is no previous state to return to")
+        spec = self._spec_table.spec
+        row = self._row
+        self._busy = True
+        self._row = _BUSY_ROW
+        step = ""
+        error_text: str | None = None
+        try:
+            for step in spec.exit_actions.get(source, ()):
+                await self._call(step, payload)
+            for step in alt.actions:
+                await self._call(step, payload)
+            for step in spec.entry_actions.get(target, ()):
+                await self._call(step, payload)
+        except Exception as exc:
+            route = spec.error_routes.get(source)
+            if route is None:
+                self._row = row
+                raise ActionFailed(str(source), str(member), step, exc) from exc
+            error_text = f"{step}: {type(exc).__name__}: {exc}"
+            failed = step
+            try:
+                for step in route.actions:
+                    await self._call(step, payload)
+            except Exception as route_exc:
+                self._row = row
+                raise ActionFailed(str(source), str(member), step, route_exc) from exc
+            self._logger.warning(
+                "%s %s: action %s failed in %s; taking error route to %s",
+                spec.name,
+                self._instance_id,
+                failed,
+                source,
+                route.target,
+            )
+            target = route.target
+        finally:
+            self._busy = False
+        self._commit(source, member, target, payload, error_text)
+        if alt.checkpoint and self._options.store is not None:
+            await asyncio.to_thread(self._save_locked)
+        if self._listeners or self._log_on:
+            self._announce(source, member, target, error_text)
+        return target

@@ -1,0 +1,369 @@
+"""State, history, statistics and snapshots shared by :class:`Machine` and :class:`AsyncMachine`.
+
+Everything here either never calls user code or is the bookkeeping that runs after user code
+succeeded (:meth:`MachineCore._commit`), so the sync and async flavours share one definition of
+what a transition *records*; they differ only in how they call guards and actions.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, ClassVar, Generic, TypeVar
+
+from statewright._compat import StrEnum
+from statewright._errors import Conflict, InvalidTransition, StatewrightError, UnknownEvent
+from statewright._history import RawRecord, TransitionRecord, format_timestamp
+from statewright._options import MachineOptions
+from statewright._spec import MachineSpec
+from statewright._table import CompiledAlt, Plan, Table, compile_spec
+
+__all__ = ["Listener", "MachineCore"]
+
+S = TypeVar("S", bound=StrEnum)
+E = TypeVar("E", bound=StrEnum)
+C = TypeVar("C")
+
+#: Called after every applied transition with its record.
+Listener = Callable[[TransitionRecord], object]
+
+_LOG = logging.getLogger("statewright")
+_DEFAULT_OPTIONS = MachineOptions()
+#: Row installed while user code runs, so a re-entrant ``send`` falls into the slow path.
+_BUSY_ROW: dict[Any, Plan] = {}
+_INFO = logging.INFO
+
+
+class MachineCore(Generic[S, E, C]):
+    """Holds one instance's state; subclasses add ``send`` in a sync or async flavour."""
+
+    #: Set by each generated subclass.
+    spec: ClassVar[MachineSpec[Any, Any]]
+    _table_cache: ClassVar[Table | None] = None
+
+    def __init__(
+        self, context: C, handlers: object | None = None, *, options: MachineOptions | None = None
+    ) -> None:
+        table = type(self)._table()
+        spec = table.spec
+        opts = _DEFAULT_OPTIONS if options is None else options
+        self._spec_table = table
+        self._context = context
+        self._handlers = handlers
+        self._calls = _bind_handlers(spec, handlers)
+        self._options = opts
+        self._logger = opts.logger if opts.logger is not None else _LOG
+        self._log_on = opts.log_transitions
+        self._clock = opts.clock
+        self._instance_id = opts.instance_id if opts.instance_id is not None else uuid.uuid4().hex
+        self._state: S = spec.initial
+        self._row: dict[Any, Plan] = table.rows[spec.initial]
+        self._prev: S | None = None
+        self._counts = [0] * len(table.triples)
+        self._history: deque[RawRecord] | None = None
+        if opts.record_history and opts.history_limit != 0:
+            self._history = deque(maxlen=opts.history_limit)
+        self._listeners: list[Listener] = []
+        self._revision = 0
+        self._busy = False
+        self._stale: Conflict | None = None
+
+    # ----------------------------------------------------------------- class-level set-up
+
+    @classmethod
+    def _table(cls) -> Table:
+        """The compiled table of ``cls.spec``, built on first use and cached on the class."""
+        table = cls.__dict__.get("_table_cache")
+        if table is None or table.spec is not cls.spec:
+            try:
+                spec = cls.spec
+            except AttributeError:
+                raise TypeError(
+                    f"{cls.__name__} has no 'spec'; subclass Machine and set spec = <MachineSpec>"
+                ) from None
+            table = compile_spec(spec)
+            cls._table_cache = table
+        return table
+
+    # ----------------------------------------------------------------- read-only views
+
+    @property
+    def state(self) -> S:
+        """The current state."""
+        return self._state
+
+    @property
+    def context(self) -> C:
+        """The context object given at construction (or restored from a snapshot)."""
+        return self._context
+
+    @property
+    def handlers(self) -> object | None:
+        return self._handlers
+
+    @property
+    def options(self) -> MachineOptions:
+        return self._options
+
+    @property
+    def instance_id(self) -> str:
+        """Key of this instance in stores and registries."""
+        return self._instance_id
+
+    @property
+    def revision(self) -> int:
+        """Store revision this instance was last loaded from or saved as (0: never saved)."""
+        return self._revision
+
+    @property
+    def previous_state(self) -> S | None:
+        """The state before the current one was entered (self-transitions keep it)."""
+        return self._prev
+
+    @property
+    def is_final(self) -> bool:
+        return self._state in self._spec_table.spec.final_states
+
+    def in_tag(self, tag: str) -> bool:
+        """Whether the current state belongs to the spec's tag ``tag`` (KeyError if unknown)."""
+        return self._state in self._spec_table.spec.tags[tag]
+
+    def allowed_events(self) -> frozenset[E]:
+        """Events with at least one alternative from the current state; guards not evaluated."""
+        return self._spec_table.allowed[self._state]
+
+    # ----------------------------------------------------------------- listeners
+
+    def add_listener(self, callback: Listener) -> None:
+        """Call ``callback(record)`` after every applied transition (after any checkpoint).
+
+        A listener that raises is logged and skipped; the transition stays applied.
+        """
+        self._listeners.append(callback)
+
+    def remove_listener(self, callback: Listener) -> None:
+        self._listeners.remove(callback)
+
+    # ----------------------------------------------------------------- history
+
+    @property
+    def total_transitions(self) -> int:
+        """Transitions applied over the machine's whole life (survives snapshots)."""
+        return sum(self._counts)
+
+    @property
+    def history(self) -> tuple[TransitionRecord, ...]:
+        """The retained transitions, oldest first (at most ``options.history_limit``)."""
+        raw = self._history
+        if not raw:
+            return ()
+        first = self.total_transitions - len(raw) + 1
+        return tuple(_record(r, first + i) for i, r in enumerate(raw))
+
+    @property
+    def last_transition(self) -> TransitionRecord | None:
+        raw = self._history
+        if not raw:
+            return None
+        return _record(raw[-1], self.total_transitions)
+
+    def fsm_record(self) -> dict[str, Any]:
+        """The seed-000 summary: state, ``"EVENT -> state"``, its timestamp and the history."""
+        last = self.last_transition
+        return {
+            "state": str(self._state),
+            "last_transition": None if last is None else f"{last.event!s} -> {last.target!s}",
+            "timestamp": None if last is None else last.timestamp,
+            "history": [
+                {
+                    "from": str(r[0]),
+                    "event": str(r[1]),
+                    "to": str(r[2]),
+                    "timestamp": format_timestamp(r[3]),
+                }
+                for r in (self._history or ())
+            ],
+        }
+
+    # ----------------------------------------------------------------- statistics
+
+    def transition_counts(self) -> dict[tuple[S, E, S], int]:
+        """How often each ``(source, event, target)`` was taken (only non-zero entries)."""
+        triples = self._spec_table.triples
+        return {triples[i]: n for i, n in enumerate(self._counts) if n}
+
+    @property
+    def iteration_counts(self) -> dict[S, int]:
+        """Visits per state: entries by transitions (self-transitions count) plus the start."""
+        spec = self._spec_table.spec
+        visits: dict[S, int] = {spec.initial: 1}
+        for (_, _, target), n in self.transition_counts().items():
+            visits[target] = visits.get(target, 0) + n
+        return visits
+
+    def transition_probabilities(self) -> dict[S, dict[tuple[E, S], float]]:
+        """Empirical ``P(event, target | source)`` from the counters."""
+        out: dict[S, dict[tuple[E, S], float]] = {}
+        totals: dict[S, int] = {}
+        counts = self.transition_counts()
+        for (source, _, _), n in counts.items():
+            totals[source] = totals.get(source, 0) + n
+        for (source, event, target), n in counts.items():
+            out.setdefault(source, {})[(event, target)] = n / totals[source]
+        return out
+
+    def statistics(self) -> dict[str, Any]:
+        """JSON-friendly summary of all counters."""
+        return {
+            "total_transitions": self.total_transitions,
+            "visits": {str(s): n for s, n in self.iteration_counts.items()},
+            "transitions": [
+                {"from": str(s), "event": str(e), "to": str(t), "count": n}
+                for (s, e, t), n in self.transition_counts().items()
+            ],
+        }
+
+    # ----------------------------------------------------------------- helpers for send
+
+    def _resolve(self, event: object) -> tuple[E, Plan | None]:
+        """Canonical event member and its plan in the current state (slow path only)."""
+        table = self._spec_table
+        event_type = table.spec.event_type
+        if isinstance(event, event_type):
+            member: Any = event
+        elif isinstance(event, str) and not isinstance(event, StrEnum):
+            member = table.events_by_value.get(event)
+            if member is None:
+                raise UnknownEvent(
+                    str(self._state),
+                    event,
+                    self.allowed_events(),
+                    f"{event!r} is not an event of {table.spec.name}",
+                )
+        else:
+            raise UnknownEvent(
+                str(self._state),
+                repr(event),
+                self.allowed_events(),
+                f"expected a {event_type.__name__} member or its string value",
+            )
+        return member, self._row.get(member)
+
+    def _check_usable(self) -> None:
+        if self._stale is not None:
+            raise StatewrightError(
+                f"machine {self._instance_id!r} is stale: its checkpoint lost a race "
+                f"({self._stale}); load it again from the store"
+            )
+        if self._busy:
+            raise StatewrightError(
+                "send() was called re-entrantly from a guard or action of the same machine; "
+                "return and send the next event afterwards"
+            )
+
+    def _reject(self, event: E, reason: str = "") -> InvalidTransition:
+        """Build (and log at WARNING) the rejection; the caller raises it."""
+        state = self._state
+        if not reason and state in self._spec_table.spec.final_states:
+            reason = "the state is final"
+        error = InvalidTransition(str(state), str(event), self.allowed_events(), reason)
+        self._logger.warning(
+            "%s %s: rejected: %s", self._spec_table.spec.name, self._instance_id, error
+        )
+        return error
+
+    def _target_of(self, alt: CompiledAlt) -> S | None:
+        return self._prev if alt.target is None else alt.target
+
+    def _commit(
+        self, source: S, event: E, target: S, payload: Mapping[str, Any], error: str | None
+    ) -> None:
+        """Apply the state change and record it (the part after user code succeeded)."""
+        table = self._spec_table
+        if target is not source:
+            self._prev = source
+        self._state = target
+        self._row = table.rows[target]
+        self._counts[table.counter_index[(source, event, target)]] += 1
+        if self._history is not None:
+            self._history.append((source, event, target, self._clock(), payload, error))
+
+    def _announce(self, source: S, event: E, target: S, error: str | None) -> None:
+        """Log and notify listeners about the transition just committed."""
+        if self._log_on and self._logger.isEnabledFor(_INFO):
+            self._logger.info(
+                "%s %s: %s --%s--> %s",
+                self._spec_table.spec.name,
+                self._instance_id,
+                source,
+                event,
+                target,
+            )
+        if self._listeners:
+            raw = self._history[-1] if self._history else None
+            if raw is None:
+                raw = (source, event, target, self._clock(), {}, error)
+            record = _record(raw, self.total_transitions)
+            for listener in tuple(self._listeners):
+                try:
+                    listener(record)
+                except Exception:
+                    self._logger.exception("listener %r failed; transition kept", listener)
+
+    def _mark_stale(self, conflict: Conflict) -> None:
+        self._stale = conflict
+        self._row = _BUSY_ROW
+
+    # ----------------------------------------------------------------- snapshot plumbing
+
+    def _restore_state(
+        self,
+        state: S,
+        previous: S | None,
+        counts: Iterable[tuple[S, E, S, int]],
+        history: Iterable[RawRecord],
+        revision: int,
+    ) -> None:
+        table = self._spec_table
+        self._state = state
+        self._row = table.rows[state]
+        self._prev = previous
+        self._counts = [0] * len(table.triples)
+        for source, event, target, n in counts:
+            index = table.counter_index.get((source, event, target))
+            if index is None:
+                raise ValueError(f"transition {source} --{event}--> {target} is not in the spec")
+            self._counts[index] = n
+        if self._history is not None:
+            self._history.clear()
+            self._history.extend(history)
+        self._revision = revision
+
+
+def _record(raw: RawRecord, event_id: int) -> TransitionRecord:
+    return TransitionRecord(raw[0], raw[1], raw[2], raw[3], event_id, raw[4], raw[5])
+
+
+def _bind_handlers(spec: MachineSpec[Any, Any], handlers: object | None) -> dict[str, Any]:
+    """Bound handler methods by name; a clear TypeError names every missing one."""
+    names = sorted(spec.handler_names)
+    if handlers is None:
+        if names:
+            raise TypeError(f"{spec.name} needs a handlers object with methods: {', '.join(names)}")
+        return {}
+    calls: dict[str, Any] = {}
+    missing = []
+    for name in names:
+        method = getattr(handlers, name, None)
+        if callable(method):
+            calls[name] = method
+        else:
+            missing.append(name)
+    if missing:
+        raise TypeError(
+            f"{type(handlers).__name__} is missing handler methods required by {spec.name}: "
+            f"{', '.join(missing)}"
+        )
+    return calls

@@ -1,0 +1,111 @@
+"""The exception hierarchy: one base class so callers can catch everything the runtime raises.
+
+Each error carries the facts as attributes (not only in the message) so callers can branch on them
+without parsing text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+__all__ = [
+    "ActionFailed",
+    "Conflict",
+    "GuardFailed",
+    "InvalidTransition",
+    "SnapshotError",
+    "StatewrightError",
+    "StoreError",
+    "UnknownEvent",
+    "UnknownInstance",
+]
+
+
+class StatewrightError(Exception):
+    """Base class of every error the runtime raises on purpose."""
+
+
+class InvalidTransition(StatewrightError):
+    """The current state does not accept the event (no alternative, guards failed, or final)."""
+
+    def __init__(self, state: str, event: str, allowed: Iterable[str], reason: str = "") -> None:
+        self.state = state
+        self.event = event
+        self.allowed = frozenset(allowed)
+        self.reason = reason
+        names = ", ".join(sorted(str(a) for a in self.allowed)) or "none"
+        text = f"event {event!s} is not allowed in state {state!s} (allowed events: {names})"
+        if reason:
+            text = f"{text}: {reason}"
+        super().__init__(text)
+
+
+class UnknownEvent(InvalidTransition, ValueError):
+    """A string (or foreign object) that is not an event of this machine was sent."""
+
+
+class ActionFailed(StatewrightError):
+    """An action raised and the source state has no error route; the machine did not move.
+
+    The original exception is ``__cause__``; ``action`` names the handler method that raised.
+    """
+
+    def __init__(self, state: str, event: str, action: str, error: BaseException) -> None:
+        self.state = state
+        self.event = event
+        self.action = action
+        self.error = error
+        super().__init__(
+            f"action {action!r} raised {type(error).__name__}: {error} while handling event "
+            f"{event!s} in state {state!s}; the machine stays in {state!s}"
+        )
+
+
+class GuardFailed(StatewrightError):
+    """A guard raised (rather than returning False); nothing was applied."""
+
+    def __init__(self, state: str, event: str, error: BaseException) -> None:
+        self.state = state
+        self.event = event
+        self.error = error
+        super().__init__(
+            f"a guard raised {type(error).__name__}: {error} while evaluating event {event!s} "
+            f"in state {state!s}; nothing was applied"
+        )
+
+
+class SnapshotError(StatewrightError):
+    """A snapshot is corrupted, truncated, for another machine, or for an unmigratable version."""
+
+
+class StoreError(StatewrightError):
+    """A store could not read or write (I/O failure, invalid instance id, bad stored data)."""
+
+
+class Conflict(StoreError):
+    """Optimistic concurrency lost: the stored revision is not the one the writer started from.
+
+    Nothing was written. Reload the instance, re-apply the event, and save again.
+    """
+
+    def __init__(self, instance_id: str, expected: int, actual: int | None) -> None:
+        self.instance_id = instance_id
+        self.expected = expected
+        self.actual = actual
+        found = "no stored instance" if actual is None else f"revision {actual}"
+        super().__init__(
+            f"instance {instance_id!r}: expected revision {expected} but found {found}; "
+            "reload and retry"
+        )
+
+
+class UnknownInstance(StatewrightError, KeyError):
+    """No machine with this instance id is registered or stored."""
+
+    def __init__(self, instance_id: str, where: str) -> None:
+        self.instance_id = instance_id
+        super().__init__(f"no machine instance {instance_id!r} in {where}")
+
+    def __str__(self) -> str:
+        # KeyError.__str__ would repr() the message; keep it readable.
+        return str(self.args[0])

@@ -1,0 +1,84 @@
+"""Transition history: cheap to record, pleasant to read.
+
+The hot path appends one plain tuple per transition (a frozen dataclass costs about three tuples)
+and keeps the epoch float from the clock; :class:`TransitionRecord` objects, ISO-8601 strings and
+JSON forms of payloads are only built when someone reads the history.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+__all__ = ["RawRecord", "TransitionRecord", "format_timestamp", "to_json_value"]
+
+
+#: What the machine stores per transition: ``(source, event, target, epoch, payload, error)``.
+#: A plain tuple (a NamedTuple instance costs a Python-level ``__new__``); the event id is not
+#: stored but derived from the record's position and the machine's transition count.
+RawRecord = tuple[str, str, str, float, Mapping[str, Any], "str | None"]
+
+
+def format_timestamp(epoch: float) -> str:
+    """UTC ISO-8601 with microseconds and offset, e.g. ``2026-01-01T00:00:00.000000+00:00``."""
+    return datetime.fromtimestamp(epoch, tz=timezone.utc).isoformat(timespec="microseconds")
+
+
+def to_json_value(value: object) -> Any:
+    """The JSON form of a payload value: enums by value, dataclasses as dicts, tuples as lists.
+
+    Anything else that JSON cannot hold becomes its ``repr`` so that history never fails to record.
+    """
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, enum.Enum):
+        return to_json_value(value.value)
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, Mapping):
+        return {str(k): to_json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
+        return [to_json_value(v) for v in items]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return to_json_value(dataclasses.asdict(value))
+    return repr(value)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TransitionRecord:
+    """One applied transition, as readers see it. Built lazily from the stored tuple."""
+
+    source: str
+    event: str
+    target: str
+    epoch: float
+    event_id: int
+    payload: Mapping[str, Any]
+    #: The error text when this transition was taken through an error route.
+    error: str | None = None
+
+    @property
+    def timestamp(self) -> str:
+        """UTC ISO-8601 timestamp of the transition."""
+        return format_timestamp(self.epoch)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON form: ``{"from", "event", "to", "timestamp", "event_id", "payload"}``.
+
+        ``"error"`` is added only for error-route transitions.
+        """
+        out: dict[str, Any] = {
+            "from": str(self.source),
+            "event": str(self.event),
+            "to": str(self.target),
+            "timestamp": self.timestamp,
+            "event_id": self.event_id,
+            "payload": to_json_value(self.payload),
+        }
+        if self.error is not None:
+            out["error"] = self.error
+        return out

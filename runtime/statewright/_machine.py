@@ -1,0 +1,161 @@
+"""The synchronous machine: ``send`` applies one transition atomically under a per-instance lock.
+
+Order of effects for one event: guards (spec order, first that passes wins) -> exit actions of
+the source -> the alternative's actions -> entry actions of the target -> state change and
+history record -> checkpoint save (checkpoint alternatives with a store) -> listeners and log.
+Self-transitions are external: they run exit and entry actions too.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from statewright._compat import StrEnum
+from statewright._core import _BUSY_ROW
+from statewright._errors import ActionFailed, GuardFailed, InvalidTransition
+from statewright._options import MachineOptions
+from statewright._snapshot import SnapshotMixin
+from statewright._table import CompiledAlt, Plan
+
+__all__ = ["Machine"]
+
+S = TypeVar("S", bound=StrEnum)
+E = TypeVar("E", bound=StrEnum)
+C = TypeVar("C")
+
+
+class Machine(SnapshotMixin[S, E, C]):
+    """Base class of every generated machine (the generated subclass sets ``spec``)."""
+
+    def __init__(
+        self, context: C, handlers: object | None = None, *, options: MachineOptions | None = None
+    ) -> None:
+        super().__init__(context, handlers, options=options)
+        self._lock = threading.RLock()
+
+    def send(self, event: E | str, /, **payload: Any) -> S:
+        """Apply ``event`` and return the new state, or raise :class:`InvalidTransition`.
+
+        Accepts the event member or its string value. Raises :class:`ActionFailed` when an action
+        raised and the source state has no error route (the machine then did not move).
+        """
+        with self._lock:
+            plan = self._row.get(event)
+            if plan is not None:
+                fast = plan[1]
+                if fast is not None and plan[0] is event:
+                    # Unguarded, action-free transition: no user code can run, so commit inline.
+                    source = self._state
+                    target, self._row, index, moves = fast
+                    if moves:
+                        self._prev = source
+                    self._state = target
+                    self._counts[index] += 1
+                    history = self._history
+                    if history is not None:
+                        history.append((source, event, target, self._clock(), payload, None))
+                    if self._listeners or self._log_on:
+                        self._announce(source, event, target, None)
+                    return target  # type: ignore[no-any-return]  # table stores members as Any
+            return self._send_slow(event, payload)
+
+    def try_send(self, event: E | str, /, **payload: Any) -> bool:
+        """Like :meth:`send` but return False (the rejection is logged) instead of raising."""
+        try:
+            self.send(event, **payload)
+        except InvalidTransition:
+            return False
+        return True
+
+    def can_send(self, event: E | str, /, **payload: Any) -> bool:
+        """Whether ``send(event, **payload)`` would be accepted now; evaluates guards only."""
+        with self._lock:
+            member, plan = self._resolve(event)
+            if plan is None:
+                return False
+            alt = self._choose(member, plan, payload)
+            return alt is not None and self._target_of(alt) is not None
+
+    def save(self) -> int:
+        """Save a snapshot to ``options.store`` now; returns the new revision."""
+        with self._lock:
+            return self._save_locked()
+
+    # ----------------------------------------------------------------- slow path
+
+    def _choose(self, event: E, plan: Plan, payload: Mapping[str, Any]) -> CompiledAlt | None:
+        for alt in plan[2]:
+            guard = alt.guard
+            if guard is None:
+                return alt
+            try:
+                passed = guard(self._handlers, self._context, payload)
+            except Exception as exc:
+                raise GuardFailed(str(self._state), str(event), exc) from exc
+            if passed:
+                return alt
+        return None
+
+    def _call(self, name: str, payload: Mapping[str, Any]) -> None:
+        method = self._calls.get(name)
+        if method is None:
+            method = getattr(self._handlers, name)
+        method(self._context, payload)
+
+    def _send_slow(self, event: object, payload: dict[str, Any]) -> S:
+        self._check_usable()
+        member, plan = self._resolve(event)
+        if plan is None:
+            raise self._reject(member)
+        alt = self._choose(member, plan, payload)
+        if alt is None:
+            raise self._reject(member, "no guard passed")
+        source = self._state
+        target = self._target_of(alt)
+        if target is None:
+            raise self._reject(member, "there is no previous state to return to")
+        spec = self._spec_table.spec
+        row = self._row
+        self._busy = True
+        self._row = _BUSY_ROW
+        step = ""
+        error_text: str | None = None
+        try:
+            for step in spec.exit_actions.get(source, ()):
+                self._call(step, payload)
+            for step in alt.actions:
+                self._call(step, payload)
+            for step in spec.entry_actions.get(target, ()):
+                self._call(step, payload)
+        except Exception as exc:
+            route = spec.error_routes.get(source)
+            if route is None:
+                self._row = row
+                raise ActionFailed(str(source), str(member), step, exc) from exc
+            error_text = f"{step}: {type(exc).__name__}: {exc}"
+            failed = step
+            try:
+                for step in route.actions:
+                    self._call(step, payload)
+            except Exception as route_exc:
+                self._row = row
+                raise ActionFailed(str(source), str(member), step, route_exc) from exc
+            self._logger.warning(
+                "%s %s: action %s failed in %s; taking error route to %s",
+                spec.name,
+                self._instance_id,
+                failed,
+                source,
+                route.target,
+            )
+            target = route.target
+        finally:
+            self._busy = False
+        self._commit(source, member, target, payload, error_text)
+        if alt.checkpoint and self._options.store is not None:
+            self._save_locked()
+        if self._listeners or self._log_on:
+            self._announce(source, member, target, error_text)
+        return target

@@ -1,0 +1,56 @@
+"""Every knob of a machine in one frozen value, so generated constructors never change shape."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from statewright._stores import Store
+
+__all__ = ["ContextCodec", "MachineOptions", "Migration"]
+
+#: Upgrades a snapshot dict written by spec version ``v`` to version ``v + 1``.
+Migration = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class ContextCodec(Protocol):
+    """Turns a machine's context into JSON-compatible data and back (used by snapshots)."""
+
+    def encode(self, context: Any, /) -> Any: ...
+
+    def decode(self, data: Any, /) -> Any: ...
+
+
+@dataclass(frozen=True, slots=True)
+class MachineOptions:
+    """Configuration of one machine instance. All fields have safe defaults."""
+
+    #: Keep at most this many history records (oldest dropped); ``None`` keeps all of them.
+    #: Bounded by default: an ever-growing history makes every garbage-collector pass slower.
+    history_limit: int | None = 1000
+    #: Record history at all. Statistics and event ids are kept either way.
+    record_history: bool = True
+    #: Persist snapshots here on checkpoint transitions and on :meth:`Machine.save`.
+    store: Store | None = None
+    #: Key of this instance in stores and registries; a random UUID hex when not given.
+    instance_id: str | None = None
+    #: Returns seconds since the epoch (UTC) for history timestamps; inject a fake in tests.
+    clock: Callable[[], float] = time.time
+    #: Where transitions (INFO) and rejections (WARNING) are logged; ``statewright`` by default.
+    logger: logging.Logger | None = None
+    #: Log every applied transition at INFO (rejections are always logged at WARNING).
+    log_transitions: bool = True
+    #: Encodes the context in snapshots; dataclasses and plain JSON values need none.
+    codec: ContextCodec | None = None
+    #: The context class to rebuild on restore when it is a dataclass (``cls(**data)``).
+    context_type: type[Any] | None = None
+    #: ``migrations[v]`` upgrades a snapshot of spec version ``v`` to ``v + 1``.
+    migrations: Mapping[int, Migration] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.history_limit is not None and self.history_limit < 0:
+            raise ValueError(f"history_limit must be >= 0 or None, not {self.history_limit}")
