@@ -1,0 +1,212 @@
+"""The ``statewright`` command: generate, check, validate, docs, diagram, schema.
+
+Exit codes (:class:`~diagnostics.ExitCode`): 0 ok, 1 invalid spec or stale output, 2 usage.
+Bad input is reported as diagnostics, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from statewright_compiler import __version__
+from statewright_compiler.config import Config, ConfigError, find_config
+from statewright_compiler.diagnostics import Diagnostic, ExitCode, SpecError, format_diagnostic
+from statewright_compiler.emit import (
+    orphaned_modules,
+    stale_artifacts,
+    unified_diff,
+    write_artifacts,
+)
+from statewright_compiler.pipeline import BuildResult, build, display_path
+from statewright_compiler.schema import schema_json
+from statewright_compiler.validate import compile_spec
+
+__all__ = ["main"]
+
+
+class UsageError(Exception):
+    """Wrong arguments or configuration: exit code 2."""
+
+
+def _print_diagnostics(diagnostics: Sequence[Diagnostic]) -> None:
+    for diagnostic in diagnostics:
+        print(format_diagnostic(diagnostic), file=sys.stderr)
+
+
+def _specs(arguments: argparse.Namespace, config: Config) -> list[Path]:
+    specs = [Path(spec) for spec in arguments.specs] if arguments.specs else config.spec_paths()
+    if not specs:
+        raise UsageError(
+            f"no spec files found (patterns {', '.join(config.specs)} in {config.root})"
+        )
+    missing = [spec for spec in specs if not spec.is_file()]
+    if missing:
+        raise UsageError(f"no such spec file: {', '.join(map(str, missing))}")
+    return specs
+
+
+def _build(arguments: argparse.Namespace) -> tuple[BuildResult, Config, Path]:
+    config = find_config(Path.cwd())
+    output = Path(arguments.output) if arguments.output else config.output
+    docs = None if arguments.no_docs else (Path(arguments.docs) if arguments.docs else config.docs)
+    specs = _specs(arguments, config)
+    result = build(specs, output, docs)
+    _print_diagnostics(result.diagnostics)
+    return result, config, output
+
+
+def _orphans(result: BuildResult, output: Path, arguments: argparse.Namespace) -> list[Path]:
+    """Only a whole-project run (no spec arguments) may call other modules orphans."""
+    if arguments.specs:
+        return []
+    return orphaned_modules(output, [artifact.path for artifact in result.artifacts])
+
+
+def command_generate(arguments: argparse.Namespace) -> ExitCode:
+    result, _, output = _build(arguments)
+    if result.failed:
+        print("statewright: nothing written: fix the errors above", file=sys.stderr)
+        return ExitCode.FAILURE
+    changed = write_artifacts(result.artifacts, _orphans(result, output, arguments))
+    for path in changed:
+        print(f"wrote {display_path(path)}" if path.exists() else f"removed {display_path(path)}")
+    if not changed:
+        print(f"statewright: {len(result.artifacts)} file(s) up to date")
+    return ExitCode.OK
+
+
+def command_check(arguments: argparse.Namespace) -> ExitCode:
+    result, _, output = _build(arguments)
+    if result.failed:
+        return ExitCode.FAILURE
+    stale = stale_artifacts(result.artifacts)
+    orphans = _orphans(result, output, arguments)
+    for artifact in stale:
+        print(f"stale: {display_path(artifact.path)} (run `statewright generate`)", file=sys.stderr)
+        if arguments.diff:
+            print(unified_diff(artifact, display_path(artifact.path)), end="")
+    for path in orphans:
+        print(f"stale: {display_path(path)} has no spec any more", file=sys.stderr)
+    if stale or orphans:
+        return ExitCode.FAILURE
+    print(f"statewright: {len(result.artifacts)} generated file(s) up to date")
+    return ExitCode.OK
+
+
+def command_validate(arguments: argparse.Namespace) -> ExitCode:
+    failed = False
+    for spec in _specs(arguments, find_config(Path.cwd())):
+        try:
+            machine, warnings = compile_spec(spec, display_path(spec))
+        except SpecError as error:
+            _print_diagnostics(error.diagnostics)
+            failed = True
+            continue
+        _print_diagnostics(warnings)
+        counts = f"{len(machine.states)} states, {len(machine.events)} events, "
+        print(f"{display_path(spec)}: ok ({counts}{len(machine.transitions)} transitions)")
+    return ExitCode.FAILURE if failed else ExitCode.OK
+
+
+def command_schema(arguments: argparse.Namespace) -> ExitCode:
+    sys.stdout.write(schema_json())
+    return ExitCode.OK
+
+
+def command_docs(arguments: argparse.Namespace) -> ExitCode:
+    arguments.output, arguments.no_docs = arguments.output or ".", False
+    arguments.docs = arguments.docs_output
+    result, _, _ = _build(arguments)
+    if result.failed:
+        return ExitCode.FAILURE
+    pages = [artifact for artifact in result.artifacts if artifact.path.suffix == ".md"]
+    for path in write_artifacts(pages):
+        print(f"wrote {display_path(path)}")
+    return ExitCode.OK
+
+
+def command_diagram(arguments: argparse.Namespace) -> ExitCode:
+    from statewright_compiler import diagrams
+
+    try:
+        machine, warnings = compile_spec(Path(arguments.spec), display_path(Path(arguments.spec)))
+    except SpecError as error:
+        _print_diagnostics(error.diagnostics)
+        return ExitCode.FAILURE
+    _print_diagnostics(warnings)
+    expand = arguments.expand_wildcards
+    if arguments.format == "mermaid":
+        data: bytes = diagrams.render_mermaid(machine, expand_wildcards=expand).encode()
+    else:
+        dot = diagrams.render_dot(machine, expand_wildcards=expand)
+        try:
+            data = (
+                dot.encode()
+                if arguments.format == "dot"
+                else diagrams.render_image(dot, arguments.format)
+            )
+        except diagrams.DiagramToolMissing as error:
+            print(f"statewright: {error}", file=sys.stderr)
+            return ExitCode.FAILURE
+    if arguments.output:
+        Path(arguments.output).write_bytes(data)
+    else:
+        sys.stdout.buffer.write(data)
+    return ExitCode.OK
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="statewright", description="Compile TOML state-machine specs into typed Python."
+    )
+    parser.add_argument("--version", action="version", version=f"statewright {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name: str, help_text: str, handler: object) -> argparse.ArgumentParser:
+        command = commands.add_parser(name, help=help_text, description=help_text)
+        command.set_defaults(handler=handler)
+        return command
+
+    for name, help_text, handler in [
+        ("generate", "compile specs into generated modules and docs pages", command_generate),
+        ("check", "exit 1 if a spec is invalid or a generated file is stale", command_check),
+    ]:
+        command = add(name, help_text, handler)
+        command.add_argument(
+            "specs", nargs="*", help="spec files (default: [tool.statewright] specs)"
+        )
+        command.add_argument("-o", "--output", help="folder for generated modules")
+        command.add_argument("--docs", help="folder for generated docs pages")
+        command.add_argument("--no-docs", action="store_true", help="do not generate docs pages")
+        if name == "check":
+            command.add_argument("--diff", action="store_true", help="print a unified diff")
+    validate = add("validate", "check specs and report problems", command_validate)
+    validate.add_argument("specs", nargs="*", help="spec files (default: [tool.statewright] specs)")
+    add("schema", "print the JSON Schema of the spec language", command_schema)
+    docs = add("docs", "write one Markdown page per machine", command_docs)
+    docs.add_argument("specs", nargs="+")
+    docs.add_argument("-o", "--output", dest="docs_output", required=True, help="folder for pages")
+    diagram = add("diagram", "draw a machine as Mermaid, Graphviz DOT, SVG or PNG", command_diagram)
+    diagram.add_argument("spec")
+    diagram.add_argument("--format", choices=["mermaid", "dot", "svg", "png"], default="mermaid")
+    diagram.add_argument("-o", "--output", help="file to write (default: standard output)")
+    diagram.add_argument("--expand-wildcards", action="store_true", help="one arrow per state")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    arguments = parser.parse_args(argv)
+    try:
+        return int(arguments.handler(arguments))
+    except (UsageError, ConfigError) as error:
+        print(f"statewright: error: {error}", file=sys.stderr)
+        return ExitCode.USAGE
+    except SpecError as error:  # raised by the loader for unreadable spec files
+        _print_diagnostics(error.diagnostics)
+        return ExitCode.FAILURE
+    except KeyboardInterrupt:
+        return 130

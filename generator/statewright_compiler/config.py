@@ -1,0 +1,68 @@
+"""``[tool.statewright]`` in the project's pyproject.toml: which specs, where outputs go."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from statewright_compiler.toml_compat import tomllib
+
+__all__ = ["Config", "ConfigError", "find_config"]
+
+_DEFAULT_SPECS = ("spec/*.toml",)
+
+
+class ConfigError(ValueError):
+    """The configuration itself is wrong: a usage error (exit code 2)."""
+
+
+@dataclass(frozen=True)
+class Config:
+    root: Path
+    """The folder holding pyproject.toml (or the working folder when there is none)."""
+    specs: tuple[str, ...]
+    """Glob patterns relative to ``root``."""
+    output: Path
+    docs: Path | None
+
+    def spec_paths(self) -> list[Path]:
+        found: dict[Path, None] = {}
+        for pattern in self.specs:
+            found.update(dict.fromkeys(sorted(self.root.glob(pattern))))
+        return list(found)
+
+
+def _section(pyproject: Path) -> dict[str, Any] | None:
+    try:
+        document = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{pyproject}: cannot read [tool.statewright]: {error}") from None
+    section = document.get("tool", {}).get("statewright")
+    return section if isinstance(section, dict) else None
+
+
+def find_config(start: Path) -> Config:
+    """Use the nearest pyproject.toml with a ``[tool.statewright]`` table, else the defaults."""
+    for folder in (start.resolve(), *start.resolve().parents):
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file() and (section := _section(pyproject)) is not None:
+            return _from_section(folder, section, pyproject)
+    return Config(start.resolve(), _DEFAULT_SPECS, start.resolve() / "generated", None)
+
+
+def _from_section(root: Path, section: dict[str, Any], pyproject: Path) -> Config:
+    unknown = set(section) - {"specs", "output", "docs"}
+    if unknown:
+        raise ConfigError(
+            f"{pyproject}: unknown [tool.statewright] keys: {', '.join(sorted(unknown))}"
+        )
+    specs = section.get("specs", list(_DEFAULT_SPECS))
+    if isinstance(specs, str):
+        specs = [specs]
+    output, docs = section.get("output", "generated"), section.get("docs")
+    if not (isinstance(specs, list) and all(isinstance(item, str) for item in specs)):
+        raise ConfigError(f"{pyproject}: tool.statewright.specs must be a list of glob patterns")
+    if not isinstance(output, str) or not (docs is None or isinstance(docs, str)):
+        raise ConfigError(f"{pyproject}: tool.statewright.output and .docs must be folder paths")
+    return Config(root, tuple(specs), root / output, root / docs if docs else None)

@@ -1,0 +1,43 @@
+"""Python literals for spec text: the only way spec strings reach generated code.
+
+Every string from a spec is printed through :func:`string_literal` or :func:`docstring_literal`,
+so quotes, backslashes, newlines, ``{{ }}`` or Unicode line separators cannot end a literal early.
+"""
+
+from __future__ import annotations
+
+__all__ = ["comment_text", "docstring_literal", "string_literal"]
+
+
+def string_literal(text: str) -> str:
+    """A one-line literal: ``repr`` escapes quotes, backslashes and every non-printable char."""
+    return repr(text)
+
+
+def _escape_char(char: str) -> str:
+    if char == "\\":
+        return "\\\\"
+    if char == "\n" or char.isprintable():
+        return char
+    code = ord(char)
+    return (
+        f"\\x{code:02x}"
+        if code < 0x100
+        else f"\\u{code:04x}"
+        if code < 0x10000
+        else f"\\U{code:08x}"
+    )
+
+
+def docstring_literal(text: str) -> str:
+    """A triple-quoted literal that reads naturally but cannot be broken out of."""
+    body = "".join(_escape_char(char) for char in text.strip())
+    body = body.replace('"""', '\\"\\"\\"')
+    if body.endswith('"'):
+        body = body[:-1] + '\\"'
+    return f'"""{body}"""'
+
+
+def comment_text(text: str) -> str:
+    """Text safe inside a ``#`` comment: one line, every non-printable char escaped."""
+    return "".join(char if char.isprintable() else ascii(char)[1:-1] for char in text)

@@ -1,0 +1,246 @@
+"""The compiled machine: frozen dataclasses built once by ``validate`` and read by every renderer.
+
+Renderers (the Python module, Markdown docs, Mermaid and Graphviz diagrams) see only this model,
+never the raw TOML, so every name in it is already checked and every derived identifier computed.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+__all__ = [
+    "PREVIOUS_TARGET",
+    "And",
+    "ErrorHandler",
+    "Event",
+    "GuardCall",
+    "GuardExpression",
+    "Import",
+    "Machine",
+    "MetadataValue",
+    "Not",
+    "Or",
+    "PayloadField",
+    "Rule",
+    "SourceSelector",
+    "State",
+    "StateKind",
+    "Transition",
+]
+
+#: How a spec writes "the state before we entered the source state" as a target.
+PREVIOUS_TARGET = "<previous>"
+
+#: A metadata value as written in TOML: text, a number, a flag, or a list of those.
+MetadataValue = str | int | float | bool | tuple["MetadataValue", ...]
+
+
+class StateKind(enum.Enum):
+    NORMAL = "normal"
+    FINAL = "final"
+    ERROR = "error"
+    WAIT = "wait"
+
+
+@dataclass(frozen=True)
+class State:
+    name: str
+    """The key in ``[states]``: a Python identifier."""
+    value: str
+    """The enum member's string value (what snapshots and logs store); defaults to ``name``."""
+    label: str
+    """Display text for docs and diagrams; defaults to ``value``."""
+    member: str
+    """The Python enum member name, ``name.upper()``."""
+    description: str
+    kind: StateKind
+    tags: tuple[str, ...]
+    entry_actions: tuple[str, ...]
+    exit_actions: tuple[str, ...]
+    metadata: tuple[tuple[str, MetadataValue], ...]
+    line: int
+
+    @property
+    def is_final(self) -> bool:
+        return self.kind is StateKind.FINAL
+
+
+@dataclass(frozen=True)
+class Import:
+    """``from module import name``, declared in ``[imports]`` so payload types may use ``name``."""
+
+    module: str
+    name: str
+
+
+@dataclass(frozen=True)
+class PayloadField:
+    name: str
+    annotation: str
+    """Python annotation text, rebuilt from the parsed type (never copied from the spec)."""
+    optional: bool
+    """True when ``None`` is one of the type's alternatives: the argument defaults to ``None``."""
+
+
+@dataclass(frozen=True)
+class Event:
+    name: str
+    value: str
+    label: str
+    member: str
+    """Enum member name, ``name.upper()``."""
+    method: str
+    """Machine method name, ``name.lower()``."""
+    payload_type: str
+    """Name of the generated ``TypedDict`` for this event's payload."""
+    description: str
+    payload: tuple[PayloadField, ...]
+    metadata: tuple[tuple[str, MetadataValue], ...]
+    line: int
+
+
+@dataclass(frozen=True)
+class GuardCall:
+    """A named guard: a method of the user's handlers object."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Not:
+    operand: GuardExpression
+
+
+@dataclass(frozen=True)
+class And:
+    operands: tuple[GuardExpression, ...]
+
+
+@dataclass(frozen=True)
+class Or:
+    operands: tuple[GuardExpression, ...]
+
+
+GuardExpression = GuardCall | Not | And | Or
+
+
+@dataclass(frozen=True)
+class SourceSelector:
+    """Which states a rule leaves from, as the spec wrote it (kept for docs and diagrams)."""
+
+    states: tuple[str, ...] = ()
+    """Explicitly named states."""
+    tag: str | None = None
+    """Every non-final state carrying this tag."""
+    any_state: bool = False
+    """Every non-final state (``from = "*"``)."""
+    excluded: tuple[str, ...] = ()
+
+    @property
+    def is_wildcard(self) -> bool:
+        return self.any_state or self.tag is not None
+
+    def describe(self) -> str:
+        """Human text: ``idle, error``, ``any non-final state except x``, ``any state tagged 'a'``."""
+        if self.any_state:
+            text = "any non-final state"
+        elif self.tag is not None:
+            text = f"any state tagged {self.tag!r}"
+        else:
+            return ", ".join(self.states)
+        return text + (f" except {', '.join(self.excluded)}" if self.excluded else "")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One transition rule as written: possibly many sources, one event, one target."""
+
+    source: SourceSelector
+    sources: tuple[str, ...]
+    """The concrete source states the selector expands to, in state order."""
+    event: str
+    target: str
+    """A state name, or :data:`PREVIOUS_TARGET`."""
+    guard: GuardExpression | None
+    guard_text: str | None
+    """The guard as the spec wrote it (normalised), for docs."""
+    actions: tuple[str, ...]
+    checkpoint: bool
+    description: str
+    metadata: tuple[tuple[str, MetadataValue], ...]
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Transition:
+    """One alternative for a concrete (source, event) pair; alternatives keep spec order."""
+
+    source: str
+    event: str
+    target: str
+    guard: GuardExpression | None
+    guard_text: str | None
+    actions: tuple[str, ...]
+    checkpoint: bool
+    rule_index: int
+    """Index of the :class:`Rule` this alternative came from."""
+
+    @property
+    def returns_to_previous(self) -> bool:
+        return self.target == PREVIOUS_TARGET
+
+
+@dataclass(frozen=True)
+class ErrorHandler:
+    """When an action raises while leaving one of ``sources``, run ``actions`` and go ``target``."""
+
+    source: SourceSelector
+    sources: tuple[str, ...]
+    target: str
+    actions: tuple[str, ...]
+    description: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Machine:
+    name: str
+    """Class-name prefix, e.g. ``PegasusTask`` gives ``PegasusTaskState``."""
+    module_name: str
+    """The generated module's name, e.g. ``pegasus_task``."""
+    description: str
+    version: int
+    initial: str
+    states: tuple[State, ...]
+    events: tuple[Event, ...]
+    rules: tuple[Rule, ...]
+    transitions: tuple[Transition, ...]
+    """Every alternative, ordered by source state, then event, then spec order."""
+    error_handlers: tuple[ErrorHandler, ...]
+    tags: tuple[tuple[str, tuple[str, ...]], ...]
+    """Each tag with its member states, in state order."""
+    guards: tuple[str, ...]
+    """Every guard name used, sorted."""
+    actions: tuple[str, ...]
+    """Every action name used (transition, entry, exit, error handler), sorted."""
+    imports: tuple[Import, ...]
+    source_path: str
+    source_sha256: str
+    metadata: tuple[tuple[str, MetadataValue], ...] = field(default=())
+
+    def state(self, name: str) -> State:
+        return next(state for state in self.states if state.name == name)
+
+    def event(self, name: str) -> Event:
+        return next(event for event in self.events if event.name == name)
+
+    def previous_candidates(self, state: str) -> tuple[str, ...]:
+        """States a ``<previous>`` target leaving ``state`` can return to: those that enter it."""
+        entering = {
+            transition.source
+            for transition in self.transitions
+            if transition.target == state and transition.source != state
+        }
+        return tuple(candidate.name for candidate in self.states if candidate.name in entering)

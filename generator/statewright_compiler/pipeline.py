@@ -1,0 +1,75 @@
+"""The whole pipeline for a set of specs: compile each, render every artifact, in memory.
+
+Nothing is written here; :mod:`emit` writes only once every spec compiled, so an error in one
+spec leaves every output file as it was.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from statewright_compiler.diagnostics import Diagnostic, SpecError
+from statewright_compiler.emit import Artifact, format_python
+from statewright_compiler.model import Machine
+from statewright_compiler.render import render_module
+from statewright_compiler.validate import compile_spec
+
+__all__ = ["BuildResult", "build", "display_path"]
+
+
+def display_path(path: Path) -> str:
+    """``path`` relative to the working folder when it is inside it: what diagnostics show."""
+    try:
+        return Path(os.path.relpath(path)).as_posix() if path.is_absolute() else path.as_posix()
+    except ValueError:  # another drive on Windows
+        return path.as_posix()
+
+
+@dataclass
+class BuildResult:
+    machines: list[Machine] = field(default_factory=list)
+    artifacts: list[Artifact] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return any(diagnostic.is_error for diagnostic in self.diagnostics)
+
+
+def build(specs: Sequence[Path], output: Path, docs: Path | None) -> BuildResult:
+    """Compile ``specs`` and render their modules (and docs pages when ``docs`` is set)."""
+    result = BuildResult()
+    modules: dict[str, str] = {}
+    for spec in specs:
+        shown = display_path(spec)
+        try:
+            machine, warnings = compile_spec(spec, shown)
+        except SpecError as error:
+            result.diagnostics += error.diagnostics
+            continue
+        result.diagnostics += warnings
+        if machine.module_name in modules:
+            result.diagnostics.append(
+                Diagnostic(
+                    "name-collision",
+                    shown,
+                    1,
+                    1,
+                    f"generates module {machine.module_name!r}, as {modules[machine.module_name]} does",
+                    "set machine.module in one of them",
+                )
+            )
+            continue
+        modules[machine.module_name] = shown
+        result.machines.append(machine)
+        module_path = output / f"{machine.module_name}.py"
+        result.artifacts.append(Artifact(module_path, format_python(render_module(machine))))
+        if docs is not None:
+            from statewright_compiler.docs import render_markdown
+
+            page = docs / f"{machine.module_name}.md"
+            result.artifacts.append(Artifact(page, render_markdown(machine)))
+    return result

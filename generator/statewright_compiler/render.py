@@ -1,0 +1,365 @@
+"""Step 4 of the pipeline: turn the model into source text through Jinja templates.
+
+Everything a template prints is computed here: literals through :mod:`literals`, identifiers
+from the model (already validated). Templates only loop and print.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from typing import Final
+
+import jinja2
+
+from statewright_compiler.literals import comment_text, docstring_literal, string_literal
+from statewright_compiler.model import And, Event, GuardCall, GuardExpression, Machine, Not, Or
+from statewright_compiler.naming import constant_case
+
+__all__ = ["GENERATOR_VERSION", "RUNTIME_API", "render_module", "template_environment"]
+
+GENERATOR_VERSION: Final = "0.1.0"
+#: The runtime API level generated modules require (see ``statewright._version``).
+RUNTIME_API: Final = 1
+#: States per chunk of the two-level state ``match`` (keeps mypy's narrowing cost near-linear).
+MATCH_CHUNK: Final = 32
+
+
+@cache
+def template_environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("statewright_compiler", "templates"),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+
+
+@dataclass(frozen=True)
+class Member:
+    name: str
+    value: str
+    docstring: str | None
+
+
+@dataclass(frozen=True)
+class HandlerMethod:
+    name: str
+    payload: str
+    returns: str
+    docstring: str
+
+
+@dataclass(frozen=True)
+class PayloadClass:
+    name: str
+    docstring: str
+    fields: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class EventMethod:
+    name: str
+    member: str
+    signature: str
+    arguments: str
+    docstring: str
+
+
+@dataclass(frozen=True)
+class MatchCase:
+    """One ``case`` of a dispatch ``match``: a pattern and either a result or a nested match."""
+
+    pattern: str
+    result: str | None = None
+    nested: tuple[MatchCase, ...] = ()
+
+
+def _python_guard(expression: GuardExpression, parent: int = 0) -> str:
+    if isinstance(expression, GuardCall):
+        return f"handlers.{expression.name}(context, payload)"
+    if isinstance(expression, Not):
+        return f"not {_python_guard(expression.operand, 3)}"
+    precedence, joiner = (2, " and ") if isinstance(expression, And) else (1, " or ")
+    assert isinstance(expression, And | Or)
+    text = joiner.join(_python_guard(operand, precedence) for operand in expression.operands)
+    return f"({text})" if parent > precedence else text
+
+
+class _ModuleView:
+    """Names and literals for ``module.py.jinja``, derived once from the machine."""
+
+    def __init__(self, machine: Machine) -> None:
+        self.machine = machine
+        self.state_class = f"{machine.name}State"
+        self.event_class = f"{machine.name}Event"
+        self.state_member = {
+            state.name: f"{self.state_class}.{state.member}" for state in machine.states
+        }
+        self.event_member = {
+            event.name: f"{self.event_class}.{event.member}" for event in machine.events
+        }
+        self.guard_functions = {
+            text: f"_guard_{index}"
+            for index, text in enumerate(
+                dict.fromkeys(t.guard_text for t in machine.transitions if t.guard_text)
+            )
+        }
+
+    def target(self, name: str) -> str:
+        return "PREVIOUS" if name == "<previous>" else self.state_member[name]
+
+    def states(self) -> list[Member]:
+        return [
+            Member(
+                s.member,
+                string_literal(s.value),
+                docstring_literal(s.description) if s.description else None,
+            )
+            for s in self.machine.states
+        ]
+
+    def events(self) -> list[Member]:
+        return [
+            Member(
+                e.member,
+                string_literal(e.value),
+                docstring_literal(e.description) if e.description else None,
+            )
+            for e in self.machine.events
+        ]
+
+    def state_set(self, names: Iterable[str]) -> str:
+        members = ", ".join(self.state_member[name] for name in names)
+        return f"frozenset({{{members}}})" if members else "frozenset()"
+
+    def tags(self) -> list[tuple[str, str, str]]:
+        """``(constant name, tag literal, frozenset expression)`` per tag."""
+        return [
+            (f"TAG_{constant_case(tag)}", string_literal(tag), self.state_set(names))
+            for tag, names in self.machine.tags
+        ]
+
+    def payloads(self) -> list[PayloadClass]:
+        return [
+            PayloadClass(
+                event.payload_type,
+                docstring_literal(f"Payload of the {event.name} event."),
+                tuple((field.name, field.annotation) for field in event.payload),
+            )
+            for event in self.machine.events
+        ]
+
+    def handler_methods(self) -> list[HandlerMethod]:
+        """One Protocol method per guard and action, typed by the events that can trigger it."""
+        machine = self.machine
+        events_by_name = {event.name: event for event in machine.events}
+        triggers: dict[str, dict[str, None]] = defaultdict(dict)
+        uses: dict[str, list[str]] = defaultdict(list)
+        for transition in machine.transitions:
+            names = [*transition.actions]
+            if transition.guard is not None:
+                names += self.guard_names(transition.guard)
+            for name in names:
+                triggers[name][transition.event] = None
+        for rule in machine.rules:
+            for name in [*rule.actions, *(self.guard_names(rule.guard) if rule.guard else [])]:
+                uses[name].append(f"{rule.source.describe()} --{rule.event}--> {rule.target}")
+        for state in machine.states:
+            entering = [
+                t.event
+                for t in machine.transitions
+                if self.may_enter(t.source, t.target, state.name)
+            ]
+            leaving = [t.event for t in machine.transitions if t.source == state.name]
+            for name in state.entry_actions:
+                triggers[name].update(dict.fromkeys(entering))
+                uses[name].append(f"entering {state.name}")
+            for name in state.exit_actions:
+                triggers[name].update(dict.fromkeys(leaving))
+                uses[name].append(f"leaving {state.name}")
+        for handler in machine.error_handlers:
+            failing = [t.event for t in machine.transitions if t.source in handler.sources]
+            for name in handler.actions:
+                triggers[name].update(dict.fromkeys(failing))
+                uses[name].append(f"on an action error leaving {handler.source.describe()}")
+        methods = []
+        for name, returns, role in [
+            *((name, "bool", "Guard") for name in machine.guards),
+            *((name, "None", "Action") for name in machine.actions),
+        ]:
+            events = [events_by_name[event] for event in events_by_name if event in triggers[name]]
+            payload = " | ".join(event.payload_type for event in events) or "Mapping[str, object]"
+            used = "; ".join(dict.fromkeys(uses[name]))
+            methods.append(
+                HandlerMethod(name, payload, returns, docstring_literal(f"{role} used by: {used}."))
+            )
+        return methods
+
+    def may_enter(self, source: str, target: str, state: str) -> bool:
+        if target == "<previous>":
+            return state in self.machine.previous_candidates(source)
+        return target == state
+
+    @staticmethod
+    def guard_names(expression: GuardExpression) -> list[str]:
+        from statewright_compiler.guards import guard_names
+
+        return list(guard_names(expression))
+
+    def guards(self) -> list[tuple[str, str]]:
+        """``(function name, Python expression)`` per distinct guard expression."""
+        expressions = {
+            t.guard_text: t.guard for t in self.machine.transitions if t.guard is not None
+        }
+        return [
+            (name, _python_guard(expressions[text])) for text, name in self.guard_functions.items()
+        ]
+
+    def transition_table(self) -> list[tuple[str, list[tuple[str, list[str]]]]]:
+        """``[(state member, [(event member, [Alternative(...) expressions])])]``."""
+        table: dict[str, dict[str, list[str]]] = {}
+        for transition in self.machine.transitions:
+            arguments = [self.target(transition.target)]
+            if transition.guard_text:
+                arguments.append(f"guard={self.guard_functions[transition.guard_text]}")
+            if transition.actions:
+                arguments.append(
+                    f"actions=({''.join(string_literal(a) + ', ' for a in transition.actions)})"
+                )
+            if transition.checkpoint:
+                arguments.append("checkpoint=True")
+            alternatives = table.setdefault(self.state_member[transition.source], {})
+            alternatives.setdefault(self.event_member[transition.event], []).append(
+                f"Alternative({', '.join(arguments)})"
+            )
+        return [(state, list(events.items())) for state, events in table.items()]
+
+    def action_map(self, attribute: str) -> list[tuple[str, str]]:
+        return [
+            (
+                self.state_member[state.name],
+                "".join(string_literal(a) + ", " for a in getattr(state, attribute)),
+            )
+            for state in self.machine.states
+            if getattr(state, attribute)
+        ]
+
+    def error_routes(self) -> list[tuple[str, str, str]]:
+        return [
+            (
+                self.state_member[source],
+                self.state_member[handler.target],
+                "".join(string_literal(a) + ", " for a in handler.actions),
+            )
+            for handler in self.machine.error_handlers
+            for source in handler.sources
+        ]
+
+    # -- dispatch functions ------------------------------------------------------------------
+    def _chunked(self, cases: list[MatchCase]) -> list[MatchCase]:
+        """Split a long ``match`` into chunks joined by or-patterns (bounded narrowing cost)."""
+        if len(cases) <= MATCH_CHUNK:
+            return cases
+        chunks = [cases[start : start + MATCH_CHUNK] for start in range(0, len(cases), MATCH_CHUNK)]
+        return [
+            MatchCase(" | ".join(case.pattern for case in chunk), nested=tuple(chunk))
+            for chunk in chunks
+        ]
+
+    def allowed_events_cases(self) -> list[MatchCase]:
+        allowed: dict[str, dict[str, None]] = defaultdict(dict)
+        for transition in self.machine.transitions:
+            allowed[transition.source][self.event_member[transition.event]] = None
+        grouped: dict[str, list[str]] = defaultdict(list)
+        for state in self.machine.states:
+            members = ", ".join(allowed[state.name])
+            grouped[f"frozenset({{{members}}})" if members else "frozenset()"].append(
+                self.state_member[state.name]
+            )
+        return self._chunked(
+            [MatchCase(" | ".join(states), result) for result, states in grouped.items()]
+        )
+
+    def targets_cases(self) -> list[MatchCase]:
+        targets: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        for transition in self.machine.transitions:
+            targets[transition.source][transition.event].append(self.target(transition.target))
+        no_transitions: list[str] = []
+        cases: list[MatchCase] = []
+        for state in self.machine.states:
+            by_event = targets.get(state.name)
+            if not by_event:
+                no_transitions.append(self.state_member[state.name])
+                continue
+            inner = [
+                MatchCase(self.event_member[event], f"({', '.join(found)},)")
+                for event, found in by_event.items()
+            ]
+            others = [
+                self.event_member[event.name]
+                for event in self.machine.events
+                if event.name not in by_event
+            ]
+            if others:
+                inner.append(MatchCase(" | ".join(others), "()"))
+            cases.append(MatchCase(self.state_member[state.name], nested=tuple(inner)))
+        if no_transitions:
+            cases.append(MatchCase(" | ".join(no_transitions), "()"))
+        return self._chunked(cases)
+
+    def event_methods(self) -> list[EventMethod]:
+        return [self.event_method(event) for event in self.machine.events]
+
+    def event_method(self, event: Event) -> EventMethod:
+        fields = sorted(event.payload, key=lambda field: field.optional)
+        parameters = [
+            f"{field.name}: {field.annotation}{' = None' if field.optional else ''}"
+            for field in fields
+        ]
+        signature = f"self, *, {', '.join(parameters)}" if parameters else "self"
+        arguments = "".join(f", {field.name}={field.name}" for field in event.payload)
+        text = event.description or f"Send {event.name}."
+        return EventMethod(
+            event.method,
+            self.event_member[event.name],
+            signature,
+            arguments,
+            docstring_literal(text),
+        )
+
+
+def render_module(machine: Machine) -> str:
+    """The generated Python module for ``machine`` (before formatting)."""
+    view = _ModuleView(machine)
+    uses_literal = any(
+        "Literal[" in field.annotation for event in machine.events for field in event.payload
+    )
+    return (
+        template_environment()
+        .get_template("module.py.jinja")
+        .render(
+            machine=machine,
+            view=view,
+            generator_version=GENERATOR_VERSION,
+            runtime_api=RUNTIME_API,
+            header_path=comment_text(machine.source_path),
+            spec_path=string_literal(machine.source_path),
+            module_name=string_literal(machine.module_name),
+            module_docstring=docstring_literal(
+                (machine.description + "\n\n" if machine.description else "")
+                + f"Generated from {machine.source_path} by statewright {GENERATOR_VERSION}; do not edit."
+            ),
+            machine_docstring=docstring_literal(
+                f"The {machine.name} state machine: one typed method per event."
+                + (f"\n\n{machine.description}" if machine.description else "")
+            ),
+            spec_constant="SPEC",
+            uses_literal=uses_literal,
+            string_literal=string_literal,
+        )
+    )
