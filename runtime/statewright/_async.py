@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from statewright._compat import StrEnum
-from statewright._core import _BUSY_ROW
+from statewright._core import _BUSY_ROW, _INFO
 from statewright._errors import ActionFailed, GuardFailed, InvalidTransition
 from statewright._options import MachineOptions
 from statewright._snapshot import SnapshotMixin
@@ -63,7 +63,7 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
             return await asyncio.to_thread(self._save_locked)
 
     async def _choose(self, event: E, plan: Plan, payload: Mapping[str, Any]) -> CompiledAlt | None:
-        for alt in plan[2]:
+        for alt in plan[1]:
             guard = alt.guard
             if guard is None:
                 return alt
@@ -98,9 +98,8 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
         if target is None:
             raise self._reject(member, "there is no previous state to return to")
         spec = self._spec_table.spec
-        row = self._row
         self._busy = True
-        self._row = _BUSY_ROW
+        self._fast = _BUSY_ROW
         step = ""
         error_text: str | None = None
         try:
@@ -113,7 +112,7 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
         except Exception as exc:
             route = spec.error_routes.get(source)
             if route is None:
-                self._row = row
+                self._fast = self._spec_table.fast_rows[source]
                 raise ActionFailed(str(source), str(member), step, exc) from exc
             error_text = f"{step}: {type(exc).__name__}: {exc}"
             failed = step
@@ -121,7 +120,7 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
                 for step in route.actions:
                     await self._call(step, payload)
             except Exception as route_exc:
-                self._row = row
+                self._fast = self._spec_table.fast_rows[source]
                 raise ActionFailed(str(source), str(member), step, route_exc) from exc
             self._logger.warning(
                 "%s %s: action %s failed in %s; taking error route to %s",
@@ -137,6 +136,6 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
         self._commit(source, member, target, payload, error_text)
         if alt.checkpoint and self._options.store is not None:
             await asyncio.to_thread(self._save_locked)
-        if self._listeners or self._log_on:
+        if self._listeners or self._log_cache.get(_INFO, True):
             self._announce(source, member, target, error_text)
         return target

@@ -18,7 +18,7 @@ from statewright._errors import Conflict, InvalidTransition, StatewrightError, U
 from statewright._history import RawRecord, TransitionRecord, format_timestamp
 from statewright._options import MachineOptions
 from statewright._spec import MachineSpec
-from statewright._table import CompiledAlt, Plan, Table, compile_spec
+from statewright._table import CompiledAlt, Fast, Plan, Table, compile_spec
 
 __all__ = ["Listener", "MachineCore"]
 
@@ -32,7 +32,7 @@ Listener = Callable[[TransitionRecord], object]
 _LOG = logging.getLogger("statewright")
 _DEFAULT_OPTIONS = MachineOptions()
 #: Row installed while user code runs, so a re-entrant ``send`` falls into the slow path.
-_BUSY_ROW: dict[Any, Plan] = {}
+_BUSY_ROW: dict[Any, Fast] = {}
 _INFO = logging.INFO
 
 
@@ -56,10 +56,15 @@ class MachineCore(Generic[S, E, C]):
         self._options = opts
         self._logger = opts.logger if opts.logger is not None else _LOG
         self._log_on = opts.log_transitions
+        #: ``logging.Logger._cache`` maps level -> enabled and is cleared by logging whenever
+        #: levels change; reading it is a third of an ``isEnabledFor`` call. ``False`` at INFO
+        #: means "skip"; anything else falls through to :meth:`_announce`, which asks properly.
+        self._log_cache: dict[int, bool] = _log_cache(self._logger, opts.log_transitions)
         self._clock = opts.clock
         self._instance_id = opts.instance_id if opts.instance_id is not None else uuid.uuid4().hex
         self._state: S = spec.initial
-        self._row: dict[Any, Plan] = table.rows[spec.initial]
+        #: Fast entries of the current state; :data:`_BUSY_ROW` while user code runs or stale.
+        self._fast: dict[Any, Fast] = table.fast_rows[spec.initial]
         self._prev: S | None = None
         self._counts = [0] * len(table.triples)
         self._history: deque[RawRecord] | None = None
@@ -160,14 +165,14 @@ class MachineCore(Generic[S, E, C]):
         if not raw:
             return ()
         first = self.total_transitions - len(raw) + 1
-        return tuple(_record(r, first + i) for i, r in enumerate(raw))
+        return tuple(self._record(r, first + i) for i, r in enumerate(raw))
 
     @property
     def last_transition(self) -> TransitionRecord | None:
         raw = self._history
         if not raw:
             return None
-        return _record(raw[-1], self.total_transitions)
+        return self._record(raw[-1], self.total_transitions)
 
     def fsm_record(self) -> dict[str, Any]:
         """The seed-000 summary: state, ``"EVENT -> state"``, its timestamp and the history."""
@@ -178,14 +183,20 @@ class MachineCore(Generic[S, E, C]):
             "timestamp": None if last is None else last.timestamp,
             "history": [
                 {
-                    "from": str(r[0]),
-                    "event": str(r[1]),
-                    "to": str(r[2]),
-                    "timestamp": format_timestamp(r[3]),
+                    "from": str(source),
+                    "event": str(event),
+                    "to": str(target),
+                    "timestamp": format_timestamp(raw[1]),
                 }
-                for r in (self._history or ())
+                for raw in (self._history or ())
+                for source, event, target in (self._spec_table.triples[raw[0]],)
             ],
         }
+
+    def _record(self, raw: RawRecord, event_id: int) -> TransitionRecord:
+        source, event, target = self._spec_table.triples[raw[0]]
+        error = raw[3] if len(raw) > 3 else None
+        return TransitionRecord(source, event, target, raw[1], event_id, raw[2], error)
 
     # ----------------------------------------------------------------- statistics
 
@@ -249,7 +260,7 @@ class MachineCore(Generic[S, E, C]):
                 self.allowed_events(),
                 f"expected a {event_type.__name__} member or its string value",
             )
-        return member, self._row.get(member)
+        return member, table.rows[self._state].get(member)
 
     def _check_usable(self) -> None:
         if self._stale is not None:
@@ -285,10 +296,14 @@ class MachineCore(Generic[S, E, C]):
         if target is not source:
             self._prev = source
         self._state = target
-        self._row = table.rows[target]
-        self._counts[table.counter_index[(source, event, target)]] += 1
+        self._fast = table.fast_rows[target]
+        index = table.counter_index[(source, event, target)]
+        self._counts[index] += 1
         if self._history is not None:
-            self._history.append((source, event, target, self._clock(), payload, error))
+            if error is None:
+                self._history.append((index, self._clock(), payload))
+            else:
+                self._history.append((index, self._clock(), payload, error))
 
     def _announce(self, source: S, event: E, target: S, error: str | None) -> None:
         """Log and notify listeners about the transition just committed."""
@@ -302,10 +317,12 @@ class MachineCore(Generic[S, E, C]):
                 target,
             )
         if self._listeners:
-            raw = self._history[-1] if self._history else None
-            if raw is None:
-                raw = (source, event, target, self._clock(), {}, error)
-            record = _record(raw, self.total_transitions)
+            if self._history:
+                record = self._record(self._history[-1], self.total_transitions)
+            else:
+                record = TransitionRecord(
+                    source, event, target, self._clock(), self.total_transitions, {}, error
+                )
             for listener in tuple(self._listeners):
                 try:
                     listener(record)
@@ -314,7 +331,7 @@ class MachineCore(Generic[S, E, C]):
 
     def _mark_stale(self, conflict: Conflict) -> None:
         self._stale = conflict
-        self._row = _BUSY_ROW
+        self._fast = _BUSY_ROW
 
     # ----------------------------------------------------------------- snapshot plumbing
 
@@ -323,12 +340,12 @@ class MachineCore(Generic[S, E, C]):
         state: S,
         previous: S | None,
         counts: Iterable[tuple[S, E, S, int]],
-        history: Iterable[RawRecord],
+        history: Iterable[tuple[S, E, S, float, Mapping[str, Any], str | None]],
         revision: int,
     ) -> None:
         table = self._spec_table
         self._state = state
-        self._row = table.rows[state]
+        self._fast = table.fast_rows[state]
         self._prev = previous
         self._counts = [0] * len(table.triples)
         for source, event, target, n in counts:
@@ -338,12 +355,22 @@ class MachineCore(Generic[S, E, C]):
             self._counts[index] = n
         if self._history is not None:
             self._history.clear()
-            self._history.extend(history)
+            for source, event, target, epoch, payload, error in history:
+                index = table.counter_index.get((source, event, target))
+                if index is None:
+                    raise ValueError(
+                        f"history step {source} --{event}--> {target} is not in the spec"
+                    )
+                raw = (index, epoch, payload) if error is None else (index, epoch, payload, error)
+                self._history.append(raw)
         self._revision = revision
 
 
-def _record(raw: RawRecord, event_id: int) -> TransitionRecord:
-    return TransitionRecord(raw[0], raw[1], raw[2], raw[3], event_id, raw[4], raw[5])
+def _log_cache(logger: logging.Logger, enabled: bool) -> dict[int, bool]:
+    if not enabled:
+        return {_INFO: False}
+    cache = getattr(logger, "_cache", None)
+    return cache if isinstance(cache, dict) else {}
 
 
 def _bind_handlers(spec: MachineSpec[Any, Any], handlers: object | None) -> dict[str, Any]:

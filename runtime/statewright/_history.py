@@ -16,10 +16,13 @@ from typing import Any
 __all__ = ["RawRecord", "TransitionRecord", "format_timestamp", "to_json_value"]
 
 
-#: What the machine stores per transition: ``(source, event, target, epoch, payload, error)``.
-#: A plain tuple (a NamedTuple instance costs a Python-level ``__new__``); the event id is not
-#: stored but derived from the record's position and the machine's transition count.
-RawRecord = tuple[str, str, str, float, Mapping[str, Any], "str | None"]
+#: What the machine stores per transition: ``(counter_index, epoch, payload)``, plus the error
+#: text as a fourth item for error-route transitions. The counter index names the
+#: ``(source, event, target)`` triple in the machine's table. A small plain tuple of an int, a
+#: float and a (usually untracked) dict is cheap to build, and the garbage collector stops
+#: tracking it, so a long history does not slow every collection down. The event id is not
+#: stored: it follows from the record's position and the machine's transition count.
+RawRecord = tuple[Any, ...]
 
 
 def format_timestamp(epoch: float) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from statewright._compat import StrEnum
-from statewright._core import _BUSY_ROW
+from statewright._core import _BUSY_ROW, _INFO
 from statewright._errors import ActionFailed, GuardFailed, InvalidTransition
 from statewright._options import MachineOptions
 from statewright._snapshot import SnapshotMixin
@@ -41,25 +41,29 @@ class Machine(SnapshotMixin[S, E, C]):
         Accepts the event member or its string value. Raises :class:`ActionFailed` when an action
         raised and the source state has no error route (the machine then did not move).
         """
-        with self._lock:
-            plan = self._row.get(event)
-            if plan is not None:
-                fast = plan[1]
-                if fast is not None and plan[0] is event:
-                    # Unguarded, action-free transition: no user code can run, so commit inline.
-                    source = self._state
-                    target, self._row, index, moves = fast
-                    if moves:
-                        self._prev = source
-                    self._state = target
-                    self._counts[index] += 1
-                    history = self._history
-                    if history is not None:
-                        history.append((source, event, target, self._clock(), payload, None))
-                    if self._listeners or self._log_on:
-                        self._announce(source, event, target, None)
-                    return target  # type: ignore[no-any-return]  # table stores members as Any
-            return self._send_slow(event, payload)
+        # acquire/release instead of ``with``: the context-manager protocol costs as much again.
+        lock = self._lock
+        lock.acquire()
+        try:
+            fast = self._fast.get(event)
+            if fast is None:
+                return self._send_slow(event, payload)
+            # Unguarded, action-free transition: no user code can run, so commit inline.
+            source = self._state
+            member, target, self._fast, index, moves = fast
+            if moves:
+                self._prev = source
+            self._state = target
+            self._counts[index] += 1
+            history = self._history
+            if history is not None:
+                history.append((index, self._clock(), payload))
+            # The logger's own level cache (False = INFO disabled) spares an isEnabledFor call.
+            if self._listeners or self._log_cache.get(_INFO, True):
+                self._announce(source, member, target, None)
+            return target  # type: ignore[no-any-return]  # table stores members as Any
+        finally:
+            lock.release()
 
     def try_send(self, event: E | str, /, **payload: Any) -> bool:
         """Like :meth:`send` but return False (the rejection is logged) instead of raising."""
@@ -86,7 +90,7 @@ class Machine(SnapshotMixin[S, E, C]):
     # ----------------------------------------------------------------- slow path
 
     def _choose(self, event: E, plan: Plan, payload: Mapping[str, Any]) -> CompiledAlt | None:
-        for alt in plan[2]:
+        for alt in plan[1]:
             guard = alt.guard
             if guard is None:
                 return alt
@@ -117,9 +121,8 @@ class Machine(SnapshotMixin[S, E, C]):
         if target is None:
             raise self._reject(member, "there is no previous state to return to")
         spec = self._spec_table.spec
-        row = self._row
         self._busy = True
-        self._row = _BUSY_ROW
+        self._fast = _BUSY_ROW
         step = ""
         error_text: str | None = None
         try:
@@ -132,7 +135,7 @@ class Machine(SnapshotMixin[S, E, C]):
         except Exception as exc:
             route = spec.error_routes.get(source)
             if route is None:
-                self._row = row
+                self._fast = self._spec_table.fast_rows[source]
                 raise ActionFailed(str(source), str(member), step, exc) from exc
             error_text = f"{step}: {type(exc).__name__}: {exc}"
             failed = step
@@ -140,7 +143,7 @@ class Machine(SnapshotMixin[S, E, C]):
                 for step in route.actions:
                     self._call(step, payload)
             except Exception as route_exc:
-                self._row = row
+                self._fast = self._spec_table.fast_rows[source]
                 raise ActionFailed(str(source), str(member), step, route_exc) from exc
             self._logger.warning(
                 "%s %s: action %s failed in %s; taking error route to %s",
@@ -156,6 +159,6 @@ class Machine(SnapshotMixin[S, E, C]):
         self._commit(source, member, target, payload, error_text)
         if alt.checkpoint and self._options.store is not None:
             self._save_locked()
-        if self._listeners or self._log_on:
+        if self._listeners or self._log_cache.get(_INFO, True):
             self._announce(source, member, target, error_text)
         return target

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 from statewright._compat import StrEnum
 from statewright._core import MachineCore
 from statewright._errors import Conflict, SnapshotError, StatewrightError, UnknownInstance
-from statewright._history import format_timestamp, to_json_value
 from statewright._options import MachineOptions
 
 if TYPE_CHECKING:
@@ -65,21 +64,10 @@ class SnapshotMixin(MachineCore[S, E, C]):
         """The instance as JSON-compatible data (see the module docstring for the contents)."""
         spec = self._spec_table.spec
         context, context_type = self._encode_context()
-        raw = self._history or ()
-        first = self.total_transitions - len(raw) + 1
         history = []
-        for i, (source, event, target, epoch, payload, error) in enumerate(raw):
-            item: dict[str, Any] = {
-                "from": str(source),
-                "event": str(event),
-                "to": str(target),
-                "timestamp": format_timestamp(epoch),
-                "epoch": epoch,
-                "event_id": first + i,
-                "payload": to_json_value(payload),
-            }
-            if error is not None:
-                item["error"] = error
+        for record in self.history:
+            item = record.as_dict()
+            item["epoch"] = record.epoch
             history.append(item)
         return {
             "format": SNAPSHOT_FORMAT,

@@ -1,10 +1,12 @@
 """Compile a :class:`MachineSpec` once per machine class into tables the hot path can walk.
 
 The hot path must never look an enum member up by attribute (``State.X`` costs an ``EnumType``
-``__getattr__`` call) and should hash as little as possible. So every state gets a *row*: a dict
-from event to a :data:`Plan`; a plan already holds the target member, the target's row and the
-index of its statistics counter, so an unguarded, action-free transition is a handful of tuple
-unpacks and attribute stores.
+``__getattr__`` call) and should hash as little as possible. So every state gets two dicts keyed
+by event: ``rows`` (every alternative, for the general path) and ``fast_rows`` (only transitions
+that run no user code). A fast entry already holds the canonical event member, the target
+member, the target's fast row and the index of its statistics counter, so a trivial transition
+is one dict lookup, one tuple unpack and a few attribute stores. (``StrEnum`` members hash like
+their string value, so a plain string key finds the same entry.)
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from statewright._spec import Alternative, MachineSpec, Previous
 
 __all__ = ["CompiledAlt", "Plan", "Table", "compile_spec"]
 
-#: Fast plan for trivial transitions: ``(target, target_row, counter_index, sets_previous)``.
-Fast = tuple[Any, "dict[Any, Plan]", int, bool]
+#: A trivial transition: ``(event, target, target_fast_row, counter_index, sets_previous)``.
+Fast = tuple[Any, Any, "dict[Any, Fast]", int, bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,8 +33,8 @@ class CompiledAlt:
     checkpoint: bool
 
 
-#: ``(event_member, fast_or_None, alternatives)`` for one (state, event) pair.
-Plan = tuple[Any, "Fast | None", tuple[CompiledAlt, ...]]
+#: ``(event_member, alternatives)`` for one (state, event) pair.
+Plan = tuple[Any, tuple[CompiledAlt, ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +43,7 @@ class Table:
 
     spec: MachineSpec[Any, Any]
     rows: dict[Any, dict[Any, Plan]]
+    fast_rows: dict[Any, dict[Any, Fast]]
     #: Events accepted per state (guards not evaluated); empty for final states.
     allowed: dict[Any, frozenset[Any]]
     #: ``(source, event, target)`` -> index into a machine's counter list.
@@ -73,6 +76,7 @@ def compile_spec(spec: MachineSpec[Any, Any]) -> Table:
         return index[triple]
 
     rows: dict[Any, dict[Any, Plan]] = {state: {} for state in states}
+    fast_rows: dict[Any, dict[Any, Fast]] = {state: {} for state in states}
     allowed: dict[Any, frozenset[Any]] = {}
     for state in states:
         row = rows[state]
@@ -91,7 +95,6 @@ def compile_spec(spec: MachineSpec[Any, Any]) -> Table:
                         counter((state, event, target))
             if route is not None:
                 counter((state, event, route.target))
-            fast: Fast | None = None
             only = alts[0]
             if (
                 len(alts) == 1
@@ -103,12 +106,20 @@ def compile_spec(spec: MachineSpec[Any, Any]) -> Table:
                 and not spec.entry_actions.get(only.target)
             ):
                 target = only.target
-                fast = (target, rows[target], index[(state, event, target)], target is not state)
-            row[event] = (event, fast, alts)
+                counter_at = index[(state, event, target)]
+                fast_rows[state][event] = (
+                    event,
+                    target,
+                    fast_rows[target],
+                    counter_at,
+                    target is not state,
+                )
+            row[event] = (event, alts)
         allowed[state] = frozenset(row)
     return Table(
         spec=spec,
         rows=rows,
+        fast_rows=fast_rows,
         allowed=allowed,
         counter_index=index,
         triples=tuple(triples),
