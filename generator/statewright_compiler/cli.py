@@ -53,7 +53,7 @@ def _build(arguments: argparse.Namespace) -> tuple[BuildResult, Config, Path]:
     output = Path(arguments.output) if arguments.output else config.output
     docs = None if arguments.no_docs else (Path(arguments.docs) if arguments.docs else config.docs)
     specs = _specs(arguments, config)
-    result = build(specs, output, docs)
+    result = build(specs, output, docs, config.root)
     _print_diagnostics(result.diagnostics)
     return result, config, output
 

@@ -29,9 +29,15 @@ def _escape_char(char: str) -> str:
     )
 
 
-def docstring_literal(text: str) -> str:
-    """A triple-quoted literal that reads naturally but cannot be broken out of."""
-    body = "".join(_escape_char(char) for char in text.strip())
+def docstring_literal(text: str, indent: str = "") -> str:
+    """A triple-quoted literal that reads naturally but cannot be broken out of.
+
+    Continuation lines are indented by ``indent`` (as a hand-written docstring would be;
+    ``inspect.cleandoc`` removes it again).
+    """
+    lines = [line.rstrip() for line in text.strip().splitlines()]
+    text = ("\n" + indent).join(lines).replace(indent + "\n", "\n") if indent else "\n".join(lines)
+    body = "".join(_escape_char(char) for char in text)
     body = body.replace('"""', '\\"\\"\\"')
     if body.endswith('"'):
         body = body[:-1] + '\\"'

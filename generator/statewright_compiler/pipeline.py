@@ -20,12 +20,16 @@ from statewright_compiler.validate import compile_spec
 __all__ = ["BuildResult", "build", "display_path"]
 
 
-def display_path(path: Path) -> str:
-    """``path`` relative to the working folder when it is inside it: what diagnostics show."""
+def display_path(path: Path, root: Path | None = None) -> str:
+    """How a path is shown: relative to the project ``root`` when inside it (so generated headers
+    do not depend on the working folder), else relative to the working folder."""
+    absolute = path.resolve()
+    if root is not None and absolute.is_relative_to(root.resolve()):
+        return absolute.relative_to(root.resolve()).as_posix()
     try:
-        return Path(os.path.relpath(path)).as_posix() if path.is_absolute() else path.as_posix()
+        return Path(os.path.relpath(absolute)).as_posix()
     except ValueError:  # another drive on Windows
-        return path.as_posix()
+        return absolute.as_posix()
 
 
 @dataclass
@@ -39,12 +43,12 @@ class BuildResult:
         return any(diagnostic.is_error for diagnostic in self.diagnostics)
 
 
-def build(specs: Sequence[Path], output: Path, docs: Path | None) -> BuildResult:
+def build(specs: Sequence[Path], output: Path, docs: Path | None, root: Path) -> BuildResult:
     """Compile ``specs`` and render their modules (and docs pages when ``docs`` is set)."""
     result = BuildResult()
     modules: dict[str, str] = {}
     for spec in specs:
-        shown = display_path(spec)
+        shown = display_path(spec, root)
         try:
             machine, warnings = compile_spec(spec, shown)
         except SpecError as error:

@@ -118,7 +118,7 @@ class _ModuleView:
             Member(
                 s.member,
                 string_literal(s.value),
-                docstring_literal(s.description) if s.description else None,
+                docstring_literal(s.description, "    ") if s.description else None,
             )
             for s in self.machine.states
         ]
@@ -128,7 +128,7 @@ class _ModuleView:
             Member(
                 e.member,
                 string_literal(e.value),
-                docstring_literal(e.description) if e.description else None,
+                docstring_literal(e.description, "    ") if e.description else None,
             )
             for e in self.machine.events
         ]
@@ -333,33 +333,62 @@ class _ModuleView:
         )
 
 
+def _imports(machine: Machine, view: _ModuleView) -> tuple[list[str], list[str]]:
+    """Only what the module uses, so it passes ``ruff check`` (F401) in the user's project."""
+    uses_literal = any(
+        field.annotation.find("Literal[") >= 0
+        for event in machine.events
+        for field in event.payload
+    )
+    typing_imports = [
+        *(["Any"] if view.guard_functions else []),
+        "ClassVar",
+        "Final",
+        *(["Literal"] if uses_literal else []),
+        "Protocol",
+        "TypedDict",
+        "TypeVar",
+    ]
+    runtime_imports = [
+        *(["PREVIOUS"] if any(t.returns_to_previous for t in machine.transitions) else []),
+        "Alternative",
+        *(["ErrorRoute"] if machine.error_handlers else []),
+        "Machine",
+        "MachineOptions",
+        "MachineSpec",
+        "Previous",
+        "StrEnum",
+        "assert_never",
+        "require_runtime",
+    ]
+    return typing_imports, runtime_imports
+
+
 def render_module(machine: Machine) -> str:
     """The generated Python module for ``machine`` (before formatting)."""
     view = _ModuleView(machine)
-    uses_literal = any(
-        "Literal[" in field.annotation for event in machine.events for field in event.payload
+    typing_imports, runtime_imports = _imports(machine, view)
+    generated_note = (
+        f"Generated from {machine.source_path} by statewright {GENERATOR_VERSION}; do not edit."
     )
-    return (
-        template_environment()
-        .get_template("module.py.jinja")
-        .render(
-            machine=machine,
-            view=view,
-            generator_version=GENERATOR_VERSION,
-            runtime_api=RUNTIME_API,
-            header_path=comment_text(machine.source_path),
-            spec_path=string_literal(machine.source_path),
-            module_name=string_literal(machine.module_name),
-            module_docstring=docstring_literal(
-                (machine.description + "\n\n" if machine.description else "")
-                + f"Generated from {machine.source_path} by statewright {GENERATOR_VERSION}; do not edit."
-            ),
-            machine_docstring=docstring_literal(
-                f"The {machine.name} state machine: one typed method per event."
-                + (f"\n\n{machine.description}" if machine.description else "")
-            ),
-            spec_constant="SPEC",
-            uses_literal=uses_literal,
-            string_literal=string_literal,
-        )
+    description = f"\n\n{machine.description}" if machine.description else ""
+    template = template_environment().get_template("module.py.jinja")
+    return template.render(
+        machine=machine,
+        view=view,
+        generator_version=GENERATOR_VERSION,
+        runtime_api=RUNTIME_API,
+        header_path=comment_text(machine.source_path),
+        spec_path=string_literal(machine.source_path),
+        module_name=string_literal(machine.module_name),
+        module_docstring=docstring_literal(
+            (machine.description + "\n\n" if machine.description else "") + generated_note
+        ),
+        machine_docstring=docstring_literal(
+            f"The {machine.name} state machine: one typed method per event.{description}", "    "
+        ),
+        typing_imports=typing_imports,
+        runtime_imports=runtime_imports,
+        has_handlers=bool(machine.guards or machine.actions),
+        string_literal=string_literal,
     )

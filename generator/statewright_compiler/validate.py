@@ -39,36 +39,13 @@ __all__ = ["RESERVED_METHOD_NAMES", "compile_spec", "validate_source"]
 #: method must not shadow. A test checks this covers every public name of ``statewright.Machine``.
 RESERVED_METHOD_NAMES: Final = frozenset(
     {
-        "spec",
-        "state",
-        "previous_state",
-        "context",
-        "handlers",
-        "options",
-        "instance_id",
-        "revision",
-        "send",
-        "try_send",
-        "can_send",
-        "allowed_events",
-        "is_final",
-        "history",
-        "last_transition",
-        "fsm_record",
-        "statistics",
-        "transition_probabilities",
-        "add_listener",
-        "remove_listener",
-        "snapshot",
-        "restore",
-        "save",
-        "load",
-        "reset",
-        "mro",
-        "self",
-        "cls",
+        "add_listener", "allowed_events", "can_send", "context", "fsm_record", "handlers",
+        "history", "in_tag", "instance_id", "is_final", "iteration_counts", "last_transition",
+        "load", "options", "previous_state", "remove_listener", "restore", "revision", "save",
+        "send", "snapshot", "spec", "state", "statistics", "total_transitions",
+        "transition_counts", "transition_probabilities", "try_send", "mro", "self", "cls",
     }
-)
+)  # fmt: skip
 
 _KINDS: Final = {kind.value: kind for kind in StateKind}
 
