@@ -20,6 +20,7 @@ from statewright._errors import (
 from statewright._history import TransitionRecord
 from statewright._machine import Machine
 from statewright._options import ContextCodec, MachineOptions, Migration
+from statewright._registry import MachineRegistry
 from statewright._snapshot import SNAPSHOT_FORMAT
 from statewright._spec import (
     PREVIOUS,
@@ -29,6 +30,7 @@ from statewright._spec import (
     MachineSpec,
     Previous,
 )
+from statewright._sqlite import SqliteStore
 from statewright._stores import JsonFileStore, MemoryStore, Store
 from statewright._version import RUNTIME_API, RuntimeVersionError, __version__, require_runtime
 
@@ -48,12 +50,14 @@ __all__ = [
     "JsonFileStore",
     "Machine",
     "MachineOptions",
+    "MachineRegistry",
     "MachineSpec",
     "MemoryStore",
     "Migration",
     "Previous",
     "RuntimeVersionError",
     "SnapshotError",
+    "SqliteStore",
     "StatewrightError",
     "Store",
     "StoreError",

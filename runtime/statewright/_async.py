@@ -17,6 +17,7 @@ from statewright._core import _BUSY_ROW, _INFO
 from statewright._errors import ActionFailed, GuardFailed, InvalidTransition
 from statewright._options import MachineOptions
 from statewright._snapshot import SnapshotMixin
+from statewright._stores import Store
 from statewright._table import CompiledAlt, Plan
 
 __all__ = ["AsyncMachine"]
@@ -57,10 +58,12 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
             alt = await self._choose(member, plan, payload)
             return alt is not None and self._target_of(alt) is not None
 
-    async def save(self) -> int:
-        """Save a snapshot to ``options.store`` now (in a worker thread); returns the revision."""
+    async def save(self, store: Store | None = None) -> int:
+        """Save a snapshot to ``store`` (default ``options.store``) in a worker thread."""
         async with self._lock:
-            return await asyncio.to_thread(self._save_locked)
+            if store is None:
+                return await asyncio.to_thread(self._save_locked)
+            return await asyncio.to_thread(self._save_to, store)
 
     async def _choose(self, event: E, plan: Plan, payload: Mapping[str, Any]) -> CompiledAlt | None:
         for alt in plan[1]:

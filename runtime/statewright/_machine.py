@@ -17,6 +17,7 @@ from statewright._core import _BUSY_ROW, _INFO
 from statewright._errors import ActionFailed, GuardFailed, InvalidTransition
 from statewright._options import MachineOptions
 from statewright._snapshot import SnapshotMixin
+from statewright._stores import Store
 from statewright._table import CompiledAlt, Plan
 
 __all__ = ["Machine"]
@@ -82,10 +83,10 @@ class Machine(SnapshotMixin[S, E, C]):
             alt = self._choose(member, plan, payload)
             return alt is not None and self._target_of(alt) is not None
 
-    def save(self) -> int:
-        """Save a snapshot to ``options.store`` now; returns the new revision."""
+    def save(self, store: Store | None = None) -> int:
+        """Save a snapshot to ``store`` (default ``options.store``) now; returns the revision."""
         with self._lock:
-            return self._save_locked()
+            return self._save_locked() if store is None else self._save_to(store)
 
     # ----------------------------------------------------------------- slow path
 

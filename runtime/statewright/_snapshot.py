@@ -193,6 +193,9 @@ class SnapshotMixin(MachineCore[S, E, C]):
         store = self._options.store
         if store is None:
             raise StatewrightError("no store configured: pass MachineOptions(store=...)")
+        return self._save_to(store)
+
+    def _save_to(self, store: Store) -> int:
         try:
             revision = store.save(self._instance_id, self.snapshot(), self._revision)
         except Conflict as conflict:

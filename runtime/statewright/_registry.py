@@ -1,0 +1,143 @@
+"""A registry of live machine instances (seed 002's TaskRegistry), optionally backed by a store.
+
+Applications that run many instances need to find them by id, see which are still active, and
+drop finished ones. The registry only indexes instances; each machine keeps its own lock, and
+the registry's lock only guards the index. ``max_active`` is a soft limit: exceeding it logs a
+warning (a sign of leaked instances) but never refuses work.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Generic, TypeVar
+
+from statewright._errors import UnknownInstance
+from statewright._machine import Machine
+from statewright._snapshot import SnapshotMixin
+from statewright._stores import Store
+
+__all__ = ["MachineRegistry"]
+
+M = TypeVar("M", bound="SnapshotMixin[Any, Any, Any]")
+
+_LOG = logging.getLogger("statewright")
+
+
+class MachineRegistry(Generic[M]):
+    """Instances by ``instance_id``, in registration order."""
+
+    def __init__(
+        self,
+        *,
+        max_active: int | None = None,
+        store: Store | None = None,
+        logger: logging.Logger | None = None,
+    ) -> None:
+        self.max_active = max_active
+        self.store = store
+        self._logger = logger if logger is not None else _LOG
+        self._machines: dict[str, M] = {}
+        self._lock = threading.Lock()
+
+    def register(self, machine: M) -> str:
+        """Add ``machine`` under its ``instance_id``; a second machine with that id is an error."""
+        instance_id = machine.instance_id
+        with self._lock:
+            existing = self._machines.get(instance_id)
+            if existing is not None and existing is not machine:
+                raise ValueError(f"another machine is already registered as {instance_id!r}")
+            self._machines[instance_id] = machine
+            active = sum(1 for m in self._machines.values() if not m.is_final)
+        if self.max_active is not None and active > self.max_active:
+            self._logger.warning(
+                "registry holds %d active machines, more than max_active=%d "
+                "(finished instances not cleaned up?)",
+                active,
+                self.max_active,
+            )
+        return instance_id
+
+    def get(self, instance_id: str) -> M:
+        """The machine registered as ``instance_id``; :class:`UnknownInstance` if none."""
+        with self._lock:
+            machine = self._machines.get(instance_id)
+        if machine is None:
+            raise UnknownInstance(instance_id, "the registry")
+        return machine
+
+    def get_or_none(self, instance_id: str) -> M | None:
+        with self._lock:
+            return self._machines.get(instance_id)
+
+    def __contains__(self, instance_id: object) -> bool:
+        with self._lock:
+            return instance_id in self._machines
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._machines)
+
+    def remove(self, instance_id: str, *, delete_stored: bool = False) -> M:
+        """Unregister and return the machine (optionally deleting it from the backing store)."""
+        with self._lock:
+            machine = self._machines.pop(instance_id, None)
+        if machine is None:
+            raise UnknownInstance(instance_id, "the registry")
+        if delete_stored and self.store is not None:
+            self.store.delete(instance_id)
+        return machine
+
+    def list_all(self) -> list[M]:
+        with self._lock:
+            return list(self._machines.values())
+
+    def list_active(self) -> list[M]:
+        """Machines not in a final state."""
+        return [m for m in self.list_all() if not m.is_final]
+
+    def active_count(self) -> int:
+        return len(self.list_active())
+
+    def cleanup_terminal(self, *, delete_stored: bool = False) -> list[str]:
+        """Unregister every machine in a final state; returns their ids."""
+        with self._lock:
+            done = [i for i, m in self._machines.items() if m.is_final]
+            for instance_id in done:
+                del self._machines[instance_id]
+        if delete_stored and self.store is not None:
+            for instance_id in done:
+                self.store.delete(instance_id)
+        return done
+
+    def save_all(self) -> dict[str, int]:
+        """Save every registered machine to the registry's store; returns the new revisions.
+
+        Machines without their own store are saved to the registry's ``store`` (their revision
+        bookkeeping is the machine's own, so optimistic concurrency still applies).
+        """
+        if self.store is None:
+            raise ValueError("this registry has no store")
+        revisions: dict[str, int] = {}
+        for machine in self.list_all():
+            if isinstance(machine, Machine):
+                revisions[machine.instance_id] = machine.save(self.store)
+            else:
+                raise TypeError(
+                    f"{type(machine).__name__} is async: await machine.save(store) for each one"
+                )
+        return revisions
+
+    def load(
+        self,
+        machine_type: type[M],
+        instance_id: str,
+        handlers: object | None = None,
+        **kwargs: Any,
+    ) -> M:
+        """Load ``instance_id`` from the registry's store with ``machine_type`` and register it."""
+        if self.store is None:
+            raise ValueError("this registry has no store")
+        machine = machine_type.load(self.store, instance_id, handlers, **kwargs)
+        self.register(machine)
+        return machine
