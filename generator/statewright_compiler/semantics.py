@@ -201,7 +201,9 @@ class _Builder:
         in_state_table = raw.source_path == raw.event_path[:2]
         sources = self.expand(raw.source, raw.source_path, key=in_state_table)
         ok = True
-        if raw.event not in self.events:
+        if raw.event not in self.events and raw.event in self.declarations.declared_events:
+            ok = False  # already reported where the event is declared
+        elif raw.event not in self.events:
             self.error(
                 "unknown-event",
                 raw.event_path,
@@ -315,9 +317,16 @@ class _Builder:
         }
         actions |= {name for handler in handlers for name in handler.actions}
         for name in sorted(guards & actions):
-            self.error(
+            rule = next(
+                rule
+                for rule in rules
+                if name in rule.actions
+                or (rule.guard is not None and name in guard_names(rule.guard))
+            )
+            self.reporter.report_at(
                 "handler-conflict",
-                (),
+                rule.line,
+                rule.column,
                 f"{name!r} is used both as a guard and as an action",
                 "a handler method is either a guard (returns bool) or an action; rename one",
             )
@@ -371,11 +380,8 @@ class _Builder:
         declarations = self.declarations
         self.check_collisions()
         initial = declarations.initial
-        if initial is None:
-            if not any(d.code == "invalid-name" for d in self.reporter.diagnostics):
-                self.error(
-                    "missing-key", ("machine",), "machine needs an 'initial' state", key=True
-                )
+        if initial is None:  # the shape pass reported the missing key
+            pass
         elif not self.state_ref(initial, ("machine", "initial"), "initial state"):
             initial = None
         pairs = [(rule, raw) for raw in declarations.rules if (rule := self.rule(raw)) is not None]
@@ -385,7 +391,8 @@ class _Builder:
         guards, actions = self.handler_names(rules, handlers)
         if initial is None:
             return None
-        self.check_graph(initial, transitions, handlers)
+        if not self.reporter.has_errors:  # a broken reference would only cascade here
+            self.check_graph(initial, transitions, handlers)
         states = tuple(self.model_state(state) for state in declarations.states)
         tags: dict[str, list[str]] = {}
         for state in states:

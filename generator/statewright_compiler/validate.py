@@ -107,6 +107,8 @@ class Declarations:
     events: tuple[Event, ...]
     rules: tuple[RawRule, ...]
     error_handlers: tuple[RawErrorHandler, ...]
+    #: Every event key in the spec, valid or not: a rejected event is not also "undeclared".
+    declared_events: frozenset[str] = frozenset()
 
 
 class Reporter:
@@ -140,6 +142,15 @@ class Reporter:
             )
         )
 
+    def report_at(
+        self, code: str, line: int, column: int, message: str, hint: str | None = None
+    ) -> None:
+        self.diagnostics.append(Diagnostic(code, self.source.path, line, column, message, hint))
+
+    @property
+    def has_errors(self) -> bool:
+        return any(diagnostic.is_error for diagnostic in self.diagnostics)
+
     def line(self, path: KeyPath) -> int:
         return self.source.locate(path).line
 
@@ -171,8 +182,12 @@ class _Reader:
                 )
         for key in required_keys(definition):
             if key not in table:
-                where = ".".join(str(part) for part in path) or "the spec"
-                self.reporter.report("missing-key", path, f"{where} needs a {key!r} key", key=True)
+                where = "".join(
+                    f"[{part}]" if isinstance(part, int) else f".{part}" for part in path
+                ).lstrip(".")
+                self.reporter.report(
+                    "missing-key", path, f"{where or 'the spec'} needs the key {key!r}", key=True
+                )
 
     def typed(self, value: object, path: KeyPath, expected: type, what: str) -> bool:
         if isinstance(value, expected) and not (expected is int and isinstance(value, bool)):
@@ -311,6 +326,7 @@ class _Reader:
             events=tuple(events),
             rules=tuple(rules),
             error_handlers=tuple(self.error_handlers(document)),
+            declared_events=frozenset(self.table(document, "events", ())),
         )
 
     def machine_name(self, machine: Mapping[str, Any]) -> str | None:
