@@ -254,6 +254,19 @@ class AsyncTaskMachine(AsyncMachine[TaskState, TaskEvent, TaskContext]):
     spec: ClassVar[MachineSpec[Any, Any]] = task_spec()
 
 
+class FakeClock:
+    """Deterministic clock: starts at 2026-01-01T00:00:00Z and advances 1.5 s per call."""
+
+    def __init__(self, start: float = 1767225600.0, step: float = 1.5) -> None:
+        self.now = start
+        self.step = step
+
+    def __call__(self) -> float:
+        value = self.now
+        self.now += self.step
+        return value
+
+
 #: A valid path through the task machine with its payloads (ends in DONE).
 HAPPY_PATH: list[tuple[TaskEvent, dict[str, Any]]] = [
     (Ev.TASK_CREATED, {"task_id": "t-1"}),
