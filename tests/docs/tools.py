@@ -1,0 +1,101 @@
+"""Find and run the real diagram tools: Graphviz ``dot`` and Mermaid's parser (tools/mermaid).
+
+Install both with ``make tools``. Locally a missing tool skips its tests with the command to run;
+with ``CI=true`` it fails them, so CI can never pass without having checked the diagrams.
+Overrides: ``STATEWRIGHT_DOT`` (path of ``dot``), ``STATEWRIGHT_MERMAID_DIR`` (a directory holding
+``parse.mjs`` and its ``node_modules``), ``STATEWRIGHT_NODE`` (path of ``node``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NoReturn
+
+import pytest
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+def missing(tool: str, fix: str) -> NoReturn:
+    message = f"{tool} is not installed; run `make tools` ({fix})"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(message + " [CI=true: a missing tool is a failure]", pytrace=False)
+    pytest.skip(message)
+
+
+def dot_executable() -> str:
+    executable = os.environ.get("STATEWRIGHT_DOT") or shutil.which("dot")
+    if not executable:
+        missing("Graphviz `dot`", "or: apt-get install graphviz")
+    return executable
+
+
+def run_dot(source: str, output_format: str = "svg") -> str:
+    """Render ``source``; any error or warning on stderr fails the test."""
+    completed = subprocess.run(
+        [dot_executable(), f"-T{output_format}"],
+        input=source.encode(),
+        capture_output=True,
+        check=False,
+    )
+    stderr = completed.stderr.decode("utf-8", "replace")
+    assert completed.returncode == 0 and not stderr.strip(), (
+        f"dot -T{output_format} exit {completed.returncode}:\n{stderr}\n--- source ---\n{source}"
+    )
+    return completed.stdout.decode()
+
+
+@dataclass(frozen=True)
+class MermaidResult:
+    name: str
+    ok: bool
+    error: str
+    states: dict[str, list[str]]
+    """Mermaid state id -> its descriptions (entity codes decoded)."""
+    classes: dict[str, list[str]]
+    """Mermaid state id -> the ``classDef`` classes applied to it."""
+    relations: list[tuple[str, str, str]]
+    """``(id1, id2, title)`` in diagram order; the start pseudo-state is ``root_start``."""
+
+
+def mermaid_parser() -> tuple[str, Path]:
+    directory = Path(os.environ.get("STATEWRIGHT_MERMAID_DIR", REPOSITORY / "tools" / "mermaid"))
+    node = os.environ.get("STATEWRIGHT_NODE") or shutil.which("node")
+    if not node:
+        missing("Node.js (`node`)", "install Node.js >= 20")
+    if not (directory / "node_modules" / "mermaid").is_dir():
+        missing("Mermaid's parser", f"npm ci --prefix {directory}")
+    return node, directory / "parse.mjs"
+
+
+def run_mermaid(paths: Sequence[Path]) -> dict[str, MermaidResult]:
+    """Parse every file at once (``.md`` files: each mermaid fence) and dump what Mermaid read."""
+    node, script = mermaid_parser()
+    completed = subprocess.run(
+        [node, str(script), "--dump", *map(str, paths)],
+        capture_output=True,
+        check=False,
+        text=True,
+    )
+    if completed.returncode not in (0, 1) or not completed.stdout.strip():
+        raise AssertionError(f"parse.mjs failed to run: {completed.stderr}")
+    results: dict[str, MermaidResult] = {}
+    for entry in json.loads(completed.stdout):
+        results[entry["name"]] = MermaidResult(
+            name=entry["name"],
+            ok=entry["ok"],
+            error=entry.get("error", ""),
+            states={state["id"]: state["descriptions"] for state in entry.get("states", [])},
+            classes={state["id"]: state["classes"] for state in entry.get("states", [])},
+            relations=[
+                (relation["id1"], relation["id2"], relation["title"])
+                for relation in entry.get("relations", [])
+            ],
+        )
+    return results
