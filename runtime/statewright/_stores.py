@@ -85,6 +85,7 @@ class MemoryStore:
         return None if item is None else _decode(item[1], f"memory:{instance_id}")
 
     def save(self, instance_id: str, snapshot: Mapping[str, Any], expected_revision: int, /) -> int:
+        check_instance_id(instance_id)  # same ids everywhere, so switching stores is safe
         with self._lock:
             item = self._data.get(instance_id)
             actual = None if item is None else item[0]
