@@ -20,7 +20,6 @@ from machines import (
     plain_spec,
     task_spec,
 )
-
 from statewright import SNAPSHOT_FORMAT, Machine, MachineOptions, MachineSpec, SnapshotError
 
 St, Ev = TaskState, TaskEvent

@@ -17,7 +17,6 @@ from machines import (
     TaskMachine,
     TaskState,
 )
-
 from statewright import (
     Conflict,
     JsonFileStore,
