@@ -1,0 +1,1 @@
+"""End-to-end tests: every scenario each seed documents, through the generated modules."""
