@@ -1,0 +1,119 @@
+"""Type-checking and packaging tests: mypy on consumer projects outside the repository.
+
+Helpers shared by the test modules: run the ``statewright`` command and mypy as subprocesses in a
+temporary consumer folder, isolated from the repository's own configuration and folders.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import statewright
+import statewright_compiler
+
+REPO = Path(__file__).resolve().parent.parent.parent
+CASES = Path(__file__).resolve().parent / "cases"
+TIMEOUT = 300
+
+#: ``path:line: error: message  [code]`` as mypy prints it without ``--pretty``.
+MYPY_LINE = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+): (?P<kind>error|note): (?P<message>.*)$")
+
+
+@dataclass(frozen=True)
+class Run:
+    code: int
+    output: str
+
+
+@dataclass(frozen=True)
+class Message:
+    path: str
+    line: int
+    kind: str
+    message: str
+
+
+def _package_root(module_file: str | None) -> str:
+    assert module_file is not None
+    return str(Path(module_file).resolve().parent.parent)
+
+
+def subprocess_env(*, isolated: bool = False) -> dict[str, str]:
+    """The environment for child processes, without the caller's PYTHONPATH and MYPYPATH.
+
+    Unless ``isolated``, PYTHONPATH is the folders holding the two packages this interpreter
+    imports (the repository's ``runtime`` and ``generator`` for an editable install or a
+    PYTHONPATH run), as absolute paths, so children in other folders find the same packages.
+    """
+    env = {
+        name: value for name, value in os.environ.items() if name not in {"PYTHONPATH", "MYPYPATH"}
+    }
+    if not isolated:
+        roots = [_package_root(statewright.__file__), _package_root(statewright_compiler.__file__)]
+        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(roots))
+    return env
+
+
+def run(arguments: Sequence[str], cwd: Path, *, isolated: bool = False) -> Run:
+    completed = subprocess.run(
+        list(arguments),
+        cwd=cwd,
+        env=subprocess_env(isolated=isolated),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    return Run(completed.returncode, completed.stdout + completed.stderr)
+
+
+def generate(spec: Path, output: Path) -> None:
+    """``statewright generate SPEC -o OUTPUT --no-docs``, run as ``python -m statewright_compiler``."""
+    command = [sys.executable, "-m", "statewright_compiler", "generate", str(spec)]
+    result = run([*command, "-o", str(output), "--no-docs"], cwd=spec.parent)
+    assert result.code == 0, result.output
+
+
+def run_mypy(
+    files: Sequence[str], cwd: Path, *, python_executable: Path | None = None
+) -> tuple[Run, list[Message]]:
+    """``mypy --strict`` (plus the repository's extra checks) on ``files`` in the folder ``cwd``.
+
+    An empty config file in ``cwd`` keeps mypy from reading any configuration further up, and
+    the cache stays in ``cwd``. With ``python_executable`` mypy resolves installed packages from
+    that interpreter only (PYTHONPATH removed).
+    """
+    config = cwd / "mypy.ini"
+    config.write_text("[mypy]\n", encoding="utf-8")
+    command = [
+        sys.executable,
+        "-m",
+        "mypy",
+        "--config-file",
+        str(config),
+        "--cache-dir",
+        str(cwd / ".mypy_cache"),
+        "--strict",
+        "--warn-unreachable",
+        "--enable-error-code=ignore-without-code",
+        "--no-error-summary",
+        "--hide-error-context",
+        "--no-pretty",
+        "--show-error-codes",
+    ]
+    if python_executable is not None:
+        command += ["--python-executable", str(python_executable)]
+    result = run([*command, *files], cwd, isolated=python_executable is not None)
+    messages = []
+    for line in result.output.splitlines():
+        match = MYPY_LINE.match(line)
+        if match:
+            path, number, kind, text = match.group("path", "line", "kind", "message")
+            messages.append(Message(Path(path).as_posix(), int(number), kind, text))
+    return result, messages
