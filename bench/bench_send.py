@@ -1,0 +1,208 @@
+"""Per-event cost of ``Machine.send`` next to a bare dict loop and two popular libraries.
+
+Everything runs in ONE process on the same seed-000-like machine (14 states, 22 events, from
+tests/runtime/machines.py) and the same event stream, so the ratios are comparable even on a
+noisy host. Each variant is timed several times; the best run is reported (the least disturbed).
+
+    PYTHONPATH=runtime python bench/bench_send.py [--events N] [--repeat R]
+
+Peers (python-statemachine, transitions) are optional bench-only dependencies
+(``pip install python-statemachine==3.2.2 transitions==0.9.3``); missing ones are reported and
+skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import platform
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "runtime"), str(ROOT / "tests" / "runtime")]
+
+from machines import TASK_TABLE, PlainTaskMachine, TaskEvent, TaskState  # noqa: E402
+from statewright import MachineOptions  # noqa: E402
+
+Ev, St = TaskEvent, TaskState
+PREFIX = [Ev.TASK_CREATED, Ev.PLAN_DONE, Ev.PLAN_APPROVED]
+#: Starts and ends in ``acting``, touching 8 of the 14 states and 11 of the 22 events.
+CYCLE = [
+    Ev.TOOL_CALLED,
+    Ev.TOOL_CALL_COMPLETED,
+    Ev.OBSERVED,
+    Ev.REFLECT_DONE,
+    Ev.HEARTBEAT,
+    Ev.TOOL_CALLED,
+    Ev.TOOL_FAILED,
+    Ev.RETRY,
+    Ev.PAUSE,
+    Ev.RESUME,
+    Ev.SUMMARIZE if False else Ev.HEARTBEAT,
+]
+
+
+def stream(n: int) -> list[TaskEvent]:
+    return PREFIX + CYCLE * max(1, (n - len(PREFIX)) // len(CYCLE))
+
+
+Runner = Callable[[list[TaskEvent]], float]
+
+
+def run_floor(events: list[TaskEvent]) -> float:
+    table = TASK_TABLE
+    state = St.IDLE
+    start = time.perf_counter()
+    for event in events:
+        state = table[state][event]
+    elapsed = time.perf_counter() - start
+    assert state is St.ACTING
+    return elapsed
+
+
+def make_statewright(options: MachineOptions) -> Runner:
+    def run(events: list[TaskEvent]) -> float:
+        machine = PlainTaskMachine(None, options=options)
+        send = machine.send
+        start = time.perf_counter()
+        for event in events:
+            send(event)
+        elapsed = time.perf_counter() - start
+        assert machine.state is St.ACTING and machine.total_transitions == len(events)
+        return elapsed
+
+    return run
+
+
+def make_python_statemachine() -> Runner | str:
+    try:
+        import statemachine
+        from statemachine import State, StateMachine
+    except ImportError:
+        return "not installed (pip install python-statemachine==3.2.2)"
+    attrs: dict[str, Any] = {
+        s.name.lower(): State(value=s.value, initial=s is St.IDLE, final=not TASK_TABLE.get(s))
+        for s in TaskState
+    }
+    for event in TaskEvent:
+        group = None
+        for source, row in TASK_TABLE.items():
+            if event in row:
+                src, dst = attrs[source.name.lower()], attrs[row[event].name.lower()]
+                transition = src.to.itself() if src is dst else src.to(dst)
+                group = transition if group is None else group | transition
+        if group is not None:
+            attrs[event.name.lower()] = group
+    cls = type("BenchTask", (StateMachine,), attrs)
+    names = {e: e.name.lower() for e in TaskEvent}
+
+    def run(events: list[TaskEvent]) -> float:
+        machine = cls()
+        send = machine.send
+        ids = [names[e] for e in events]
+        start = time.perf_counter()
+        for event_id in ids:
+            send(event_id)
+        elapsed = time.perf_counter() - start
+        assert "acting" in str(machine.configuration_values or machine.current_state_value)
+        return elapsed
+
+    run.__doc__ = f"python-statemachine {statemachine.__version__}"
+    return run
+
+
+def make_transitions() -> Runner | str:
+    try:
+        import transitions
+        from transitions import Machine as TMachine
+    except ImportError:
+        return "not installed (pip install transitions==0.9.3)"
+    rules = [
+        {"trigger": e.value, "source": s.value, "dest": t.value}
+        for s, row in TASK_TABLE.items()
+        for e, t in row.items()
+    ]
+
+    class Model:
+        state: str
+
+    def run(events: list[TaskEvent]) -> float:
+        model = Model()
+        TMachine(
+            model=model,
+            states=[s.value for s in TaskState],
+            transitions=rules,
+            initial=St.IDLE.value,
+            auto_transitions=False,
+        )
+        trigger = model.trigger  # type: ignore[attr-defined]  # added by transitions
+        names = [e.value for e in events]
+        start = time.perf_counter()
+        for name in names:
+            trigger(name)
+        elapsed = time.perf_counter() - start
+        assert model.state == "acting"
+        return elapsed
+
+    run.__doc__ = f"transitions {transitions.__version__}"
+    return run
+
+
+def best_ns_per_event(run: Runner, events: list[TaskEvent], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        best = min(best, run(events))
+    return best / len(events) * 1e9
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=50_000)
+    parser.add_argument("--peer-events", type=int, default=5_000)
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    events = stream(args.events)
+    peer_events = stream(args.peer_events)
+    print(
+        f"Python {platform.python_version()} ({platform.python_implementation()}), "
+        f"{len(events)} events (peers: {len(peer_events)}), best of {args.repeat}"
+    )
+    variants: list[tuple[str, Runner | str, list[TaskEvent]]] = [
+        ("bare dict floor: state = table[state][event]", run_floor, events),
+        ("statewright send (history on, default)", make_statewright(MachineOptions()), events),
+        (
+            "statewright send (history off)",
+            make_statewright(MachineOptions(record_history=False)),
+            events,
+        ),
+    ]
+    psm = make_python_statemachine()
+    variants.append(
+        (
+            psm.__doc__ or "python-statemachine" if callable(psm) else "python-statemachine",
+            psm,
+            peer_events,
+        )
+    )
+    trn = make_transitions()
+    variants.append(
+        (trn.__doc__ or "transitions" if callable(trn) else "transitions", trn, peer_events)
+    )
+    floor = None
+    print(f"{'variant':50s} {'ns/event':>10s} {'x floor':>8s}")
+    for name, run, evs in variants:
+        if isinstance(run, str):
+            print(f"{name:50s} skipped: {run}")
+            continue
+        ns = best_ns_per_event(run, evs, args.repeat)
+        floor = ns if floor is None else floor
+        print(f"{name:50s} {ns:10.1f} {ns / floor:8.1f}")
+
+
+if __name__ == "__main__":
+    main()
