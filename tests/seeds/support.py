@@ -43,12 +43,17 @@ class RecordingStore(MemoryStore):
     def __init__(self) -> None:
         super().__init__()
         self.saves: list[tuple[str, str | None, int]] = []
+        #: Every saved snapshot, as stored (JSON round trip, with its revision).
+        self.snapshots: list[dict[str, Any]] = []
 
     def save(self, instance_id: str, snapshot: Mapping[str, Any], expected_revision: int, /) -> int:
         revision = super().save(instance_id, snapshot, expected_revision)
         history = snapshot.get("history") or []
         last_event = str(history[-1]["event"]) if history else None
         self.saves.append((str(snapshot["state"]), last_event, revision))
+        stored = self.load(instance_id)
+        assert stored is not None
+        self.snapshots.append(stored)
         return revision
 
 
