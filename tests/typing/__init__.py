@@ -74,7 +74,7 @@ def run(arguments: Sequence[str], cwd: Path, *, isolated: bool = False) -> Run:
 
 
 def generate(spec: Path, output: Path) -> None:
-    """``statewright generate SPEC -o OUTPUT --no-docs``, run as ``python -m statewright_compiler``."""
+    """Run ``python -m statewright_compiler generate SPEC -o OUTPUT --no-docs``."""
     command = [sys.executable, "-m", "statewright_compiler", "generate", str(spec)]
     result = run([*command, "-o", str(output), "--no-docs"], cwd=spec.parent)
     assert result.code == 0, result.output
