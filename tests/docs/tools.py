@@ -30,7 +30,7 @@ def missing(tool: str, fix: str) -> NoReturn:
 
 
 def dot_executable() -> str:
-    executable = os.environ.get("STATEWRIGHT_DOT") or shutil.which("dot")
+    executable = shutil.which(os.environ.get("STATEWRIGHT_DOT") or "dot")
     if not executable:
         missing("Graphviz `dot`", "or: apt-get install graphviz")
     return executable
@@ -66,7 +66,7 @@ class MermaidResult:
 
 def mermaid_parser() -> tuple[str, Path]:
     directory = Path(os.environ.get("STATEWRIGHT_MERMAID_DIR", REPOSITORY / "tools" / "mermaid"))
-    node = os.environ.get("STATEWRIGHT_NODE") or shutil.which("node")
+    node = shutil.which(os.environ.get("STATEWRIGHT_NODE") or "node")
     if not node:
         missing("Node.js (`node`)", "install Node.js >= 20")
     if not (directory / "node_modules" / "mermaid").is_dir():
