@@ -8,7 +8,10 @@ Chinese text, plus wildcard and tag rules, ``<previous>`` targets, guards and er
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import random
+import string
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -384,4 +387,26 @@ def empty_ish() -> Machine:
     ).build()
 
 
-ALL_MACHINES = {"door": door, "nasty": nasty, "lonely": empty_ish}
+def random_labels_machine() -> Machine:
+    """A machine whose 60 state labels are seeded random strings over a hostile alphabet."""
+    alphabet = string.printable.replace("\x0b", "").replace("\x0c", "") + "中文審批\uff1a、…é€😀—"
+    generator = random.Random(20260101)
+    base = nasty()
+    labels = ["".join(generator.choices(alphabet, k=generator.randint(1, 30))) for _ in range(60)]
+    extra = tuple(
+        state(f"r{index}", label=label.strip() or "blank") for index, label in enumerate(labels)
+    )
+    return dataclasses.replace(
+        base,
+        name="RandomLabels",
+        states=(*base.states, *extra),
+        events=(*base.events, event("EXTRA")),
+    )
+
+
+ALL_MACHINES = {
+    "door": door,
+    "nasty": nasty,
+    "lonely": empty_ish,
+    "random": random_labels_machine,
+}

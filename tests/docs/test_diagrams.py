@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
-import random
 import re
-import string
 import xml.etree.ElementTree as ElementTree
 from collections import Counter
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -29,30 +25,13 @@ from statewright_compiler.diagrams import (
 )
 from statewright_compiler.model import PREVIOUS_TARGET, Machine, SourceSelector, StateKind
 
-from tests.docs.sample_machines import ALL_MACHINES, event, nasty, state
-from tests.docs.tools import MermaidResult, run_dot, run_mermaid
+from tests.docs.sample_machines import ALL_MACHINES, nasty
+from tests.docs.tools import MermaidResult, run_dot
 
 MODES = {"collapsed": False, "expanded": True}
 
 
-def random_labels_machine() -> Machine:
-    """A machine whose 60 state labels are seeded random strings over a hostile alphabet."""
-    alphabet = string.printable.replace("\x0b", "").replace("\x0c", "") + "中文審批\uff1a、…é€😀—"
-    generator = random.Random(20260101)
-    base = nasty()
-    labels = ["".join(generator.choices(alphabet, k=generator.randint(1, 30))) for _ in range(60)]
-    extra = tuple(
-        state(f"r{index}", label=label.strip() or "blank") for index, label in enumerate(labels)
-    )
-    return dataclasses.replace(
-        base,
-        name="RandomLabels",
-        states=(*base.states, *extra),
-        events=(*base.events, event("EXTRA")),
-    )
-
-
-MACHINES: dict[str, Callable[[], Machine]] = {**ALL_MACHINES, "random": random_labels_machine}
+MACHINES: dict[str, Callable[[], Machine]] = ALL_MACHINES
 CASES = [(name, mode) for name in MACHINES for mode in MODES]
 
 
@@ -177,18 +156,6 @@ def test_dot_styles_kinds_distinctly() -> None:
 # --- Mermaid -------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def mermaid_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, MermaidResult]:
-    """Every case's diagram, parsed by Mermaid in one run."""
-    directory = tmp_path_factory.mktemp("mermaid")
-    paths = []
-    for name, mode in CASES:
-        path = directory / f"{name}-{mode}.mmd"
-        path.write_text(render_mermaid(MACHINES[name](), expand_wildcards=MODES[mode]), "utf-8")
-        paths.append(path)
-    return {Path(key).stem: result for key, result in run_mermaid(paths).items()}
-
-
 def _mermaid_label(label: str) -> str:
     return "<br>".join(label.splitlines()).strip()
 
@@ -197,7 +164,7 @@ def _mermaid_label(label: str) -> str:
 def test_mermaid_parses_and_shows_the_model(
     name: str, mode: str, mermaid_results: dict[str, MermaidResult]
 ) -> None:
-    result = mermaid_results[f"{name}-{mode}"]
+    result = mermaid_results[f"diagram-{name}-{mode}.mmd"]
     assert result.ok, result.error
     machine = MACHINES[name]()
     diagram = build_diagram(machine, expand_wildcards=MODES[mode])

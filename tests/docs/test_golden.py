@@ -12,21 +12,13 @@ import os
 from pathlib import Path
 
 import pytest
-from statewright_compiler import compile_spec
-from statewright_compiler.diagrams import render_dot, render_mermaid
+from statewright_compiler.diagrams import render_dot
 from statewright_compiler.docs import render_markdown
-from statewright_compiler.model import Machine
 
-from tests.docs.tools import REPOSITORY, run_dot, run_mermaid
+from tests.docs.seeds import GOLDEN, SPECS, compile_seed
+from tests.docs.tools import MermaidResult, run_dot
 
-GOLDEN = Path(__file__).parent / "golden"
-SPECS = sorted((REPOSITORY / "spec").glob("*.toml"))
 UPDATE = os.environ.get("STATEWRIGHT_UPDATE_GOLDEN") == "1"
-
-
-def compile_seed(spec: Path) -> Machine:
-    machine, _ = compile_spec(spec, spec.relative_to(REPOSITORY).as_posix())
-    return machine
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=[spec.stem for spec in SPECS])
@@ -67,13 +59,16 @@ def test_seed_dot_renders_without_warnings(spec: Path, expand: bool) -> None:
     run_dot(render_dot(compile_seed(spec), expand_wildcards=expand))
 
 
-def test_seed_mermaid_parses(tmp_path: Path) -> None:
-    paths = []
-    for spec in SPECS:
-        for expand in (False, True):
-            path = tmp_path / f"{spec.stem}-{expand}.mmd"
-            path.write_text(render_mermaid(compile_seed(spec), expand_wildcards=expand), "utf-8")
-            paths.append(path)
-    paths.extend(sorted(GOLDEN.glob("*.md")))
-    failures = {name: result.error for name, result in run_mermaid(paths).items() if not result.ok}
-    assert not failures
+@pytest.mark.parametrize("spec", SPECS, ids=[spec.stem for spec in SPECS])
+@pytest.mark.parametrize("mode", ["collapsed", "expanded"])
+def test_seed_mermaid_parses(
+    spec: Path, mode: str, mermaid_results: dict[str, MermaidResult]
+) -> None:
+    result = mermaid_results[f"seed-{spec.stem}-{mode}.mmd"]
+    assert result.ok, result.error
+
+
+def test_golden_pages_mermaid_parses(mermaid_results: dict[str, MermaidResult]) -> None:
+    pages = {name: result for name, result in mermaid_results.items() if name.startswith("golden-")}
+    assert len(pages) == len(list(GOLDEN.glob("*.md")))
+    assert all(result.ok for result in pages.values()), pages

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 from statewright_compiler.diagrams import render_mermaid
@@ -12,7 +11,7 @@ from statewright_compiler.docs import markdown_cell, possible_previous_states, r
 from statewright_compiler.model import Machine
 
 from tests.docs.sample_machines import ALL_MACHINES, NASTY_LABEL, door, nasty
-from tests.docs.tools import run_mermaid
+from tests.docs.tools import MermaidResult
 
 MACHINES: dict[str, Callable[[], Machine]] = ALL_MACHINES
 
@@ -237,12 +236,9 @@ def test_machine_metadata_and_description_are_shown() -> None:
     assert "Line two | with a pipe <b>not bold</b>." in markdown  # prose outside tables: as written
 
 
-def test_mermaid_fences_parse(tmp_path: Path) -> None:
-    paths = []
-    for name, build in MACHINES.items():
-        path = tmp_path / f"{name}.md"
-        path.write_text(render_markdown(build()), "utf-8")
-        paths.append(path)
-    results = run_mermaid(paths)
-    assert sorted(results) == sorted(f"{path}#1" for path in paths)
-    assert all(result.ok for result in results.values()), results
+@pytest.mark.parametrize("name", list(MACHINES))
+def test_mermaid_fence_parses(name: str, mermaid_results: dict[str, MermaidResult]) -> None:
+    fences = [key for key in mermaid_results if key.startswith(f"page-{name}.md#")]
+    assert fences == [f"page-{name}.md#1"]
+    result = mermaid_results[fences[0]]
+    assert result.ok, result.error

@@ -110,7 +110,7 @@ for (const input of readInputs(paths)) {
     results.push({ name: input.name, ok: false, error: message });
   }
 }
-if (dump) {
-  process.stdout.write(`${JSON.stringify(results, null, 1)}\n`);
-}
-process.exit(failures === 0 ? 0 : 1);
+// Exit only once stdout is flushed: a pipe takes a large dump in several writes.
+const status = failures === 0 ? 0 : 1;
+const output = dump ? `${JSON.stringify(results, null, 1)}\n` : '';
+process.stdout.write(output, () => process.exit(status));
