@@ -299,7 +299,10 @@ def nasty() -> Machine:
     builder = _Builder(
         name="Nasty",
         initial="end",
-        description="Line one of the description.\nLine two | with a pipe <b>not bold</b>.",
+        description=(
+            "Line one of the description.\nLine two | with a pipe <b>not bold</b>.\n"
+            "# not a heading\n```\n- not a list\n"
+        ),
         metadata=(("owner", "team | ops"), ("tier", 2), ("public", False)),
         states=[
             state("end", description="Called end, the Mermaid keyword."),

@@ -7,7 +7,12 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from statewright_compiler.diagrams import render_mermaid
-from statewright_compiler.docs import markdown_cell, possible_previous_states, render_markdown
+from statewright_compiler.docs import (
+    markdown_cell,
+    markdown_paragraph,
+    possible_previous_states,
+    render_markdown,
+)
 from statewright_compiler.model import Machine
 
 from tests.docs.sample_machines import ALL_MACHINES, NASTY_LABEL, door, nasty
@@ -233,7 +238,30 @@ def test_machine_metadata_and_description_are_shown() -> None:
     assert "| owner | team \\| ops |" in markdown
     assert "| tier | 2 |" in markdown
     assert "| public | false |" in markdown
-    assert "Line two | with a pipe <b>not bold</b>." in markdown  # prose outside tables: as written
+    assert (
+        "Line one of the description.\n"
+        "Line two \\| with a pipe &lt;b&gt;not bold&lt;/b&gt;.\n"
+        "\\# not a heading\n"
+        "\\```\n"
+        "\\- not a list\n\n## Overview\n"
+    ) in markdown
+
+
+def test_markdown_paragraph_neutralises_block_syntax() -> None:
+    text = "# h\n> quote\n1. one\n  12) two\n    code\n<div>\n===\n+ plus\n* star\n~~~\nplain"
+    assert markdown_paragraph(text).splitlines() == [
+        "\\# h",
+        "&gt; quote",
+        "1\\. one",
+        "12\\) two",
+        "code",
+        "&lt;div&gt;",
+        "\\===",
+        "\\+ plus",
+        "\\* star",
+        "\\~~~",
+        "plain",
+    ]
 
 
 @pytest.mark.parametrize("name", list(MACHINES))
