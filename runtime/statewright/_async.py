@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from statewright._compat import StrEnum
-from statewright._core import _BUSY_ROW, _INFO
+from statewright._core import _INFO
 from statewright._errors import ActionFailed, GuardFailed, InvalidTransition
 from statewright._options import MachineOptions
 from statewright._snapshot import SnapshotMixin
@@ -93,50 +93,37 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
         member, plan = self._resolve(event)
         if plan is None:
             raise self._reject(member)
-        alt = await self._choose(member, plan, payload)
-        if alt is None:
-            raise self._reject(member, "no guard passed")
         source = self._state
-        target = self._target_of(alt)
-        if target is None:
-            raise self._reject(member, "there is no previous state to return to")
         spec = self._spec_table.spec
-        self._busy = True
-        self._fast = _BUSY_ROW
-        step = ""
-        error_text: str | None = None
+        self._enter_user_code()
         try:
-            for step in spec.exit_actions.get(source, ()):
-                await self._call(step, payload)
-            for step in alt.actions:
-                await self._call(step, payload)
-            for step in spec.entry_actions.get(target, ()):
-                await self._call(step, payload)
-        except Exception as exc:
-            route = spec.error_routes.get(source)
-            if route is None:
-                self._fast = self._spec_table.fast_rows[source]
-                raise ActionFailed(str(source), str(member), step, exc) from exc
-            error_text = f"{step}: {type(exc).__name__}: {exc}"
-            failed = step
+            alt = await self._choose(member, plan, payload)
+            if alt is None:
+                raise self._reject(member, "no guard passed")
+            target = self._target_of(alt)
+            if target is None:
+                raise self._reject(member, "there is no previous state to return to")
+            step = ""
+            error_text: str | None = None
             try:
-                for step in route.actions:
+                for step in spec.exit_actions.get(source, ()):
                     await self._call(step, payload)
-            except Exception as route_exc:
-                self._fast = self._spec_table.fast_rows[source]
-                raise ActionFailed(str(source), str(member), step, route_exc) from exc
-            self._logger.warning(
-                "%s %s: action %s failed in %s; taking error route to %s",
-                spec.name,
-                self._instance_id,
-                failed,
-                source,
-                route.target,
-            )
-            target = route.target
+                for step in alt.actions:
+                    await self._call(step, payload)
+                for step in spec.entry_actions.get(target, ()):
+                    await self._call(step, payload)
+            except Exception as exc:
+                route = self._route_or_raise(member, step, exc)
+                error_text = f"{step}: {type(exc).__name__}: {exc}"
+                try:
+                    for step in route.actions:
+                        await self._call(step, payload)
+                except Exception as route_exc:
+                    raise ActionFailed(str(source), str(member), step, route_exc) from exc
+                target = self._routed(member, error_text, route.target)
+            self._commit(source, member, target, payload, error_text)
         finally:
-            self._busy = False
-        self._commit(source, member, target, payload, error_text)
+            self._leave_user_code()
         if alt.checkpoint and self._options.store is not None:
             await asyncio.to_thread(self._save_locked)
         if self._listeners or self._log_cache.get(_INFO, True):

@@ -14,10 +14,16 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar, Generic, TypeVar
 
 from statewright._compat import StrEnum
-from statewright._errors import Conflict, InvalidTransition, StatewrightError, UnknownEvent
+from statewright._errors import (
+    ActionFailed,
+    Conflict,
+    InvalidTransition,
+    StatewrightError,
+    UnknownEvent,
+)
 from statewright._history import RawRecord, TransitionRecord, format_timestamp
 from statewright._options import MachineOptions
-from statewright._spec import MachineSpec
+from statewright._spec import ErrorRoute, MachineSpec
 from statewright._table import CompiledAlt, Fast, Plan, Table, compile_spec
 
 __all__ = ["Listener", "MachineCore"]
@@ -273,6 +279,35 @@ class MachineCore(Generic[S, E, C]):
                 "send() was called re-entrantly from a guard or action of the same machine; "
                 "return and send the next event afterwards"
             )
+
+    def _enter_user_code(self) -> None:
+        """From the first guard to the commit, re-entrant sends must take the checked path."""
+        self._busy = True
+        self._fast = _BUSY_ROW
+
+    def _leave_user_code(self) -> None:
+        self._busy = False
+        if self._stale is None:
+            self._fast = self._spec_table.fast_rows[self._state]
+
+    def _route_or_raise(self, event: E, step: str, error: Exception) -> ErrorRoute[Any]:
+        """The source state's error route, or raise :class:`ActionFailed` (nothing applied)."""
+        route = self._spec_table.spec.error_routes.get(self._state)
+        if route is None:
+            raise ActionFailed(str(self._state), str(event), step, error) from error
+        return route
+
+    def _routed(self, event: E, error_text: str, target: S) -> S:
+        self._logger.warning(
+            "%s %s: %s in %s on %s; taking the error route to %s",
+            self._spec_table.spec.name,
+            self._instance_id,
+            error_text,
+            self._state,
+            event,
+            target,
+        )
+        return target
 
     def _reject(self, event: E, reason: str = "") -> InvalidTransition:
         """Build (and log at WARNING) the rejection; the caller raises it."""

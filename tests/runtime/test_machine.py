@@ -394,3 +394,29 @@ def test_full_happy_path(task: TaskMachine) -> None:
     drive(task, HAPPY_PATH)
     assert task.state is St.DONE and task.is_final
     assert task.context.results == ["r1", "r2"]
+
+
+def test_reentrant_send_from_guard_is_refused() -> None:
+    errors: list[BaseException] = []
+    holder: dict[str, Machine[Any, Any, Any]] = {}
+
+    def guard(h: Any, c: Any, p: Any) -> bool:
+        try:
+            holder["m"].send(Ev.CANCEL)
+        except StatewrightError as exc:
+            errors.append(exc)
+        return True
+
+    transitions = {s: dict(row) for s, row in plain_spec().transitions.items()}
+    transitions[St.IDLE][Ev.TASK_CREATED] = (Alternative(target=St.PLANNING, guard=guard),)
+
+    class M(Machine[TaskState, TaskEvent, Any]):
+        spec: ClassVar[MachineSpec[Any, Any]] = MachineSpec(
+            **{**_fields(plain_spec()), "transitions": transitions}
+        )
+
+    m = M(None)
+    holder["m"] = m
+    assert m.send(Ev.TASK_CREATED) is St.PLANNING
+    assert len(errors) == 1 and "re-entrantly" in str(errors[0])
+    assert m.total_transitions == 1
