@@ -1,12 +1,17 @@
 # statewright: `make generate` compiles every spec; `make test` runs every check.
 # Both set up what they need from scratch (virtual environments, diagram tools).
 
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
+PYTHON ?= $(or $(call find_python,3.11),$(shell command -v python3))
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# Extra interpreters the suite also runs on when the machine has them (pyenv provides them here).
-OTHER_PYTHONS := python3.10 python3.12 python3.13
+# Other interpreters the suite also runs on when the machine has them (pyenv provides them here;
+# its shims only run the selected version, so look in pyenv's versions folder too).
+OTHER_VERSIONS := 3.10 3.12 3.13
+find_python = $(firstword $(shell \
+  for candidate in python$(1) $$(pyenv root 2>/dev/null)/versions/$(1).*/bin/python$(1); do \
+    "$$candidate" -c "" >/dev/null 2>&1 && echo "$$candidate"; \
+  done))
 PYTEST_FLAGS ?= -q
 
 include make/diagram-tools.mk
@@ -39,9 +44,11 @@ pytest: setup tools
 
 # The same suite on every other interpreter from 3.10 to 3.13 that is installed.
 interpreters: tools
-	@set -e; for python in $(OTHER_PYTHONS); do \
-	  if ! command -v $$python >/dev/null 2>&1; then echo "skip $$python: not installed"; continue; fi; \
-	  venv=.venv-$${python#python}; \
+	@set -e; for version in $(OTHER_VERSIONS); do \
+	  python=$$(for candidate in python$$version $$(pyenv root 2>/dev/null)/versions/$$version.*/bin/python$$version; do \
+	    "$$candidate" -c "" >/dev/null 2>&1 && echo "$$candidate" && break; done); \
+	  if [ -z "$$python" ]; then echo "skip Python $$version: not installed"; continue; fi; \
+	  venv=.venv-$$version; \
 	  if [ ! -f $$venv/.installed ] || [ pyproject.toml -nt $$venv/.installed ]; then \
 	    $$python -m venv $$venv && $$venv/bin/python -m pip install --quiet --upgrade pip \
 	    && $$venv/bin/python -m pip install --quiet -e '.[dev]' && touch $$venv/.installed; \

@@ -1,9 +1,9 @@
 """The Markdown page of a compiled :class:`Machine`: overview, tables, diagram.
 
 Everything shown is computed here from the model; ``machine.md.jinja`` only prints the
-:class:`_PageView`. Spec text (descriptions, labels, metadata) is printed as plain text: pipes,
-backslashes and HTML are escaped everywhere, line breaks inside table cells, and block syntax at
-the start of a description's lines, so no spec can break the page.
+:class:`_PageView`. Labels and metadata are printed literally (every Markdown character escaped);
+descriptions are inline Markdown, so `code` and *emphasis* work, but pipes, HTML, line breaks and
+block syntax are neutralised: no spec text can break a table or swallow the rest of the page.
 """
 
 from __future__ import annotations
@@ -24,44 +24,82 @@ from .model import (
     Transition,
 )
 
-__all__ = ["markdown_cell", "markdown_paragraph", "possible_previous_states", "render_markdown"]
+__all__ = [
+    "markdown_cell",
+    "markdown_paragraph",
+    "markdown_prose_cell",
+    "possible_previous_states",
+    "render_markdown",
+]
 
 #: How many hex digits of the spec's sha256 the page shows.
 SHA256_SHORT = 12
 
 
-def _plain(text: str) -> str:
-    """Spec text as literal Markdown inline text (no HTML, no backslash escapes, no pipes)."""
-    return (
-        text.replace("\\", "\\\\")
-        .replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("|", "\\|")
+# Inline Markdown syntax: escaped in literal text so it reads back exactly as written.
+_INLINE_SYNTAX = re.compile(r"[\\`*\[\]~|_<>&]")
+_ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
+# A pipe, with the backslashes before it: GitHub and marked treat it as escaped after an odd run.
+_PIPE = re.compile(r"(\\*)\|")
+# A line starting like this would open a heading, list, quote, fence, rule or setext underline.
+_BLOCK_START = re.compile(
+    r"#{1,6}(\s|$)|[*+-](\s|$)|`{3}|~{3}|[=-]+\s*$|[*_-](\s*[*_-]){2,}\s*$|\d{1,9}[.)](\s|$)"
+)
+
+
+def _literal(text: str) -> str:
+    """Text shown exactly as written: no emphasis, code, links, HTML or pipes."""
+
+    def escape(match: re.Match[str]) -> str:
+        char = match.group()
+        if char in _ENTITIES:
+            return _ENTITIES[char]
+        if char == "_":
+            # Between two letters or digits ("validate_input") "_" cannot start emphasis.
+            before = text[match.start() - 1 : match.start()]
+            after = text[match.end() : match.end() + 1]
+            if before.isalnum() and after.isalnum():
+                return char
+        return "\\" + char
+
+    return _INLINE_SYNTAX.sub(escape, text)
+
+
+def _prose(text: str) -> str:
+    """A description: inline Markdown (code spans, emphasis, links) kept, HTML and pipes not."""
+    text = text.replace("<", "&lt;").replace(">", "&gt;")
+    return _PIPE.sub(
+        lambda match: match.group(1) + ("|" if len(match.group(1)) % 2 else "\\|"), text
     )
 
 
-# A line starting like this would open a heading, list, quote, fence or setext underline.
-_BLOCK_START = re.compile(r"[#*+\-=`~]|\d{1,9}[.)]")
+def markdown_cell(text: str) -> str:
+    """Literal ``text`` (a label, a metadata value) as one Markdown table cell."""
+    return "<br>".join(_literal(line) for line in text.splitlines())
+
+
+def markdown_prose_cell(text: str) -> str:
+    """A description as one Markdown table cell: inline Markdown works, line breaks are kept and
+    nothing can end the cell or open an HTML tag."""
+    return "<br>".join(_prose(line) for line in text.splitlines())
 
 
 def markdown_paragraph(text: str) -> str:
-    """``text`` as literal Markdown paragraphs: no line can start a heading, list, fence, quote,
-    HTML block or code block, so a spec's description cannot swallow the rest of the page."""
+    """A description as Markdown paragraphs of inline text: no line can start a heading, list,
+    fence, quote, rule, HTML or code block, so it cannot swallow the rest of the page."""
     lines = []
     for line in text.strip().splitlines():
-        escaped = _plain(line.strip())
+        escaped = _prose(line.strip())
         block = _BLOCK_START.match(escaped)
         if block:
-            cut = block.end() - 1 if block.group()[0].isdigit() else 0
+            cut = (
+                block.end() - len(block.group(0).lstrip("0123456789"))
+                if block.group()[0].isdigit()
+                else 0
+            )
             escaped = escaped[:cut] + "\\" + escaped[cut:]
         lines.append(escaped)
     return "\n".join(lines)
-
-
-def markdown_cell(text: str) -> str:
-    """``text`` escaped for one cell of a Markdown table; line breaks become ``<br>``."""
-    return "<br>".join(_plain(line) for line in text.splitlines())
 
 
 def _code(text: str) -> str:
@@ -247,7 +285,7 @@ def _states_table(machine: Machine) -> _Table:
             *((_code(state.value),) if show_values else ()),
             _KIND_TEXT[state.kind],
             _codes(state.tags),
-            markdown_cell(state.description),
+            markdown_prose_cell(state.description),
             _codes(state.entry_actions),
             _codes(state.exit_actions),
             *_metadata_cells(state.metadata, keys),
@@ -272,7 +310,7 @@ def _events_table(machine: Machine) -> _Table:
             _event_cell(event),
             _code(f"{event.method}()"),
             _payload_cell(event),
-            markdown_cell(event.description),
+            markdown_prose_cell(event.description),
             *_metadata_cells(event.metadata, keys),
         )
         for event in machine.events
@@ -320,7 +358,7 @@ def _transition_groups(machine: Machine) -> tuple[_TransitionGroup, ...]:
                     _code(transition.guard_text) if transition.guard_text else "",
                     _codes(transition.actions),
                     "yes" if transition.checkpoint else "",
-                    markdown_cell(rule.description),
+                    markdown_prose_cell(rule.description),
                     *_metadata_cells(rule.metadata, keys),
                     _rule_cell(rule),
                 )
@@ -354,7 +392,7 @@ def _error_handlers_table(machine: Machine) -> _Table | None:
             ),
             _code(handler.target),
             _codes(handler.actions),
-            markdown_cell(handler.description),
+            markdown_prose_cell(handler.description),
             f"line {handler.line}",
         )
         for handler in machine.error_handlers
@@ -381,7 +419,7 @@ def _page(machine: Machine) -> _PageView:
         f"Actions: {_codes(machine.actions) or 'none'}.",
     )
     return _PageView(
-        title=_plain(machine.name),
+        title=_literal(machine.name),
         provenance=provenance,
         description=markdown_paragraph(machine.description),
         overview=_overview(machine),

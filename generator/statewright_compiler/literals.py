@@ -6,7 +6,11 @@ so quotes, backslashes, newlines, ``{{ }}`` or Unicode line separators cannot en
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["comment_text", "docstring_literal", "string_literal"]
+
+_QUOTE_RUNS = re.compile(r'"{2,}|"$')
 
 
 def string_literal(text: str) -> str:
@@ -38,9 +42,9 @@ def docstring_literal(text: str, indent: str = "") -> str:
     lines = [line.rstrip() for line in text.strip().splitlines()]
     text = ("\n" + indent).join(lines).replace(indent + "\n", "\n") if indent else "\n".join(lines)
     body = "".join(_escape_char(char) for char in text)
-    body = body.replace('"""', '\\"\\"\\"')
-    if body.endswith('"'):
-        body = body[:-1] + '\\"'
+    # A quote may stay bare only alone and not last: runs of two or more could close the
+    # literal together with a neighbour, and a last one would touch the closing delimiter.
+    body = _QUOTE_RUNS.sub(lambda run: '\\"' * len(run.group()), body)
     return f'"""{body}"""'
 
 

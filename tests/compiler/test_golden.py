@@ -1,0 +1,25 @@
+"""Golden files: each ``tests/cases/<name>/spec.toml`` compiles to exactly ``expected.py``.
+
+After an intended change, refresh with ``STATEWRIGHT_UPDATE_GOLDEN=1 pytest tests/compiler``
+and review the diff.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from statewright_compiler.emit import format_python
+from statewright_compiler.render import render_module
+from statewright_compiler.validate import compile_spec
+from tests.conftest import check_golden
+
+CASES = sorted((Path(__file__).parents[1] / "cases").glob("*/spec.toml"))
+
+
+@pytest.mark.parametrize("spec", CASES, ids=[spec.parent.name for spec in CASES])
+def test_generated_module_matches_golden(spec: Path) -> None:
+    machine, warnings = compile_spec(spec, f"tests/cases/{spec.parent.name}/spec.toml")
+    assert warnings == ()
+    check_golden(spec.parent / "expected.py", format_python(render_module(machine)))

@@ -1,0 +1,124 @@
+"""Property tests: random valid specs compile to modules that agree with their spec's table."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from statewright import InvalidTransition, MachineOptions
+from statewright_compiler.emit import format_python
+from statewright_compiler.load import parse_spec_text
+from statewright_compiler.render import render_module
+from statewright_compiler.validate import validate_source
+from tests.compiler.specgen import RandomSpec, random_specs
+
+RUNTIME = Path(__file__).parents[2] / "runtime"
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def compile_text(text: str, name: str = "random_spec") -> str:
+    machine, _ = validate_source(parse_spec_text(text, f"{name}.toml"))
+    return format_python(render_module(machine))
+
+
+def load_module(source: str, name: str = "random_spec") -> types.ModuleType:
+    module = types.ModuleType(name)
+    sys.modules[name] = module  # dataclasses and typing resolve names through sys.modules
+    try:
+        exec(compile(source, f"<{name}>", "exec"), module.__dict__)
+    finally:
+        del sys.modules[name]
+    return module
+
+
+@SETTINGS
+@given(random_specs())
+def test_dispatch_functions_and_tables_agree_with_the_spec(spec: RandomSpec) -> None:
+    source = compile_text(spec.toml())
+    module = load_module(source)
+    state_type, event_type = module.RandomState, module.RandomEvent
+    assert [member.value for member in state_type] == list(spec.states)
+    for state in spec.states:
+        expected_allowed = {event for event in spec.events if spec.table.get((state, event))}
+        assert {e.value for e in module.allowed_events(state_type(state))} == expected_allowed
+        for event in spec.events:
+            expected = tuple(alt.target for alt in spec.table.get((state, event), ()))
+            targets = module.transition_targets(state_type(state), event_type(event))
+            assert tuple(target.value for target in targets) == expected
+            row = module.TRANSITIONS.get(state_type(state), {}).get(event_type(event), ())
+            assert tuple(alternative.target.value for alternative in row) == expected
+    assert {state.value for state in module.FINAL_STATES} == set(spec.finals)
+
+
+@SETTINGS
+@given(random_specs())
+def test_output_is_byte_stable_and_a_ruff_fixed_point(spec: RandomSpec) -> None:
+    first = compile_text(spec.toml())
+    assert compile_text(spec.toml()) == first
+    assert format_python(first) == first
+
+
+class FixedGuards:
+    """Guards with fixed answers, so the spec table predicts every step."""
+
+    def __init__(self, answers: dict[str, bool]) -> None:
+        self.answers = answers
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self.answers:
+            return lambda context, payload: self.answers[name]
+        raise AttributeError(name)
+
+
+@SETTINGS
+@given(random_specs(), st.data())
+def test_runtime_follows_the_spec_table(spec: RandomSpec, data: st.DataObject) -> None:
+    module = load_module(compile_text(spec.toml()))
+    answers = {name: data.draw(st.booleans(), label=name) for name in spec.guards}
+    machine = module.RandomMachine(None, FixedGuards(answers), options=MachineOptions())
+    state = spec.states[0]
+    for event in data.draw(st.lists(st.sampled_from(spec.events), max_size=12), label="events"):
+        alternatives = spec.table.get((state, event), ())
+        chosen = next(
+            (alt for alt in alternatives if alt.guard is None or answers[alt.guard]), None
+        )
+        if chosen is None or state in spec.finals:
+            try:
+                machine.send(event)
+            except InvalidTransition:
+                pass
+            else:
+                raise AssertionError(f"{state} --{event}--> should be rejected")
+        else:
+            assert machine.send(event).value == chosen.target
+            state = chosen.target
+        assert machine.state.value == state
+
+
+# One example of four modules, one mypy run; no shrinking (each step would be a mypy run).
+@settings(
+    max_examples=1,
+    deadline=None,
+    phases=[Phase.generate],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(st.lists(random_specs(), min_size=4, max_size=4))
+def test_sampled_random_modules_pass_mypy_strict(tmp_path_factory: Any, specs: list[RandomSpec]) -> None:
+    folder: Path = tmp_path_factory.mktemp("mypy")
+    for index, spec in enumerate(specs):
+        name = f"random_{index}"
+        (folder / f"{name}.py").write_text(compile_text(spec.toml(), name), encoding="utf-8")
+    completed = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--warn-unreachable", "--no-incremental",
+         "--cache-dir", str(folder / ".cache"), *sorted(str(p) for p in folder.glob("*.py"))],
+        capture_output=True, text=True, check=False, cwd=folder,
+        env={**os.environ, "MYPYPATH": str(RUNTIME)},
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stdout + completed.stderr
