@@ -11,9 +11,14 @@ import dataclasses
 import enum
 from collections.abc import Mapping
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Generic, TypeVar
+
+from statewright._compat import StrEnum
 
 __all__ = ["RawRecord", "TransitionRecord", "format_timestamp", "to_json_value"]
+
+S = TypeVar("S", bound=StrEnum)
+E = TypeVar("E", bound=StrEnum)
 
 
 #: What the machine stores per transition: ``(counter_index, epoch, payload)``, plus the error
@@ -52,12 +57,12 @@ def to_json_value(value: object) -> Any:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class TransitionRecord:
+class TransitionRecord(Generic[S, E]):
     """One applied transition, as readers see it. Built lazily from the stored tuple."""
 
-    source: str
-    event: str
-    target: str
+    source: S
+    event: E
+    target: S
     epoch: float
     event_id: int
     payload: Mapping[str, Any]

@@ -30,7 +30,7 @@ def test_records_have_all_fields(clock: FakeClock) -> None:
     assert second.event_id == 2
     assert m.last_transition == second
     with pytest.raises(AttributeError):
-        first.source = "x"  # type: ignore[misc]  # records are frozen
+        first.source = St.DONE  # type: ignore[misc]  # records are frozen
 
 
 def test_payload_json_form() -> None:
@@ -123,9 +123,9 @@ def test_listeners_get_records_in_order_and_failures_are_logged(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     m = PlainTaskMachine(None)
-    seen: list[TransitionRecord] = []
+    seen: list[TransitionRecord[TaskState, TaskEvent]] = []
 
-    def bad(record: TransitionRecord) -> None:
+    def bad(record: TransitionRecord[TaskState, TaskEvent]) -> None:
         raise RuntimeError("listener bug")
 
     m.add_listener(seen.append)
@@ -144,7 +144,7 @@ def test_listeners_get_records_in_order_and_failures_are_logged(
 
 def test_listener_without_history_still_gets_records() -> None:
     m = PlainTaskMachine(None, options=MachineOptions(record_history=False))
-    seen: list[TransitionRecord] = []
+    seen: list[TransitionRecord[TaskState, TaskEvent]] = []
     m.add_listener(seen.append)
     m.send(Ev.TASK_CREATED)
     assert seen[0].event_id == 1 and seen[0].target is St.PLANNING

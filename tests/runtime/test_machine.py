@@ -42,8 +42,7 @@ def test_send_applies_transition_and_returns_new_state() -> None:
     m = PlainTaskMachine(None)
     assert m.state is St.IDLE
     assert m.send(Ev.TASK_CREATED) is St.PLANNING
-    assert m.state is St.PLANNING
-    assert m.previous_state is St.IDLE
+    assert (m.state, m.previous_state) == (St.PLANNING, St.IDLE)
 
 
 def test_generated_style_wrapper_method(task: TaskMachine) -> None:
@@ -307,7 +306,7 @@ def test_previous_target_restores_state_before_current() -> None:
     m.send(Ev.PAUSE)
     assert m.previous_state is St.WAITING_TOOL
     assert m.send(Ev.RESUME) is St.WAITING_TOOL
-    assert m.previous_state is St.PAUSED
+    assert (m.state, m.previous_state) == (St.WAITING_TOOL, St.PAUSED)
 
 
 def test_previous_without_memory_is_rejected() -> None:
