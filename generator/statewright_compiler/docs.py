@@ -92,11 +92,8 @@ def markdown_paragraph(text: str) -> str:
         escaped = _prose(line.strip())
         block = _BLOCK_START.match(escaped)
         if block:
-            cut = (
-                block.end() - len(block.group(0).lstrip("0123456789"))
-                if block.group()[0].isdigit()
-                else 0
-            )
+            # Escape the marker: the first character, or the "." / ")" after a list number.
+            cut = len(escaped) - len(escaped.lstrip("0123456789"))
             escaped = escaped[:cut] + "\\" + escaped[cut:]
         lines.append(escaped)
     return "\n".join(lines)

@@ -1,6 +1,9 @@
-"""One run of Mermaid's parser for every diagram the docs tests check: it takes seconds to start."""
+"""Render everything once, then read it with Mermaid's parser and marked in one run each (Node
+takes seconds to start)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from statewright_compiler.diagrams import render_mermaid
@@ -8,19 +11,17 @@ from statewright_compiler.docs import render_markdown
 
 from tests.docs.sample_machines import ALL_MACHINES
 from tests.docs.seeds import GOLDEN, SPECS, compile_seed
-from tests.docs.tools import MermaidResult, run_mermaid
+from tests.docs.tools import MarkdownBlock, MermaidResult, run_markdown, run_mermaid
 
 MODES = {"collapsed": False, "expanded": True}
 
 
 @pytest.fixture(scope="session")
-def mermaid_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, MermaidResult]:
-    """Results keyed by file name (``#N`` for the Nth fence of a page):
-
-    ``diagram-<machine>-<mode>.mmd`` and ``page-<machine>.md`` for the sample machines,
-    ``seed-<spec>-<mode>.mmd`` for spec/*.toml, and ``golden-<spec>.md`` for the golden pages.
-    """
-    directory = tmp_path_factory.mktemp("mermaid")
+def rendered_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding ``diagram-<machine>-<mode>.mmd`` and ``page-<machine>.md`` for the sample
+    machines, ``seed-<spec>-<mode>.mmd`` for spec/*.toml and ``golden-<spec>.md`` for the golden
+    pages."""
+    directory = tmp_path_factory.mktemp("rendered")
     files: dict[str, str] = {}
     for name, build in ALL_MACHINES.items():
         machine = build()
@@ -35,5 +36,18 @@ def mermaid_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Merma
         files[f"golden-{golden.name}"] = golden.read_text("utf-8")
     for file_name, text in files.items():
         (directory / file_name).write_text(text, "utf-8")
-    results = run_mermaid([directory / file_name for file_name in files])
-    return {key.removeprefix(f"{directory}/"): result for key, result in results.items()}
+    return directory
+
+
+@pytest.fixture(scope="session")
+def mermaid_results(rendered_files: Path) -> dict[str, MermaidResult]:
+    """Mermaid's reading of every rendered file, keyed by file name (``#N``: a page's Nth fence)."""
+    results = run_mermaid(sorted(rendered_files.iterdir()))
+    return {key.removeprefix(f"{rendered_files}/"): result for key, result in results.items()}
+
+
+@pytest.fixture(scope="session")
+def markdown_results(rendered_files: Path) -> dict[str, list[MarkdownBlock]]:
+    """marked's reading of every rendered page, keyed by file name."""
+    pages = run_markdown(sorted(rendered_files.glob("*.md")))
+    return {key.removeprefix(f"{rendered_files}/"): blocks for key, blocks in pages.items()}

@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from html import escape as html_escape
 
 import pytest
 from statewright_compiler.diagrams import render_mermaid
 from statewright_compiler.docs import (
     markdown_cell,
     markdown_paragraph,
+    markdown_prose_cell,
     possible_previous_states,
     render_markdown,
 )
 from statewright_compiler.model import Machine
 
 from tests.docs.sample_machines import ALL_MACHINES, NASTY_LABEL, door, nasty
-from tests.docs.tools import MermaidResult
+from tests.docs.tools import MarkdownBlock, MermaidResult, html_text
 
 MACHINES: dict[str, Callable[[], Machine]] = ALL_MACHINES
 
@@ -248,7 +250,10 @@ def test_machine_metadata_and_description_are_shown() -> None:
 
 
 def test_markdown_paragraph_neutralises_block_syntax() -> None:
-    text = "# h\n> quote\n1. one\n  12) two\n    code\n<div>\n===\n+ plus\n* star\n~~~\nplain"
+    text = (
+        "# h\n> quote\n1. one\n  12) two\n    code\n<div>\n===\n---\n+ plus\n* star\n"
+        "~~~\n```\n* * *\n*emphasis* stays\n#hashtag stays\n2024 stays\nplain `code`"
+    )
     assert markdown_paragraph(text).splitlines() == [
         "\\# h",
         "&gt; quote",
@@ -257,11 +262,25 @@ def test_markdown_paragraph_neutralises_block_syntax() -> None:
         "code",
         "&lt;div&gt;",
         "\\===",
+        "\\---",
         "\\+ plus",
         "\\* star",
         "\\~~~",
-        "plain",
+        "\\```",
+        "\\* * *",
+        "*emphasis* stays",
+        "#hashtag stays",
+        "2024 stays",
+        "plain `code`",
     ]
+
+
+def test_prose_cells_keep_inline_markdown_but_never_split_the_row() -> None:
+    assert markdown_prose_cell("use `a_b` *now*\nnext") == "use `a_b` *now*<br>next"
+    assert markdown_prose_cell("x <b> y") == "x &lt;b&gt; y"
+    for text in ["a|b", "a\\|b", "a\\\\|b", "`a|b`", "tail\\"]:
+        row = "| " + markdown_prose_cell(text) + " | end |"
+        assert len(gfm_cells(row)) == 2, row
 
 
 @pytest.mark.parametrize("name", list(MACHINES))
@@ -270,3 +289,81 @@ def test_mermaid_fence_parses(name: str, mermaid_results: dict[str, MermaidResul
     assert fences == [f"page-{name}.md#1"]
     result = mermaid_results[fences[0]]
     assert result.ok, result.error
+
+
+# --- Read back by a real Markdown parser (marked, GitHub-flavoured) ------------------------------
+
+
+def _blocks(markdown_results: dict[str, list[MarkdownBlock]], name: str) -> list[MarkdownBlock]:
+    return markdown_results[f"page-{name}.md"]
+
+
+def _table_after(blocks: list[MarkdownBlock], heading: str) -> MarkdownBlock:
+    index = next(
+        i
+        for i, b in enumerate(blocks)
+        if b["type"] == "heading" and html_text(b["html"]) == heading
+    )
+    return next(b for b in blocks[index:] if b["type"] == "table")
+
+
+@pytest.mark.parametrize("name", list(MACHINES))
+def test_page_structure_as_a_markdown_parser_reads_it(
+    name: str, markdown_results: dict[str, list[MarkdownBlock]]
+) -> None:
+    machine = MACHINES[name]()
+    blocks = _blocks(markdown_results, name)
+    headings = [(b["depth"], html_text(b["html"])) for b in blocks if b["type"] == "heading"]
+    sections = ["Overview", "Diagram", "States", "Events", "Transitions", "Error handlers"]
+    sections += ["Tags"] if machine.tags else []
+    expected = [
+        (1, machine.name),
+        *[(2, section) for section in sections[:5]],
+        *[(3, f"From {state.name}") for state in machine.states],
+        *[(2, section) for section in [*sections[5:], "Handlers"]],
+    ]
+    assert headings == expected
+    assert [b["lang"] for b in blocks if b["type"] == "code"] == ["mermaid"]
+    description = [b for b in blocks if b["type"] == "paragraph"][1:2]
+    if machine.description:
+        assert html_text(description[0]["html"]) == "\n".join(
+            line.strip() for line in machine.description.strip().splitlines()
+        )
+
+
+@pytest.mark.parametrize("name", list(MACHINES))
+def test_spec_text_survives_the_markdown_parser(
+    name: str, markdown_results: dict[str, list[MarkdownBlock]]
+) -> None:
+    """Every label and description reads back exactly as the spec wrote it."""
+    machine = MACHINES[name]()
+    blocks = _blocks(markdown_results, name)
+
+    def text(value: str) -> str:
+        return "\n".join(value.splitlines())
+
+    states = _table_after(blocks, "States")
+    assert len(states["rows"]) == len(machine.states)
+    for spec_state, row in zip(machine.states, states["rows"], strict=True):
+        shown = spec_state.name
+        if spec_state.label != spec_state.name:
+            shown += "\n" + text(spec_state.label)
+        shown += " (initial)" if spec_state.name == machine.initial else ""
+        assert html_text(row[0]) == shown
+        assert html_text(row[states["header"].index("Description")]) == text(spec_state.description)
+    events = _table_after(blocks, "Events")
+    for spec_event, row in zip(machine.events, events["rows"], strict=True):
+        assert html_text(row[3]) == text(spec_event.description)
+        for key, value in spec_event.metadata:
+            assert html_text(row[events["header"].index(html_escape(key))]) == str(value)
+    for spec_state in machine.states:
+        transitions = [t for t in machine.transitions if t.source == spec_state.name]
+        if not transitions:
+            continue
+        table = _table_after(blocks, f"From {spec_state.name}")
+        assert len(table["rows"]) == len(transitions)
+        for transition, row in zip(transitions, table["rows"], strict=True):
+            rule = machine.rules[transition.rule_index]
+            assert html_text(row[0]) == transition.event
+            assert html_text(row[2]) == (transition.guard_text or "")
+            assert html_text(row[5]) == text(rule.description)

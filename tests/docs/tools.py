@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
+from html import unescape
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import pytest
 
@@ -64,19 +66,19 @@ class MermaidResult:
     """``(id1, id2, title)`` in diagram order; the start pseudo-state is ``root_start``."""
 
 
-def mermaid_parser() -> tuple[str, Path]:
+def _node_tool(script: str) -> tuple[str, Path]:
     directory = Path(os.environ.get("STATEWRIGHT_MERMAID_DIR", REPOSITORY / "tools" / "mermaid"))
     node = shutil.which(os.environ.get("STATEWRIGHT_NODE") or "node")
     if not node:
         missing("Node.js (`node`)", "install Node.js >= 20")
     if not (directory / "node_modules" / "mermaid").is_dir():
         missing("Mermaid's parser", f"npm ci --prefix {directory}")
-    return node, directory / "parse.mjs"
+    return node, directory / script
 
 
 def run_mermaid(paths: Sequence[Path]) -> dict[str, MermaidResult]:
     """Parse every file at once (``.md`` files: each mermaid fence) and dump what Mermaid read."""
-    node, script = mermaid_parser()
+    node, script = _node_tool("parse.mjs")
     completed = subprocess.run(
         [node, str(script), "--dump", *map(str, paths)],
         capture_output=True,
@@ -99,3 +101,22 @@ def run_mermaid(paths: Sequence[Path]) -> dict[str, MermaidResult]:
             ],
         )
     return results
+
+
+MarkdownBlock = dict[str, Any]
+"""One block of a page as ``tools/mermaid/markdown.mjs`` reports it (see that script)."""
+
+
+def run_markdown(paths: Sequence[Path]) -> dict[str, list[MarkdownBlock]]:
+    """The block structure marked (a GitHub-flavoured Markdown parser) reads in each page."""
+    node, script = _node_tool("markdown.mjs")
+    completed = subprocess.run(
+        [node, str(script), *map(str, paths)], capture_output=True, check=False, text=True
+    )
+    assert completed.returncode == 0, f"markdown.mjs failed: {completed.stderr}"
+    return {page["name"]: page["blocks"] for page in json.loads(completed.stdout)}
+
+
+def html_text(html: str) -> str:
+    """What a reader sees of inline HTML: line breaks kept, tags dropped, entities decoded."""
+    return unescape(re.sub(r"<[^>]*>", "", re.sub(r"<br\s*/?>", "\n", html)))
