@@ -6,6 +6,7 @@ hand it a :class:`MachineSpec`; everything else here is for the application arou
 
 from statewright._async import AsyncMachine
 from statewright._compat import StrEnum, assert_never
+from statewright._core import Listener
 from statewright._errors import (
     ActionFailed,
     Conflict,
@@ -48,6 +49,7 @@ __all__ = [
     "GuardFunction",
     "InvalidTransition",
     "JsonFileStore",
+    "Listener",
     "Machine",
     "MachineOptions",
     "MachineRegistry",
