@@ -2,12 +2,17 @@
 #
 # Included from the Makefile. `make tools` installs both (Graphviz through apt-get when running as
 # root, otherwise it prints what to install; Mermaid through `npm ci` from the committed lockfile)
-# and records success in .tools/stamp. `make check-diagrams` parses every ```mermaid fence in
+# and records success in a stamp inside tools/mermaid/node_modules, so deleting node_modules (or
+# changing the lockfile) reinstalls. `make check-diagrams` parses every ```mermaid fence in
 # docs/machines/*.md with Mermaid's own parser.
+#
+# The tests in tests/docs find the tools on PATH (`dot`, `node`) and in tools/mermaid; override with
+# STATEWRIGHT_DOT, STATEWRIGHT_NODE, STATEWRIGHT_MERMAID_DIR. Missing tools skip those tests
+# locally and fail them when CI=true.
 
 MERMAID_DIR := tools/mermaid
 MERMAID_PARSE := node $(MERMAID_DIR)/parse.mjs
-TOOLS_STAMP := .tools/stamp
+TOOLS_STAMP := $(MERMAID_DIR)/node_modules/.statewright-tools-stamp
 
 .PHONY: tools tools-graphviz tools-mermaid check-diagrams
 
@@ -32,7 +37,7 @@ endef
 $(TOOLS_STAMP): $(MERMAID_DIR)/package.json $(MERMAID_DIR)/package-lock.json
 	@$(INSTALL_GRAPHVIZ)
 	@$(INSTALL_MERMAID)
-	@mkdir -p $(dir $@) && touch $@
+	@touch $@
 
 tools-graphviz:
 	@$(INSTALL_GRAPHVIZ)
