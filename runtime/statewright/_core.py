@@ -253,18 +253,22 @@ class MachineCore(Generic[S, E, C]):
         elif isinstance(event, str) and not isinstance(event, StrEnum):
             member = table.events_by_value.get(event)
             if member is None:
-                raise UnknownEvent(
-                    str(self._state),
-                    event,
-                    self.allowed_events(),
-                    f"{event!r} is not an event of {table.spec.name}",
+                raise self._logged(
+                    UnknownEvent(
+                        str(self._state),
+                        event,
+                        self.allowed_events(),
+                        f"{event!r} is not an event of {table.spec.name}",
+                    )
                 )
         else:
-            raise UnknownEvent(
-                str(self._state),
-                repr(event),
-                self.allowed_events(),
-                f"expected a {event_type.__name__} member or its string value",
+            raise self._logged(
+                UnknownEvent(
+                    str(self._state),
+                    repr(event),
+                    self.allowed_events(),
+                    f"expected a {event_type.__name__} member or its string value",
+                )
             )
         return member, table.rows[self._state].get(member)
 
@@ -314,7 +318,11 @@ class MachineCore(Generic[S, E, C]):
         state = self._state
         if not reason and state in self._spec_table.spec.final_states:
             reason = "the state is final"
-        error = InvalidTransition(str(state), str(event), self.allowed_events(), reason)
+        return self._logged(
+            InvalidTransition(str(state), str(event), self.allowed_events(), reason)
+        )
+
+    def _logged(self, error: InvalidTransition) -> InvalidTransition:
         self._logger.warning(
             "%s %s: rejected: %s", self._spec_table.spec.name, self._instance_id, error
         )

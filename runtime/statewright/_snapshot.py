@@ -121,8 +121,9 @@ class SnapshotMixin(MachineCore[S, E, C]):
         table = cls._table()
         spec = table.spec
         opts = options if options is not None else MachineOptions()
+        written_by = data.get("spec_version")
         data = _check_and_migrate(data, spec.name, spec.version, opts)
-        if data.get("spec_hash") != spec.spec_hash:
+        if written_by == spec.version and data.get("spec_hash") != spec.spec_hash:
             cls._log_hash_mismatch(data, spec.name)
         try:
             if opts.instance_id is None and isinstance(data.get("instance_id"), str):

@@ -111,7 +111,7 @@ def test_unknown_string_event_raises_clearly() -> None:
         m.send("NOPE")
     assert isinstance(info.value, ValueError)
     assert isinstance(info.value, InvalidTransition)
-    assert not m.try_send("NOPE")
+    assert not m.try_send("NOPE")  # logged like every rejection
     with pytest.raises(UnknownEvent):
         m.send(St.PLANNING)  # a member of the wrong enum
     with pytest.raises(UnknownEvent):
@@ -419,3 +419,10 @@ def test_reentrant_send_from_guard_is_refused() -> None:
     assert m.send(Ev.TASK_CREATED) is St.PLANNING
     assert len(errors) == 1 and "re-entrantly" in str(errors[0])
     assert m.total_transitions == 1
+
+
+def test_unknown_event_rejection_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    m = PlainTaskMachine(None)
+    with caplog.at_level(logging.WARNING, logger="statewright"):
+        assert m.try_send("NOPE") is False
+    assert any("NOPE" in r.getMessage() for r in caplog.records)
