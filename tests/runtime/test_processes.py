@@ -108,12 +108,15 @@ def _check_after_crash(kind: str, store: Store, last: int) -> None:
         assert store.list_ids() == ["crash"]  # stray temp files are never mistaken for instances
 
 
-def test_processes_advancing_shared_sqlite_instances(tmp_path: Path) -> None:
-    path = tmp_path / "shared.sqlite"
+@pytest.mark.parametrize("kind", ["sqlite", "json"])
+def test_processes_advancing_shared_instances(kind: str, tmp_path: Path) -> None:
+    path = _path(kind, tmp_path)
     ids = ["a", "b"]
-    with SqliteStore(path) as store:
-        for instance_id in ids:
-            _acting_instance(store, instance_id)
+    setup = _store(kind, path)
+    for instance_id in ids:
+        _acting_instance(setup, instance_id)
+    if isinstance(setup, SqliteStore):
+        setup.close()
     workers, per_worker = 3, 30
     children = [
         subprocess.Popen(
@@ -121,7 +124,7 @@ def test_processes_advancing_shared_sqlite_instances(tmp_path: Path) -> None:
                 sys.executable,
                 str(WORKER),
                 "advance",
-                "sqlite",
+                kind,
                 str(path),
                 str(w),
                 str(per_worker),
@@ -137,7 +140,8 @@ def test_processes_advancing_shared_sqlite_instances(tmp_path: Path) -> None:
     assert all(out.startswith("done ") for out in outputs)
     seen: list[tuple[int, int]] = []
     total = 0
-    with SqliteStore(path) as store:
+    store = _store(kind, path)
+    try:
         for instance_id in ids:
             machine = PlainTaskMachine.load(
                 store, instance_id, options=MachineOptions(history_limit=None)
@@ -147,5 +151,8 @@ def test_processes_advancing_shared_sqlite_instances(tmp_path: Path) -> None:
             assert machine.revision == 1 + applied  # every save carried exactly one event
             total += applied
             seen.extend((r.payload["worker"], r.payload["n"]) for r in machine.history[3:])
+    finally:
+        if isinstance(store, SqliteStore):
+            store.close()
     assert total == workers * per_worker  # no lost update
     assert sorted(seen) == sorted((w, n) for w in range(workers) for n in range(per_worker))

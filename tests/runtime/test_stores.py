@@ -203,3 +203,27 @@ def test_registry_backed_by_store(tmp_path: Path) -> None:
     registry.remove("r0", delete_stored=True)
     assert store.list_ids() == ["r2"]
     store.close()
+
+
+def test_checkpoint_conflict_propagates_from_send(store: Store) -> None:
+    options = MachineOptions(store=store, instance_id="race")
+    base = TaskMachine(TaskContext(), TaskHandlers(), options=options)
+    base.send(Ev.TASK_CREATED, task_id="t")
+    base.save()
+    a = TaskMachine.load(store, "race", TaskHandlers())
+    b = TaskMachine.load(store, "race", TaskHandlers())
+    a.send(Ev.PLAN_DONE, steps=["x"])  # checkpoint: revision 2
+    with pytest.raises(Conflict):
+        b.send(Ev.PLAN_DONE, steps=["y"])  # its checkpoint loses
+    with pytest.raises(StatewrightError, match="stale"):
+        b.send(Ev.PLAN_APPROVED)
+    stored = store.load("race")
+    assert stored is not None and stored["context"]["plan"] == ["x"]
+
+
+def test_options_validation_and_unlocked_machine() -> None:
+    with pytest.raises(ValueError, match="history_limit"):
+        MachineOptions(history_limit=-1)
+    m = PlainTaskMachine(None, options=MachineOptions(thread_safe=False))
+    assert m.send(Ev.TASK_CREATED) is St.PLANNING
+    assert m.can_send(Ev.PLAN_DONE)
