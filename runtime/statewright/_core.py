@@ -302,13 +302,14 @@ class MachineCore(Generic[S, E, C]):
         return route
 
     def _routed(self, event: E, error_text: str, target: S) -> S:
+        # Seed tests match "taking error route to <state>": keep that wording stable.
         self._logger.warning(
-            "%s %s: %s in %s on %s; taking the error route to %s",
+            "%s %s: action failed in %s on %s (%s); taking error route to %s",
             self._spec_table.spec.name,
             self._instance_id,
-            error_text,
             self._state,
             event,
+            error_text,
             target,
         )
         return target
