@@ -23,10 +23,11 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "runtime"), str(ROOT / "tests" / "runtime")]
+sys.path[:0] = [str(ROOT / "runtime"), str(ROOT)]
 
-from machines import TASK_TABLE, PlainTaskMachine, TaskEvent, TaskState  # noqa: E402
 from statewright import MachineOptions  # noqa: E402
+
+from tests.runtime.machines import TASK_TABLE, PlainTaskMachine, TaskEvent, TaskState  # noqa: E402
 
 Ev, St = TaskEvent, TaskState
 PREFIX = [Ev.TASK_CREATED, Ev.PLAN_DONE, Ev.PLAN_APPROVED]

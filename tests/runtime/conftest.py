@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from machines import FakeClock, TaskContext, TaskHandlers, TaskMachine  # noqa: E402
+from tests.runtime.machines import FakeClock, TaskContext, TaskHandlers, TaskMachine
 
 
 @pytest.fixture

@@ -12,13 +12,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-sys.path[:0] = [
-    str(Path(__file__).resolve().parent),
-    str(Path(__file__).resolve().parents[2] / "runtime"),
-]
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT), str(ROOT / "runtime")]
 
-from machines import PlainTaskMachine, TaskEvent  # noqa: E402
 from statewright import Conflict, JsonFileStore, MachineOptions, SqliteStore, Store  # noqa: E402
+
+from tests.runtime.machines import PlainTaskMachine, TaskEvent  # noqa: E402
 
 CYCLE = [TaskEvent.HEARTBEAT, TaskEvent.PAUSE, TaskEvent.RESUME]
 UNBOUNDED = MachineOptions(history_limit=None)

@@ -6,7 +6,9 @@ import asyncio
 from typing import Any
 
 import pytest
-from machines import (
+from statewright import ActionFailed, InvalidTransition, MachineOptions, MemoryStore
+
+from tests.runtime.machines import (
     HAPPY_PATH,
     TASK_TABLE,
     AsyncPlainTaskMachine,
@@ -17,7 +19,6 @@ from machines import (
     TaskMachine,
     TaskState,
 )
-from statewright import ActionFailed, InvalidTransition, MachineOptions, MemoryStore
 
 St, Ev = TaskState, TaskEvent
 

@@ -6,8 +6,9 @@ import logging
 import threading
 
 import pytest
-from machines import TASK_TABLE, FakeClock, PlainTaskMachine, TaskEvent, TaskState
 from statewright import MachineOptions, TransitionRecord
+
+from tests.runtime.machines import TASK_TABLE, FakeClock, PlainTaskMachine, TaskEvent, TaskState
 
 St, Ev = TaskState, TaskEvent
 

@@ -6,17 +6,6 @@ import logging
 from typing import Any, ClassVar
 
 import pytest
-from machines import (
-    HAPPY_PATH,
-    PlainTaskMachine,
-    TaskContext,
-    TaskEvent,
-    TaskHandlers,
-    TaskMachine,
-    TaskState,
-    plain_spec,
-    task_spec,
-)
 from statewright import (
     PREVIOUS,
     ActionFailed,
@@ -28,6 +17,18 @@ from statewright import (
     MachineSpec,
     StatewrightError,
     UnknownEvent,
+)
+
+from tests.runtime.machines import (
+    HAPPY_PATH,
+    PlainTaskMachine,
+    TaskContext,
+    TaskEvent,
+    TaskHandlers,
+    TaskMachine,
+    TaskState,
+    plain_spec,
+    task_spec,
 )
 
 St, Ev = TaskState, TaskEvent

@@ -15,8 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from machines import TASK_TABLE, PlainTaskMachine, TaskEvent, TaskState
 from statewright import JsonFileStore, MachineOptions, SqliteStore, Store
+
+from tests.runtime.machines import TASK_TABLE, PlainTaskMachine, TaskEvent, TaskState
 
 pytestmark = [
     pytest.mark.slow,

@@ -8,7 +8,6 @@ from typing import Any, ClassVar
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
-from machines import FINAL, TASK_TABLE, TaskEvent, TaskState, plain_spec
 from statewright import (
     PREVIOUS,
     Alternative,
@@ -18,6 +17,8 @@ from statewright import (
     MachineSpec,
     MemoryStore,
 )
+
+from tests.runtime.machines import FINAL, TASK_TABLE, TaskEvent, TaskState, plain_spec
 
 St, Ev = TaskState, TaskEvent
 

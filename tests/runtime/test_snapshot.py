@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from machines import (
+from statewright import SNAPSHOT_FORMAT, Machine, MachineOptions, MachineSpec, SnapshotError
+
+from tests.runtime.machines import (
     HAPPY_PATH,
     PlainTaskMachine,
     TaskContext,
@@ -20,7 +22,6 @@ from machines import (
     plain_spec,
     task_spec,
 )
-from statewright import SNAPSHOT_FORMAT, Machine, MachineOptions, MachineSpec, SnapshotError
 
 St, Ev = TaskState, TaskEvent
 

@@ -8,15 +8,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from machines import (
-    HAPPY_PATH,
-    PlainTaskMachine,
-    TaskContext,
-    TaskEvent,
-    TaskHandlers,
-    TaskMachine,
-    TaskState,
-)
 from statewright import (
     Conflict,
     JsonFileStore,
@@ -29,6 +20,16 @@ from statewright import (
     Store,
     StoreError,
     UnknownInstance,
+)
+
+from tests.runtime.machines import (
+    HAPPY_PATH,
+    PlainTaskMachine,
+    TaskContext,
+    TaskEvent,
+    TaskHandlers,
+    TaskMachine,
+    TaskState,
 )
 
 St, Ev = TaskState, TaskEvent

@@ -1,0 +1,1 @@
+"""Runtime tests: hand-built specs, no generator involved."""
