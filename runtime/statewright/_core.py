@@ -11,7 +11,7 @@ import logging
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Final, Generic, Protocol, TypeVar
 
 from statewright._compat import StrEnum
 from statewright._errors import (
@@ -40,6 +40,35 @@ _DEFAULT_OPTIONS = MachineOptions()
 #: Row installed while user code runs, so a re-entrant ``send`` falls into the slow path.
 _BUSY_ROW: dict[Any, Fast] = {}
 _INFO = logging.INFO
+
+
+class Lock(Protocol):
+    """What the machines need from a lock (``threading.RLock`` or :data:`NO_LOCK`)."""
+
+    def acquire(self) -> object: ...
+
+    def release(self) -> object: ...
+
+    def __enter__(self) -> object: ...
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any, /) -> object: ...
+
+
+class _NoLock:
+    """Stand-in for ``MachineOptions(thread_safe=False)``; C builtins keep the calls cheap."""
+
+    __slots__ = ()
+    acquire = staticmethod(bool)
+    release = staticmethod(bool)
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc_info: object) -> None:
+        return None
+
+
+NO_LOCK: Final = _NoLock()
 
 
 class MachineCore(Generic[S, E, C]):
@@ -80,6 +109,9 @@ class MachineCore(Generic[S, E, C]):
         self._revision = 0
         self._busy = False
         self._stale: Conflict | None = None
+        #: Held while reading history/counters so a reader never sees a half-applied transition
+        #: (the sync Machine sets its RLock here; asyncio tasks cannot interleave a plain read).
+        self._read_lock: Lock = NO_LOCK
 
     # ----------------------------------------------------------------- class-level set-up
 
@@ -167,37 +199,40 @@ class MachineCore(Generic[S, E, C]):
     @property
     def history(self) -> tuple[TransitionRecord[S, E], ...]:
         """The retained transitions, oldest first (at most ``options.history_limit``)."""
-        raw = self._history
-        if not raw:
-            return ()
-        first = self.total_transitions - len(raw) + 1
-        return tuple(self._record(r, first + i) for i, r in enumerate(raw))
+        with self._read_lock:
+            raw = self._history
+            if not raw:
+                return ()
+            first = self.total_transitions - len(raw) + 1
+            return tuple(self._record(r, first + i) for i, r in enumerate(raw))
 
     @property
     def last_transition(self) -> TransitionRecord[S, E] | None:
-        raw = self._history
-        if not raw:
-            return None
-        return self._record(raw[-1], self.total_transitions)
+        with self._read_lock:
+            raw = self._history
+            if not raw:
+                return None
+            return self._record(raw[-1], self.total_transitions)
 
     def fsm_record(self) -> dict[str, Any]:
         """The seed-000 summary: state, ``"EVENT -> state"``, its timestamp and the history."""
-        last = self.last_transition
-        return {
-            "state": str(self._state),
-            "last_transition": None if last is None else f"{last.event!s} -> {last.target!s}",
-            "timestamp": None if last is None else last.timestamp,
-            "history": [
-                {
-                    "from": str(source),
-                    "event": str(event),
-                    "to": str(target),
-                    "timestamp": format_timestamp(raw[1]),
-                }
-                for raw in (self._history or ())
-                for source, event, target in (self._spec_table.triples[raw[0]],)
-            ],
-        }
+        with self._read_lock:
+            last = self.last_transition
+            return {
+                "state": str(self._state),
+                "last_transition": None if last is None else f"{last.event!s} -> {last.target!s}",
+                "timestamp": None if last is None else last.timestamp,
+                "history": [
+                    {
+                        "from": str(source),
+                        "event": str(event),
+                        "to": str(target),
+                        "timestamp": format_timestamp(raw[1]),
+                    }
+                    for raw in (self._history or ())
+                    for source, event, target in (self._spec_table.triples[raw[0]],)
+                ],
+            }
 
     def _record(self, raw: RawRecord, event_id: int) -> TransitionRecord[S, E]:
         source, event, target = self._spec_table.triples[raw[0]]
@@ -209,7 +244,8 @@ class MachineCore(Generic[S, E, C]):
     def transition_counts(self) -> dict[tuple[S, E, S], int]:
         """How often each ``(source, event, target)`` was taken (only non-zero entries)."""
         triples = self._spec_table.triples
-        return {triples[i]: n for i, n in enumerate(self._counts) if n}
+        with self._read_lock:
+            return {triples[i]: n for i, n in enumerate(self._counts) if n}
 
     @property
     def iteration_counts(self) -> dict[S, int]:

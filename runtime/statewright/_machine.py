@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from typing import Any, Final, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from statewright._compat import StrEnum
-from statewright._core import _INFO
+from statewright._core import _INFO, NO_LOCK, Lock
 from statewright._errors import ActionFailed, GuardFailed, InvalidTransition
 from statewright._options import MachineOptions
 from statewright._snapshot import SnapshotMixin
@@ -27,33 +27,6 @@ E = TypeVar("E", bound=StrEnum)
 C = TypeVar("C")
 
 
-class _Lock(Protocol):
-    def acquire(self) -> object: ...
-
-    def release(self) -> object: ...
-
-    def __enter__(self) -> object: ...
-
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any, /) -> object: ...
-
-
-class _NoLock:
-    """Stand-in for ``MachineOptions(thread_safe=False)``; C builtins keep the calls cheap."""
-
-    __slots__ = ()
-    acquire = staticmethod(bool)
-    release = staticmethod(bool)
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc_info: object) -> None:
-        return None
-
-
-_NO_LOCK: Final = _NoLock()
-
-
 class Machine(SnapshotMixin[S, E, C]):
     """Base class of every generated machine (the generated subclass sets ``spec``)."""
 
@@ -61,7 +34,8 @@ class Machine(SnapshotMixin[S, E, C]):
         self, context: C, handlers: object | None = None, *, options: MachineOptions | None = None
     ) -> None:
         super().__init__(context, handlers, options=options)
-        self._lock: _Lock = threading.RLock() if self._options.thread_safe else _NO_LOCK
+        self._lock: Lock = threading.RLock() if self._options.thread_safe else NO_LOCK
+        self._read_lock = self._lock
 
     def send(self, event: E | str, /, **payload: Any) -> S:
         """Apply ``event`` and return the new state, or raise :class:`InvalidTransition`.

@@ -62,6 +62,10 @@ class SnapshotMixin(MachineCore[S, E, C]):
 
     def snapshot(self) -> dict[str, Any]:
         """The instance as JSON-compatible data (see the module docstring for the contents)."""
+        with self._read_lock:
+            return self._snapshot_locked()
+
+    def _snapshot_locked(self) -> dict[str, Any]:
         spec = self._spec_table.spec
         context, context_type = self._encode_context()
         history = []

@@ -202,11 +202,31 @@ def test_threads_never_lose_or_duplicate_transitions() -> None:
             ok += m.try_send(cycle[i % 3])  # races make some of these invalid: that is fine
         applied.append(ok)
 
+    problems: list[BaseException] = []
+    running = True
+
+    def read() -> None:
+        # Readers must never see a half-applied transition or a deque mutated mid-iteration.
+        while running:
+            try:
+                snap = m.snapshot()
+                assert snap["total_transitions"] == len(snap["history"])
+                m.fsm_record()
+                m.transition_counts()
+            except BaseException as exc:  # collected and re-raised in the main thread
+                problems.append(exc)
+                return
+
     threads = [threading.Thread(target=work) for _ in range(4)]
+    reader = threading.Thread(target=read)
+    reader.start()
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    running = False
+    reader.join()
+    assert problems == []
     history = m.history
     assert m.total_transitions - 3 == sum(applied) == len(seen)
     assert len(history) == m.total_transitions
