@@ -6,10 +6,9 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from statewright._stores import Store
+from statewright._stores import Store
 
 __all__ = ["ContextCodec", "MachineOptions", "Migration"]
 
