@@ -228,3 +228,21 @@ def test_options_validation_and_unlocked_machine() -> None:
     m = PlainTaskMachine(None, options=MachineOptions(thread_safe=False))
     assert m.send(Ev.TASK_CREATED) is St.PLANNING
     assert m.can_send(Ev.PLAN_DONE)
+
+
+def test_checkpoint_comes_after_history_and_before_listeners() -> None:
+    store = MemoryStore()
+    m = TaskMachine(
+        TaskContext(), TaskHandlers(), options=MachineOptions(store=store, instance_id="order")
+    )
+    seen_in_store: list[tuple[str, str]] = []
+
+    def listener(record: object) -> None:
+        stored = store.load("order")
+        if stored is not None:
+            seen_in_store.append((stored["state"], stored["history"][-1]["event"]))
+
+    m.add_listener(listener)
+    m.send(Ev.TASK_CREATED, task_id="t")  # no checkpoint: nothing stored yet
+    m.send(Ev.PLAN_DONE, steps=["a"])  # checkpoint: stored snapshot already has this record
+    assert seen_in_store == [("plan_review", "PLAN_DONE")]
