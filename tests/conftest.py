@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from statewright_compiler.cli import main
 
 REPO = Path(__file__).resolve().parent.parent

@@ -117,8 +117,7 @@ def command_schema(arguments: argparse.Namespace) -> ExitCode:
 
 
 def command_docs(arguments: argparse.Namespace) -> ExitCode:
-    arguments.output, arguments.no_docs = arguments.output or ".", False
-    arguments.docs = arguments.docs_output
+    arguments.output, arguments.no_docs, arguments.docs = None, False, arguments.docs_output
     result, _, _ = _build(arguments)
     if result.failed:
         return ExitCode.FAILURE
@@ -148,7 +147,7 @@ def command_diagram(arguments: argparse.Namespace) -> ExitCode:
                 if arguments.format == "dot"
                 else diagrams.render_image(dot, arguments.format)
             )
-        except diagrams.DiagramToolMissing as error:
+        except diagrams.DiagramError as error:  # Graphviz missing, or failing on this input
             print(f"statewright: {error}", file=sys.stderr)
             return ExitCode.FAILURE
     if arguments.output:

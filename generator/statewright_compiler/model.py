@@ -142,7 +142,7 @@ class SourceSelector:
         return self.any_state or self.tag is not None
 
     def describe(self) -> str:
-        """Human text: ``idle, error``, ``any non-final state except x``, ``any state tagged 'a'``."""
+        """Human text, e.g. ``idle, error`` or ``any non-final state except x``."""
         if self.any_state:
             text = "any non-final state"
         elif self.tag is not None:

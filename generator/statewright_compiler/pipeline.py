@@ -62,7 +62,8 @@ def build(specs: Sequence[Path], output: Path, docs: Path | None, root: Path) ->
                     shown,
                     1,
                     1,
-                    f"generates module {machine.module_name!r}, as {modules[machine.module_name]} does",
+                    f"generates module {machine.module_name!r}, "
+                    f"as {modules[machine.module_name]} does",
                     "set machine.module in one of them",
                 )
             )

@@ -85,7 +85,5 @@ def random_specs(draw: st.DrawFn) -> RandomSpec:
             alternatives[-1] = Alternative(alternatives[-1].target, None)
         finished[pair] = tuple(alternatives)
     sources = {source for source, _ in finished}
-    finals = frozenset(
-        state for state in states if state not in sources and draw(st.booleans())
-    )
+    finals = frozenset(state for state in states if state not in sources and draw(st.booleans()))
     return RandomSpec(states, events, finals, finished)

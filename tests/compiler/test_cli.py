@@ -127,7 +127,8 @@ def test_unreadable_and_non_utf8_specs(project: Path) -> None:
     bad.write_bytes(b'[machine]\nname = "X\xff"\n')
     result = run_cli(["validate", "spec/bad.toml"], cwd=project)
     assert result.code == 1
-    assert result.stderr.startswith("spec/bad.toml:2:10: error[toml-syntax]: the file is not valid UTF-8")
+    expected = "spec/bad.toml:2:10: error[toml-syntax]: the file is not valid UTF-8"
+    assert result.stderr.startswith(expected)
 
 
 def test_no_specs_is_a_usage_error(tmp_path: Path) -> None:

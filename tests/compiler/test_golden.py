@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from statewright_compiler.emit import format_python
 from statewright_compiler.render import render_module
 from statewright_compiler.validate import compile_spec
+
 from tests.conftest import check_golden
 
 CASES = sorted((Path(__file__).parents[1] / "cases").glob("*/spec.toml"))

@@ -11,12 +11,12 @@ from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-
 from statewright import InvalidTransition, MachineOptions
 from statewright_compiler.emit import format_python
 from statewright_compiler.load import parse_spec_text
 from statewright_compiler.render import render_module
 from statewright_compiler.validate import validate_source
+
 from tests.compiler.specgen import RandomSpec, random_specs
 
 RUNTIME = Path(__file__).parents[2] / "runtime"
@@ -110,7 +110,9 @@ def test_runtime_follows_the_spec_table(spec: RandomSpec, data: st.DataObject) -
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 @given(st.lists(random_specs(), min_size=4, max_size=4))
-def test_sampled_random_modules_pass_mypy_strict(tmp_path_factory: Any, specs: list[RandomSpec]) -> None:
+def test_sampled_random_modules_pass_mypy_strict(
+    tmp_path_factory: Any, specs: list[RandomSpec]
+) -> None:
     folder: Path = tmp_path_factory.mktemp("mypy")
     for index, spec in enumerate(specs):
         name = f"random_{index}"
