@@ -33,7 +33,7 @@ E = TypeVar("E", bound=StrEnum)
 C = TypeVar("C")
 
 #: Called after every applied transition with its record.
-Listener = Callable[[TransitionRecord[Any, Any]], object]
+Listener = Callable[[TransitionRecord], object]
 
 _LOG = logging.getLogger("statewright")
 _DEFAULT_OPTIONS = MachineOptions()
@@ -197,7 +197,7 @@ class MachineCore(Generic[S, E, C]):
         return sum(self._counts)
 
     @property
-    def history(self) -> tuple[TransitionRecord[S, E], ...]:
+    def history(self) -> tuple[TransitionRecord, ...]:
         """The retained transitions, oldest first (at most ``options.history_limit``)."""
         with self._read_lock:
             raw = self._history
@@ -207,7 +207,7 @@ class MachineCore(Generic[S, E, C]):
             return tuple(self._record(r, first + i) for i, r in enumerate(raw))
 
     @property
-    def last_transition(self) -> TransitionRecord[S, E] | None:
+    def last_transition(self) -> TransitionRecord | None:
         with self._read_lock:
             raw = self._history
             if not raw:
@@ -234,7 +234,7 @@ class MachineCore(Generic[S, E, C]):
                 ],
             }
 
-    def _record(self, raw: RawRecord, event_id: int) -> TransitionRecord[S, E]:
+    def _record(self, raw: RawRecord, event_id: int) -> TransitionRecord:
         source, event, target = self._spec_table.triples[raw[0]]
         error = raw[3] if len(raw) > 3 else None
         return TransitionRecord(source, event, target, raw[1], event_id, raw[2], error)

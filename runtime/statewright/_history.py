@@ -11,14 +11,9 @@ import dataclasses
 import enum
 from collections.abc import Mapping
 from datetime import datetime, timezone
-from typing import Any, Generic, TypeVar
-
-from statewright._compat import StrEnum
+from typing import Any
 
 __all__ = ["RawRecord", "TransitionRecord", "format_timestamp", "to_json_value"]
-
-S = TypeVar("S", bound=StrEnum)
-E = TypeVar("E", bound=StrEnum)
 
 
 #: What the machine stores per transition: ``(counter_index, epoch, payload)``, plus the error
@@ -57,12 +52,17 @@ def to_json_value(value: object) -> Any:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class TransitionRecord(Generic[S, E]):
-    """One applied transition, as readers see it. Built lazily from the stored tuple."""
+class TransitionRecord:
+    """One applied transition, as readers see it. Built lazily from the stored tuple.
 
-    source: S
-    event: E
-    target: S
+    ``source``, ``event`` and ``target`` are the machine's enum members (``StrEnum``, so they
+    compare equal to their string values). They are typed ``Any`` so that one non-generic record
+    type serves every machine and indexes enum-keyed tables without casts.
+    """
+
+    source: Any
+    event: Any
+    target: Any
     epoch: float
     event_id: int
     payload: Mapping[str, Any]

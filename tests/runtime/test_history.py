@@ -124,9 +124,9 @@ def test_listeners_get_records_in_order_and_failures_are_logged(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     m = PlainTaskMachine(None)
-    seen: list[TransitionRecord[TaskState, TaskEvent]] = []
+    seen: list[TransitionRecord] = []
 
-    def bad(record: TransitionRecord[TaskState, TaskEvent]) -> None:
+    def bad(record: TransitionRecord) -> None:
         raise RuntimeError("listener bug")
 
     m.add_listener(seen.append)
@@ -145,7 +145,7 @@ def test_listeners_get_records_in_order_and_failures_are_logged(
 
 def test_listener_without_history_still_gets_records() -> None:
     m = PlainTaskMachine(None, options=MachineOptions(record_history=False))
-    seen: list[TransitionRecord[TaskState, TaskEvent]] = []
+    seen: list[TransitionRecord] = []
     m.add_listener(seen.append)
     m.send(Ev.TASK_CREATED)
     assert seen[0].event_id == 1 and seen[0].target is St.PLANNING
