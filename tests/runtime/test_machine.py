@@ -427,3 +427,9 @@ def test_unknown_event_rejection_is_logged(caplog: pytest.LogCaptureFixture) -> 
     with caplog.at_level(logging.WARNING, logger="statewright"):
         assert m.try_send("NOPE") is False
     assert any("NOPE" in r.getMessage() for r in caplog.records)
+
+
+def test_payload_may_use_any_key_even_event() -> None:
+    m = PlainTaskMachine(None)
+    assert m.send(Ev.TASK_CREATED, event="x", self=1) is St.PLANNING
+    assert m.history[0].payload == {"event": "x", "self": 1}
