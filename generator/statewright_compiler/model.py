@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from functools import cached_property
 
 __all__ = [
     "PREVIOUS_TARGET",
@@ -238,9 +239,16 @@ class Machine:
 
     def previous_candidates(self, state: str) -> tuple[str, ...]:
         """States a ``<previous>`` target leaving ``state`` can return to: those that enter it."""
-        entering = {
-            transition.source
-            for transition in self.transitions
-            if transition.target == state and transition.source != state
+        return self._previous_candidates.get(state, ())
+
+    @cached_property
+    def _previous_candidates(self) -> dict[str, tuple[str, ...]]:
+        entering: dict[str, set[str]] = {}
+        for transition in self.transitions:
+            if transition.target != transition.source:
+                entering.setdefault(transition.target, set()).add(transition.source)
+        order = [state.name for state in self.states]
+        return {
+            target: tuple(name for name in order if name in sources)
+            for target, sources in entering.items()
         }
-        return tuple(candidate.name for candidate in self.states if candidate.name in entering)

@@ -169,18 +169,24 @@ class _ModuleView:
         for rule in machine.rules:
             for name in [*rule.actions, *(self.guard_names(rule.guard) if rule.guard else [])]:
                 uses[name].append(f"{rule.source.describe()} --{rule.event}--> {rule.target}")
+        entering: dict[str, list[str]] = defaultdict(list)
+        leaving: dict[str, list[str]] = defaultdict(list)
+        previous = {state.name: machine.previous_candidates(state.name) for state in machine.states}
+        for transition in machine.transitions:
+            leaving[transition.source].append(transition.event)
+            targets = (
+                previous[transition.source]
+                if transition.returns_to_previous
+                else (transition.target,)
+            )
+            for target in targets:
+                entering[target].append(transition.event)
         for state in machine.states:
-            entering = [
-                t.event
-                for t in machine.transitions
-                if self.may_enter(t.source, t.target, state.name)
-            ]
-            leaving = [t.event for t in machine.transitions if t.source == state.name]
             for name in state.entry_actions:
-                triggers[name].update(dict.fromkeys(entering))
+                triggers[name].update(dict.fromkeys(entering[state.name]))
                 uses[name].append(f"entering {state.name}")
             for name in state.exit_actions:
-                triggers[name].update(dict.fromkeys(leaving))
+                triggers[name].update(dict.fromkeys(leaving[state.name]))
                 uses[name].append(f"leaving {state.name}")
         for handler in machine.error_handlers:
             failing = [t.event for t in machine.transitions if t.source in handler.sources]
@@ -199,11 +205,6 @@ class _ModuleView:
                 HandlerMethod(name, payload, returns, docstring_literal(f"{role} used by: {used}."))
             )
         return methods
-
-    def may_enter(self, source: str, target: str, state: str) -> bool:
-        if target == "<previous>":
-            return state in self.machine.previous_candidates(source)
-        return target == state
 
     @staticmethod
     def guard_names(expression: GuardExpression) -> list[str]:

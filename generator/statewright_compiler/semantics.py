@@ -347,6 +347,7 @@ class _Builder:
             for target in edges[frontier.pop()] - reached:
                 reached.add(target)
                 frontier.append(target)
+        has_way_out = {transition.source for transition in transitions}
         for name, state in self.states.items():
             if name not in reached:
                 self.error(
@@ -356,7 +357,7 @@ class _Builder:
                     "add a transition into it or remove it",
                     key=True,
                 )
-            elif not self.is_final(state) and not any(t.source == name for t in transitions):
+            elif not self.is_final(state) and name not in has_way_out:
                 self.reporter.report(
                     "dead-end-state",
                     state.path,
