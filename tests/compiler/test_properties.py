@@ -124,3 +124,22 @@ def test_sampled_random_modules_pass_mypy_strict(
         env={**os.environ, "MYPYPATH": str(RUNTIME)},
     )  # fmt: skip
     assert completed.returncode == 0, completed.stdout + completed.stderr
+
+
+def test_large_machines_get_table_backed_dispatch_that_agrees_with_the_table() -> None:
+    states = 70  # above render.MATCH_LIMIT
+    lines = ['[machine]\nname = "Random"\ninitial = "s0"\n']
+    for index in range(states):
+        lines.append(f'[states.s{index}]\non.NEXT = "s{(index + 1) % states}"')
+        if index % 3 == 0:
+            lines.append('on.JUMP = [{ to = "s0", guard = "g" }, { to = "s1" }]')
+    lines += ["[events.NEXT]", "[events.JUMP]"]
+    source = compile_text("\n".join(lines) + "\n")
+    assert "match state:" not in source
+    module = load_module(source)
+    for state in module.RandomState:
+        row = module.TRANSITIONS.get(state, {})
+        assert module.allowed_events(state) == frozenset(row)
+        for event in module.RandomEvent:
+            expected = tuple(alternative.target for alternative in row.get(event, ()))
+            assert module.transition_targets(state, event) == expected

@@ -69,7 +69,7 @@ class Client:
         machine.add_listener(client._track)
         return client
 
-    def _track(self, record: TransitionRecord[NotebookBccV2State, NotebookBccV2Event]) -> None:
+    def _track(self, record: TransitionRecord) -> None:
         # 场景 2: "[behavior_running] behavior_iteration += 1"; a new step starts from 0.
         location = self.machine.context
         location.entered.append(record.target)

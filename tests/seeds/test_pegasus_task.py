@@ -430,7 +430,7 @@ def test_final_states_reject_everything(
 def test_history_records_carry_event_ids() -> None:
     clock = FakeClock(start=1_767_225_600.0, step=0.5)
     task = new_task(clock=clock)
-    seen: list[TransitionRecord[PegasusTaskState, PegasusTaskEvent]] = []
+    seen: list[TransitionRecord] = []
     task.add_listener(seen.append)
     agent = Agent.from_event(task, "hi")
     agent.perceive()
