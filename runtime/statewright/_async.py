@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from typing import Any, TypeVar
 
 from statewright._compat import StrEnum
@@ -35,11 +35,27 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
     ) -> None:
         super().__init__(context, handlers, options=options)
         self._lock = asyncio.Lock()
+        self._owner: asyncio.Task[Any] | None = None
 
     async def send(self, event: E | str, /, **payload: Any) -> S:
-        """Apply ``event`` and return the new state, or raise :class:`InvalidTransition`."""
+        """Apply ``event`` and return the new state, or raise :class:`InvalidTransition`.
+
+        Coroutine listeners are awaited after the lock is released, so they may send.
+        """
+        self._refuse_reentry()
         async with self._lock:
-            return await self._send_locked(event, payload)
+            target, pending = await self._send_locked(event, payload)
+        for awaitable in pending:
+            try:
+                await awaitable
+            except Exception:
+                self._logger.exception("listener failed; transition kept")
+        return target
+
+    def _refuse_reentry(self) -> None:
+        """A guard or action awaiting ``send`` on its own machine would wait for itself forever."""
+        if self._busy and self._owner is asyncio.current_task():
+            self._check_usable()
 
     async def try_send(self, event: E | str, /, **payload: Any) -> bool:
         """Like :meth:`send` but return False (the rejection is logged) instead of raising."""
@@ -51,6 +67,7 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
 
     async def can_send(self, event: E | str, /, **payload: Any) -> bool:
         """Whether ``send(event, **payload)`` would be accepted now; evaluates guards only."""
+        self._refuse_reentry()
         async with self._lock:
             member, plan = self._resolve(event)
             if plan is None:
@@ -60,6 +77,7 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
 
     async def save(self, store: Store | None = None) -> int:
         """Save a snapshot to ``store`` (default ``options.store``) in a worker thread."""
+        self._refuse_reentry()
         async with self._lock:
             if store is None:
                 return await asyncio.to_thread(self._save_locked)
@@ -88,13 +106,16 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
         if inspect.isawaitable(result):
             await result
 
-    async def _send_locked(self, event: object, payload: dict[str, Any]) -> S:
+    async def _send_locked(
+        self, event: object, payload: dict[str, Any]
+    ) -> tuple[S, list[Awaitable[object]]]:
         self._check_usable()
         member, plan = self._resolve(event)
         if plan is None:
             raise self._reject(member)
         source = self._state
         spec = self._spec_table.spec
+        self._owner = asyncio.current_task()
         self._enter_user_code()
         try:
             alt = await self._choose(member, plan, payload)
@@ -126,6 +147,7 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
             self._leave_user_code()
         if alt.checkpoint and self._options.store is not None:
             await asyncio.to_thread(self._save_locked)
+        pending: list[Awaitable[object]] = []
         if self._listeners or self._log_cache.get(_INFO, True):
-            self._announce(source, member, target, error_text)
-        return target
+            pending = self._announce(source, member, target, payload, error_text)
+        return target, pending

@@ -7,10 +7,11 @@ what a transition *records*; they differ only in how they call guards and action
 
 from __future__ import annotations
 
+import inspect
 import logging
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, ClassVar, Final, Generic, Protocol, TypeVar
 
 from statewright._compat import StrEnum
@@ -385,8 +386,14 @@ class MachineCore(Generic[S, E, C]):
             else:
                 self._history.append((index, self._clock(), payload, error))
 
-    def _announce(self, source: S, event: E, target: S, error: str | None) -> None:
-        """Log and notify listeners about the transition just committed."""
+    def _announce(
+        self, source: S, event: E, target: S, payload: Mapping[str, Any], error: str | None
+    ) -> list[Awaitable[object]]:
+        """Log and notify listeners about the transition just committed.
+
+        Returns what coroutine listeners returned; the async machine awaits those after
+        releasing its lock, the sync machine cannot and refuses them.
+        """
         if self._log_on and self._logger.isEnabledFor(_INFO):
             self._logger.info(
                 "%s %s: %s --%s--> %s",
@@ -396,18 +403,23 @@ class MachineCore(Generic[S, E, C]):
                 event,
                 target,
             )
+        pending: list[Awaitable[object]] = []
         if self._listeners:
             if self._history:
                 record = self._record(self._history[-1], self.total_transitions)
             else:
                 record = TransitionRecord(
-                    source, event, target, self._clock(), self.total_transitions, {}, error
+                    source, event, target, self._clock(), self.total_transitions, payload, error
                 )
             for listener in tuple(self._listeners):
                 try:
-                    listener(record)
+                    result = listener(record)
                 except Exception:
                     self._logger.exception("listener %r failed; transition kept", listener)
+                    continue
+                if inspect.isawaitable(result):
+                    pending.append(result)
+        return pending
 
     def _mark_stale(self, conflict: Conflict) -> None:
         self._stale = conflict

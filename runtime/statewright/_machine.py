@@ -8,8 +8,9 @@ Self-transitions are external: they run exit and entry actions too.
 
 from __future__ import annotations
 
+import inspect
 import threading
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from typing import Any, TypeVar
 
 from statewright._compat import StrEnum
@@ -62,7 +63,9 @@ class Machine(SnapshotMixin[S, E, C]):
                 history.append((index, self._clock(), payload))
             # The logger's own level cache (False = INFO disabled) spares an isEnabledFor call.
             if self._listeners or self._log_cache.get(_INFO, True):
-                self._announce(source, member, target, None)
+                pending = self._announce(source, member, target, payload, None)
+                if pending:
+                    _refuse_async_listeners(pending)
             return target  # type: ignore[no-any-return]  # table stores members as Any
         finally:
             lock.release()
@@ -149,5 +152,17 @@ class Machine(SnapshotMixin[S, E, C]):
         if alt.checkpoint and self._options.store is not None:
             self._save_locked()
         if self._listeners or self._log_cache.get(_INFO, True):
-            self._announce(source, member, target, error_text)
+            pending = self._announce(source, member, target, payload, error_text)
+            if pending:
+                _refuse_async_listeners(pending)
         return target
+
+
+def _refuse_async_listeners(pending: list[Awaitable[object]]) -> None:
+    for awaitable in pending:
+        if inspect.iscoroutine(awaitable):
+            awaitable.close()  # never awaited: close it instead of leaking a warning
+    raise TypeError(
+        "a listener returned an awaitable: coroutine listeners need AsyncMachine "
+        "(the transition itself was applied)"
+    )

@@ -134,3 +134,68 @@ def test_async_checkpoint_snapshot_and_listeners() -> None:
         assert restored.state is St.PLAN_REVIEW
 
     asyncio.run(main())
+
+
+def test_async_guard_errors_and_reentrancy() -> None:
+    from statewright import GuardFailed, StatewrightError
+
+    class Exploding(AsyncHandlers):
+        async def plan_has_more_steps(self, context: TaskContext, payload: Any, /) -> bool:  # type: ignore[override]  # async variant on purpose
+            raise KeyError("guard bug")
+
+    async def main() -> None:
+        m = AsyncTaskMachine(TaskContext(), Exploding())
+        for event, payload in HAPPY_PATH[:4]:
+            await m.send(event, **payload)
+        with pytest.raises(GuardFailed):
+            await m.send(Ev.TOOL_CALL_COMPLETED, result="r")
+        assert m.state is St.WAITING_TOOL
+
+        handlers = AsyncHandlers()
+        inner: list[BaseException] = []
+        r = AsyncTaskMachine(TaskContext(), handlers)
+
+        async def reenter(context: Any, payload: Any) -> None:
+            try:
+                await r.send(Ev.HEARTBEAT)
+            except StatewrightError as exc:
+                inner.append(exc)
+
+        r._calls["record_plan"] = reenter
+        await r.send(Ev.TASK_CREATED, task_id="t")
+        await r.send(Ev.PLAN_DONE)
+        assert len(inner) == 1 and "re-entrantly" in str(inner[0])
+
+    asyncio.run(main())
+
+
+def test_coroutine_listeners_are_awaited_after_the_lock_and_may_send() -> None:
+    async def main() -> AsyncPlainTaskMachine:
+        m = AsyncPlainTaskMachine(None)
+        seen: list[str] = []
+
+        async def chain(record: Any) -> None:
+            seen.append(str(record.target))
+            if record.target is St.PLANNING:
+                await m.send(Ev.PLAN_DONE)
+
+        m.add_listener(chain)
+        await m.send(Ev.TASK_CREATED)
+        assert seen == ["planning", "plan_review"]
+        return m
+
+    assert asyncio.run(main()).state is St.PLAN_REVIEW
+
+
+def test_sync_machine_refuses_coroutine_listeners() -> None:
+    from tests.runtime.machines import PlainTaskMachine
+
+    m = PlainTaskMachine(None)
+
+    async def listener(record: Any) -> None:
+        return None
+
+    m.add_listener(listener)
+    with pytest.raises(TypeError, match="AsyncMachine"):
+        m.send(Ev.TASK_CREATED)
+    assert m.state is St.PLANNING  # applied; only the listener was refused
