@@ -41,21 +41,24 @@ class Guarded(Machine[TaskState, TaskEvent, Any]):
     spec: ClassVar[MachineSpec[Any, Any]] = _guarded_spec()
 
 
-def oracle(state: TaskState, prev: TaskState | None, event: TaskEvent, payload: dict[str, Any]):  # type: ignore[no-untyped-def]  # local helper returns a tuple or None
+def oracle(
+    state: TaskState, prev: TaskState | None, event: TaskEvent, payload: dict[str, Any]
+) -> tuple[TaskState, TaskState | None] | None:
     """The table's answer, computed without the runtime: (state, prev) or None if rejected."""
     if state in FINAL:
         return None
     if state is St.WAITING_TOOL and event is Ev.TOOL_CALL_COMPLETED:
+        target: TaskState
         if payload.get("ok"):
-            target: TaskState | None = St.OBSERVING
+            target = St.OBSERVING
         elif payload.get("retry", False):
             target = St.RETRYING
         else:
             return None
     elif event is Ev.RESUME and state in (St.PAUSED, St.IDLE):
-        target = prev
-        if target is None:
+        if prev is None:
             return None
+        target = prev
     elif event in TASK_TABLE.get(state, {}):
         target = TASK_TABLE[state][event]
     else:
@@ -122,7 +125,8 @@ class StoredMachine(RuleBasedStateMachine):
         self.options = MachineOptions(store=self.store, instance_id="s")
         self.machine = Guarded(None, options=self.options)
         self.machine.save()
-        self.state, self.prev = St.IDLE, None
+        self.state: TaskState = St.IDLE
+        self.prev: TaskState | None = None
 
     @rule(event=events, payload=payloads)
     def send(self, event: TaskEvent, payload: dict[str, Any]) -> None:

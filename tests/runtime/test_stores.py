@@ -95,7 +95,8 @@ def test_machine_checkpoints_on_marked_transitions(store: Store) -> None:
     assert loaded.revision == 2 and loaded.options.store is store
     loaded.send(Ev.TOOL_CALLED)
     loaded.send(Ev.TOOL_CALL_COMPLETED, result="r")  # guarded checkpoint alternative
-    assert store.load("job-1")["state"] == "observing"  # type: ignore[index]  # present
+    stored = store.load("job-1")
+    assert stored is not None and stored["state"] == "observing"
 
 
 def test_lost_race_marks_machine_stale(store: Store) -> None:
