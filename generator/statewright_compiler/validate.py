@@ -9,7 +9,7 @@ reported together, and no model is built while any error remains.
 from __future__ import annotations
 
 import keyword
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -569,16 +569,22 @@ class _Reader:
                 rules += [rule] if rule else []
         return rules
 
-    def transition_rules(self, document: Mapping[str, Any]) -> list[RawRule]:
-        entries = document.get("transitions", [])
-        if not self.typed(entries, ("transitions",), list, "'transitions'"):
-            return []
-        rules: list[RawRule] = []
+    def table_array(
+        self, document: Mapping[str, Any], key: str, definition: str, what: str
+    ) -> Iterator[tuple[KeyPath, dict[str, Any]]]:
+        """Each well-formed table of the array of tables ``[[key]]``, with its path."""
+        entries = document.get(key, [])
+        if not self.typed(entries, (key,), list, repr(key)):
+            return
         for index, entry in enumerate(entries):
-            path: KeyPath = ("transitions", index)
-            if not self.typed(entry, path, dict, "a transition"):
-                continue
-            self.check_keys(entry, path, "transition")
+            path: KeyPath = (key, index)
+            if self.typed(entry, path, dict, what):
+                self.check_keys(entry, path, definition)
+                yield path, entry
+
+    def transition_rules(self, document: Mapping[str, Any]) -> list[RawRule]:
+        rules: list[RawRule] = []
+        for path, entry in self.table_array(document, "transitions", "transition", "a transition"):
             source = self.selector(entry, path)
             event = (
                 self.name(entry.get("event"), (*path, "event"), "event")
@@ -594,15 +600,9 @@ class _Reader:
         return rules
 
     def error_handlers(self, document: Mapping[str, Any]) -> list[RawErrorHandler]:
-        entries = document.get("error_handlers", [])
-        if not self.typed(entries, ("error_handlers",), list, "'error_handlers'"):
-            return []
         handlers: list[RawErrorHandler] = []
-        for index, entry in enumerate(entries):
-            path: KeyPath = ("error_handlers", index)
-            if not self.typed(entry, path, dict, "an error handler"):
-                continue
-            self.check_keys(entry, path, "error_handler")
+        entries = self.table_array(document, "error_handlers", "error_handler", "an error handler")
+        for path, entry in entries:
             source = self.selector(entry, path)
             target = (
                 self.name(entry["to"], (*path, "to"), "target state") if "to" in entry else None
