@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 from .diagrams import render_mermaid, template_environment
 from .model import (
-    PREVIOUS_TARGET,
     Event,
     Machine,
     MetadataValue,
@@ -28,7 +27,6 @@ __all__ = [
     "markdown_cell",
     "markdown_paragraph",
     "markdown_prose_cell",
-    "possible_previous_states",
     "render_markdown",
 ]
 
@@ -132,39 +130,6 @@ def _metadata_cells(
     return tuple(
         markdown_cell(_metadata_text(values[key])) if key in values else "" for key in keys
     )
-
-
-def possible_previous_states(machine: Machine) -> dict[str, tuple[str, ...]]:
-    """For each state, the states the machine can have been in just before entering it.
-
-    That is what ``"<previous>"`` can resolve to when leaving the state. Self-transitions do not
-    change the memory; a ``"<previous>"`` transition from ``x`` back to ``p`` enters ``p`` from
-    ``x``, so the sets are grown to a fixed point.
-    """
-    entered_from: dict[str, set[str]] = {state.name: set() for state in machine.states}
-    for transition in machine.transitions:
-        if transition.target not in (PREVIOUS_TARGET, transition.source):
-            entered_from[transition.target].add(transition.source)
-    for handler in machine.error_handlers:
-        for source in handler.sources:
-            if source != handler.target:
-                entered_from[handler.target].add(source)
-    returns = [t for t in machine.transitions if t.returns_to_previous]
-    changed = True
-    while changed:
-        changed = False
-        for transition in returns:
-            for previous in tuple(entered_from[transition.source]):
-                if (
-                    previous != transition.source
-                    and transition.source not in entered_from[previous]
-                ):
-                    entered_from[previous].add(transition.source)
-                    changed = True
-    return {
-        name: tuple(state.name for state in machine.states if state.name in sources)
-        for name, sources in entered_from.items()
-    }
 
 
 @dataclass(frozen=True)
@@ -315,10 +280,10 @@ def _events_table(machine: Machine) -> _Table:
     return _Table(header, rows)
 
 
-def _target_cell(transition: Transition, previous: dict[str, tuple[str, ...]]) -> str:
+def _target_cell(machine: Machine, transition: Transition) -> str:
     if not transition.returns_to_previous:
         return _code(transition.target)
-    candidates = previous[transition.source]
+    candidates = machine.previous_candidates(transition.source)
     return "previous state (" + (_codes(candidates) if candidates else "none possible") + ")"
 
 
@@ -331,7 +296,6 @@ def _rule_cell(rule: Rule) -> str:
 
 def _transition_groups(machine: Machine) -> tuple[_TransitionGroup, ...]:
     keys = _metadata_keys(rule.metadata for rule in machine.rules)
-    previous = possible_previous_states(machine)
     header = (
         "Event",
         "Target",
@@ -351,7 +315,7 @@ def _transition_groups(machine: Machine) -> tuple[_TransitionGroup, ...]:
             rows.append(
                 (
                     _code(transition.event),
-                    _target_cell(transition, previous),
+                    _target_cell(machine, transition),
                     _code(transition.guard_text) if transition.guard_text else "",
                     _codes(transition.actions),
                     "yes" if transition.checkpoint else "",

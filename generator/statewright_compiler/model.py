@@ -238,17 +238,38 @@ class Machine:
         return next(event for event in self.events if event.name == name)
 
     def previous_candidates(self, state: str) -> tuple[str, ...]:
-        """States a ``<previous>`` target leaving ``state`` can return to: those that enter it."""
+        """States a ``<previous>`` target leaving ``state`` can return to, in state order."""
         return self._previous_candidates.get(state, ())
 
     @cached_property
     def _previous_candidates(self) -> dict[str, tuple[str, ...]]:
-        entering: dict[str, set[str]] = {}
+        """For each state, the states the machine can have been in just before entering it.
+
+        Self-transitions do not change that memory. Error handlers enter their target too, and a
+        ``<previous>`` transition from ``x`` back to ``p`` enters ``p`` from ``x``, so the sets
+        are grown to a fixed point.
+        """
+        entered_from: dict[str, set[str]] = {state.name: set() for state in self.states}
         for transition in self.transitions:
-            if transition.target != transition.source:
-                entering.setdefault(transition.target, set()).add(transition.source)
-        order = [state.name for state in self.states]
+            if transition.target not in (PREVIOUS_TARGET, transition.source):
+                entered_from[transition.target].add(transition.source)
+        for handler in self.error_handlers:
+            for source in handler.sources:
+                if source != handler.target:
+                    entered_from[handler.target].add(source)
+        returns = [t for t in self.transitions if t.returns_to_previous]
+        changed = True
+        while changed:
+            changed = False
+            for transition in returns:
+                for previous in tuple(entered_from[transition.source]):
+                    if (
+                        previous != transition.source
+                        and transition.source not in entered_from[previous]
+                    ):
+                        entered_from[previous].add(transition.source)
+                        changed = True
         return {
-            target: tuple(name for name in order if name in sources)
-            for target, sources in entering.items()
+            name: tuple(state.name for state in self.states if state.name in sources)
+            for name, sources in entered_from.items()
         }

@@ -14,6 +14,7 @@ from typing import Final
 
 import jinja2
 
+from statewright_compiler.guards import guard_names
 from statewright_compiler.literals import comment_text, docstring_literal, string_literal
 from statewright_compiler.model import And, Event, GuardCall, GuardExpression, Machine, Not, Or
 from statewright_compiler.naming import constant_case
@@ -176,19 +177,18 @@ class _ModuleView:
         for transition in machine.transitions:
             names = [*transition.actions]
             if transition.guard is not None:
-                names += self.guard_names(transition.guard)
+                names += guard_names(transition.guard)
             for name in names:
                 triggers[name][transition.event] = None
         for rule in machine.rules:
-            for name in [*rule.actions, *(self.guard_names(rule.guard) if rule.guard else [])]:
+            for name in [*rule.actions, *(guard_names(rule.guard) if rule.guard else [])]:
                 uses[name].append(f"{rule.source.describe()} --{rule.event}--> {rule.target}")
         entering: dict[str, list[str]] = defaultdict(list)
         leaving: dict[str, list[str]] = defaultdict(list)
-        previous = {state.name: machine.previous_candidates(state.name) for state in machine.states}
         for transition in machine.transitions:
             leaving[transition.source].append(transition.event)
             targets = (
-                previous[transition.source]
+                machine.previous_candidates(transition.source)
                 if transition.returns_to_previous
                 else (transition.target,)
             )
@@ -218,12 +218,6 @@ class _ModuleView:
                 HandlerMethod(name, payload, returns, docstring_literal(f"{role} used by: {used}."))
             )
         return methods
-
-    @staticmethod
-    def guard_names(expression: GuardExpression) -> list[str]:
-        from statewright_compiler.guards import guard_names
-
-        return list(guard_names(expression))
 
     def guards(self) -> list[tuple[str, str]]:
         """``(function name, Python expression)`` per distinct guard expression."""
@@ -350,9 +344,7 @@ class _ModuleView:
 def _imports(machine: Machine, view: _ModuleView) -> tuple[list[str], list[str]]:
     """Only what the module uses, so it passes ``ruff check`` (F401) in the user's project."""
     uses_literal = any(
-        field.annotation.find("Literal[") >= 0
-        for event in machine.events
-        for field in event.payload
+        "Literal[" in field.annotation for event in machine.events for field in event.payload
     )
     typing_imports = [
         *(["Any"] if view.guard_functions else []),

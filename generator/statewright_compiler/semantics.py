@@ -19,6 +19,7 @@ from statewright_compiler.model import (
     Rule,
     SourceSelector,
     State,
+    StateKind,
     Transition,
 )
 from statewright_compiler.naming import constant_case
@@ -194,7 +195,7 @@ class _Builder:
 
     @staticmethod
     def is_final(state: RawState) -> bool:
-        return state.kind.value == "final"
+        return state.kind is StateKind.FINAL
 
     # -- rules -------------------------------------------------------------------------------
     def rule(self, raw: RawRule) -> Rule | None:
@@ -381,9 +382,10 @@ class _Builder:
         declarations = self.declarations
         self.check_collisions()
         initial = declarations.initial
-        if initial is None:  # the shape pass reported the missing key
-            pass
-        elif not self.state_ref(initial, ("machine", "initial"), "initial state"):
+        # A missing initial state was reported by the shape pass; an unknown one is reported here.
+        if initial is not None and not self.state_ref(
+            initial, ("machine", "initial"), "initial state"
+        ):
             initial = None
         pairs = [(rule, raw) for raw in declarations.rules if (rule := self.rule(raw)) is not None]
         transitions = self.transitions(pairs)

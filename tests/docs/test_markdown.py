@@ -12,7 +12,6 @@ from statewright_compiler.docs import (
     markdown_cell,
     markdown_paragraph,
     markdown_prose_cell,
-    possible_previous_states,
     render_markdown,
 )
 from statewright_compiler.model import Machine
@@ -209,7 +208,7 @@ def test_transitions_are_grouped_by_source_with_guards_actions_and_metadata() ->
 def test_previous_target_lists_the_possible_states() -> None:
     machine = nasty()
     candidates = ("end", "state", "note", "class", "default", "subgraph", "node", "edge")
-    assert possible_previous_states(machine)["suspended"] == candidates
+    assert machine.previous_candidates("suspended") == candidates
     table = next(tables(_section(render_markdown(machine), "### From `suspended`")))
     resume = next(row for row in table[2:] if row[0] == "`RESUME`")
     assert resume[1] == "previous state (" + ", ".join(f"`{name}`" for name in candidates) + ")"
@@ -217,8 +216,8 @@ def test_previous_target_lists_the_possible_states() -> None:
 
 def test_previous_states_grow_through_resumes() -> None:
     """Resuming from ``suspended`` enters the resumed state from ``suspended``."""
-    assert "suspended" in possible_previous_states(nasty())["state"]
-    into_end = possible_previous_states(nasty())["end"]
+    assert "suspended" in nasty().previous_candidates("state")
+    into_end = nasty().previous_candidates("end")
     assert "graph" in into_end and "suspended" in into_end and "end" not in into_end
 
 
