@@ -16,8 +16,11 @@ from __future__ import annotations
 import argparse
 import gc
 import platform
+import queue
 import sys
+import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -63,6 +66,102 @@ def run_floor(events: list[TaskEvent]) -> float:
     elapsed = time.perf_counter() - start
     assert state is St.ACTING
     return elapsed
+
+
+class DictMachine:
+    """The least a machine object can do: one method call, one dict lookup, one store."""
+
+    def __init__(self) -> None:
+        self.state = St.IDLE
+
+    def send(self, event: TaskEvent, /) -> TaskState:
+        self.state = state = TASK_TABLE[self.state][event]
+        return state
+
+
+def run_method_floor(events: list[TaskEvent]) -> float:
+    machine = DictMachine()
+    send = machine.send
+    start = time.perf_counter()
+    for event in events:
+        send(event)
+    elapsed = time.perf_counter() - start
+    assert machine.state is St.ACTING
+    return elapsed
+
+
+def _primitive_runners() -> dict[str, Runner]:
+    """Each piece of work a thread-safe, history-recording ``send`` cannot avoid, timed alone.
+
+    Every runner loops over the same stream as the variants with the piece written inline, so
+    subtracting the empty loop's time leaves the cost of the piece itself.
+    """
+    token: queue.SimpleQueue[None] = queue.SimpleQueue()
+    token.put(None)
+    take, give = token.get, token.put
+    rlock = threading.RLock()
+    acquire, release = rlock.acquire, rlock.release
+    clock = time.time
+    history: deque[tuple[int, float, dict[str, Any]]] = deque(maxlen=1000)
+    record = history.append
+    payload: dict[str, Any] = {}
+
+    def method(event: object, /, **payload: Any) -> None:
+        return None
+
+    def empty(events: list[TaskEvent]) -> float:
+        start = time.perf_counter()
+        for _ in events:
+            pass
+        return time.perf_counter() - start
+
+    def call(events: list[TaskEvent]) -> float:
+        start = time.perf_counter()
+        for event in events:
+            method(event)
+        return time.perf_counter() - start
+
+    def token_lock(events: list[TaskEvent]) -> float:
+        start = time.perf_counter()
+        for _ in events:
+            take(False)
+            give(None)
+        return time.perf_counter() - start
+
+    def rlock_lock(events: list[TaskEvent]) -> float:
+        start = time.perf_counter()
+        for _ in events:
+            acquire()
+            release()
+        return time.perf_counter() - start
+
+    def read_clock(events: list[TaskEvent]) -> float:
+        start = time.perf_counter()
+        for _ in events:
+            clock()
+        return time.perf_counter() - start
+
+    def append_record(events: list[TaskEvent]) -> float:
+        start = time.perf_counter()
+        for index, _ in enumerate(events):
+            record((index, 1.5, payload))
+        return time.perf_counter() - start
+
+    return {
+        EMPTY_LOOP: empty,
+        CALL: call,
+        TOKEN: token_lock,
+        "lock: RLock acquire+release (for comparison)": rlock_lock,
+        CLOCK: read_clock,
+        RECORD: append_record,
+    }
+
+
+EMPTY_LOOP = "(empty loop, subtracted)"
+CALL = "function call with **payload (empty)"
+TOKEN = "lock: one-token SimpleQueue get+put (used)"
+CLOCK = "clock: time.time()"
+RECORD = "history record: tuple + bounded deque append"
 
 
 def make_statewright(options: MachineOptions) -> Runner:
@@ -168,6 +267,7 @@ def main() -> None:
     )
     variants: list[tuple[str, Runner | str, list[TaskEvent]]] = [
         ("bare dict floor: state = table[state][event]", run_floor, events),
+        ("method floor: obj.send(event), one lookup", run_method_floor, events),
         ("statewright send (history on, default)", make_statewright(MachineOptions()), events),
         (
             "statewright send (history on, thread_safe=False)",
@@ -187,6 +287,8 @@ def main() -> None:
         if callable(peer):
             label = peer.__doc__ or label
         variants.append((label, peer, peer_events))
+    primitives = _primitive_runners()
+    variants += [(name, run, events) for name, run in primitives.items()]
     # Interleave: every round runs each variant once, so a burst of load on a shared host hits
     # all of them alike; the best round per variant is the least disturbed measurement.
     best = {name: float("inf") for name, run, _ in variants if callable(run)}
@@ -198,10 +300,31 @@ def main() -> None:
     floor = best[variants[0][0]]
     print(f"{'variant':50s} {'ns/event':>10s} {'x floor':>8s}")
     for name, run, _ in variants:
+        if name in primitives:
+            continue
         if isinstance(run, str):
             print(f"{name:50s} skipped: {run}")
         else:
             print(f"{name:50s} {best[name]:10.1f} {best[name] / floor:8.1f}")
+    ours = best["statewright send (history on, default)"]
+    for name, run, _ in variants:
+        if callable(run) and name.startswith(("python-statemachine", "transitions")):
+            print(f"statewright send (history on) is {best[name] / ours:.1f}x faster than {name}")
+    print_primitives(best, primitives, floor)
+
+
+def print_primitives(best: dict[str, float], primitives: dict[str, Runner], floor: float) -> None:
+    """What a thread-safe send that records timestamped history must pay, piece by piece."""
+    empty = best[EMPTY_LOOP]
+    cost = {name: max(0.0, best[name] - empty) for name in primitives if name != EMPTY_LOOP}
+    print(f"\nunavoidable pieces, each timed alone {'ns/event':>21s} {'x floor':>8s}")
+    for name, ns in cost.items():
+        print(f"  {name:48s} {ns:10.1f} {ns / floor:8.1f}")
+    least = floor + sum(cost[name] for name in (CALL, TOKEN, CLOCK, RECORD))
+    print(
+        f"  floor + call + lock + clock + record: {least:.1f} ns = {least / floor:.1f}x floor, "
+        "before counters and the logging check"
+    )
 
 
 if __name__ == "__main__":
