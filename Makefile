@@ -16,7 +16,7 @@ PYTEST_FLAGS ?= -q
 
 include make/diagram-tools.mk
 
-.PHONY: setup generate test lint typecheck stale pytest interpreters examples bench clean
+.PHONY: setup generate test lint typecheck stale pytest venvs interpreters examples bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,8 +42,8 @@ stale: setup
 pytest: setup tools
 	$(BIN)/python -m pytest $(PYTEST_FLAGS)
 
-# The same suite on every other interpreter from 3.10 to 3.13 that is installed.
-interpreters: tools
+# A virtual environment per other interpreter from 3.10 to 3.13 that is installed.
+venvs:
 	@set -e; for version in $(OTHER_VERSIONS); do \
 	  python=$$(for candidate in python$$version $$(pyenv root 2>/dev/null)/versions/$$version.*/bin/python$$version; do \
 	    "$$candidate" -c "" >/dev/null 2>&1 && echo "$$candidate" && break; done); \
@@ -53,6 +53,11 @@ interpreters: tools
 	    $$python -m venv $$venv && $$venv/bin/python -m pip install --quiet --upgrade pip \
 	    && $$venv/bin/python -m pip install --quiet -e '.[dev]' && touch $$venv/.installed; \
 	  fi; \
+	done
+
+# The same suite on every other interpreter.
+interpreters: tools venvs
+	@set -e; for venv in $(wildcard .venv-3.*); do \
 	  echo "== pytest on $$($$venv/bin/python --version)"; \
 	  $$venv/bin/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider; \
 	done
@@ -65,9 +70,12 @@ examples: setup
 
 test: lint typecheck stale pytest examples interpreters
 
-bench: setup
-	$(BIN)/python -m pip install --quiet -e '.[bench]'
-	$(BIN)/python bench/bench_send.py
+# send() on every interpreter the machine has, then the compiler (on the main one).
+bench: setup venvs
+	@set -e; for venv in $(VENV) $(wildcard .venv-3.*); do \
+	  $$venv/bin/python -m pip install --quiet -e '.[bench]'; \
+	  $$venv/bin/python bench/bench_send.py; echo; \
+	done
 	$(BIN)/python bench/bench_compile.py
 
 clean:

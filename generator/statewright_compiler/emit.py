@@ -11,6 +11,7 @@ import difflib
 import json
 import os
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ _HEADER_END = "instead.\n"
 
 
 class FormattingFailed(RuntimeError):
-    """ruff rejected generated code: a bug in statewright, never in the user's spec."""
+    """ruff is missing or rejected generated code: never a problem in the user's spec."""
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,13 @@ class Artifact:
 
 
 def _ruff() -> str:
-    from ruff.__main__ import find_ruff_bin
-
+    try:
+        from ruff.__main__ import find_ruff_bin
+    except ImportError:
+        raise FormattingFailed(
+            f"ruff is not installed for {sys.executable}; statewright formats generated code "
+            "with its pinned ruff: pip install statewright (or pip install 'ruff==0.17.6')"
+        ) from None
     return str(find_ruff_bin())
 
 

@@ -82,6 +82,8 @@ class PayloadField:
     """Python annotation text, rebuilt from the parsed type (never copied from the spec)."""
     optional: bool
     """True when ``None`` is one of the type's alternatives: the argument defaults to ``None``."""
+    typing_names: tuple[str, ...] = ()
+    """Names from ``typing`` the annotation uses, which the module must import."""
 
 
 @dataclass(frozen=True)

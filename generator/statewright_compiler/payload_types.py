@@ -16,7 +16,10 @@ _TOKEN = re.compile(
     r"\s*(?:(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<number>-?[0-9]+)"
     r"|(?P<string>'[^'\\\n]*'|\"[^\"\\\n]*\")|(?P<punct>[\[\],|])|(?P<other>\S))"
 )
-_BUILTINS = frozenset({"str", "int", "float", "bool", "None"})
+_BUILTINS = frozenset({"str", "int", "float", "bool", "None", "object"})
+#: Names from ``typing`` a payload type may use without importing them: the generated module
+#: imports exactly the ones its payloads use.
+_TYPING_NAMES = frozenset({"Any"})
 _LITERAL_CONSTANTS = frozenset({"True", "False", "None"})
 
 
@@ -34,7 +37,8 @@ class ParsedType:
     """``None`` is one of the alternatives."""
     names: tuple[str, ...]
     """Imported names the annotation uses."""
-    uses_literal: bool
+    typing_names: tuple[str, ...]
+    """Names from ``typing`` the annotation uses (``Literal``, ``Any``)."""
 
 
 class _Parser:
@@ -54,7 +58,7 @@ class _Parser:
             position = match.end()
         self.index = 0
         self.names: list[str] = []
-        self.uses_literal = False
+        self.typing_names: list[str] = []
 
     def offset(self) -> int:
         return self.tokens[self.index][2] if self.index < len(self.tokens) else len(self.text)
@@ -78,7 +82,7 @@ class _Parser:
             annotation=" | ".join(alternatives),
             optional="None" in alternatives,
             names=tuple(dict.fromkeys(self.names)),
-            uses_literal=self.uses_literal,
+            typing_names=tuple(sorted(set(self.typing_names))),
         )
 
     def union(self) -> list[str]:
@@ -98,6 +102,9 @@ class _Parser:
         self.index += 1
         if token in _BUILTINS:
             return token
+        if token in _TYPING_NAMES:
+            self.typing_names.append(token)
+            return token
         if token == "list":
             self.expect("[")
             inner = " | ".join(self.union())
@@ -113,7 +120,7 @@ class _Parser:
             self.expect("]")
             return f"dict[str, {inner}]"
         if token == "Literal":
-            self.uses_literal = True
+            self.typing_names.append(token)
             self.expect("[")
             literals = [self.literal()]
             while self.peek() == ",":
@@ -125,8 +132,8 @@ class _Parser:
             self.names.append(token)
             return token
         raise PayloadTypeError(
-            f"{token!r} is not a payload type: use str, int, float, bool, None, list[...], "
-            "dict[str, ...], Literal[...] or a name declared in [imports]",
+            f"{token!r} is not a payload type: use str, int, float, bool, None, object, Any, "
+            "list[...], dict[str, ...], Literal[...] or a name declared in [imports]",
             offset,
         )
 

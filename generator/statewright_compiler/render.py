@@ -343,18 +343,15 @@ class _ModuleView:
 
 def _imports(machine: Machine, view: _ModuleView) -> tuple[list[str], list[str]]:
     """Only what the module uses, so it passes ``ruff check`` (F401) in the user's project."""
-    uses_literal = any(
-        "Literal[" in field.annotation for event in machine.events for field in event.payload
+    payload_typing = {
+        name for event in machine.events for field in event.payload for name in field.typing_names
+    }
+    typing_imports = sorted(
+        {"ClassVar", "Final", "Protocol", "TypedDict", "TypeVar"}
+        | payload_typing
+        | ({"Any"} if view.guard_functions else set()),
+        key=str.lower,
     )
-    typing_imports = [
-        *(["Any"] if view.guard_functions else []),
-        "ClassVar",
-        "Final",
-        *(["Literal"] if uses_literal else []),
-        "Protocol",
-        "TypedDict",
-        "TypeVar",
-    ]
     runtime_imports = [
         *(["PREVIOUS"] if any(t.returns_to_previous for t in machine.transitions) else []),
         "Alternative",

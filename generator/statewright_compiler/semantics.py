@@ -119,11 +119,14 @@ class _Builder:
         )
         for name, path in [*payload_names, *imported]:
             if name in reserved:
+                builtin = name in {"Any", "Literal"} and path[0] == "imports"
                 self.error(
                     "name-collision",
                     path,
                     f"{name!r} is a name the generated module defines",
-                    "rename it",
+                    f"payload types may use {name!r} without importing it"
+                    if builtin
+                    else "rename it",
                     key=True,
                 )
 

@@ -460,7 +460,9 @@ class _Reader:
                     offset=error.offset + 1,
                 )
                 continue
-            fields.append(PayloadField(name, parsed.annotation, parsed.optional))
+            fields.append(
+                PayloadField(name, parsed.annotation, parsed.optional, parsed.typing_names)
+            )
         return tuple(fields)
 
     def selector(self, entry: Mapping[str, Any], path: KeyPath) -> SourceSelector | None:

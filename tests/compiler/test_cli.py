@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -90,6 +91,18 @@ def test_invalid_spec_writes_nothing(project: Path) -> None:
     assert "nothing written" in result.stderr
     assert (project / "generated" / "door.py").read_text() == before
     assert not (project / "generated" / "window.py").exists()
+
+
+def test_missing_formatter_is_a_clear_error_and_writes_nothing(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "ruff", None)  # as if ruff were not installed
+    monkeypatch.setitem(sys.modules, "ruff.__main__", None)
+    result = run_cli(["generate"], cwd=project)
+    assert result.code == 1
+    assert "statewright: error: ruff is not installed" in result.stderr
+    assert "pip install" in result.stderr and "Traceback" not in result.stderr
+    assert not (project / "generated").exists()
 
 
 def test_output_is_deterministic(project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:

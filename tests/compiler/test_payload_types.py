@@ -1,0 +1,63 @@
+"""Payload types: the generated module imports exactly the ``typing`` names its payloads use."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from statewright_compiler.emit import format_python
+from statewright_compiler.render import render_module
+from statewright_compiler.validate import compile_spec
+
+SPEC = """\
+[machine]
+name = "Carrier"
+initial = "idle"
+
+[states.idle]
+on.GO = "done"
+
+[states.done]
+kind = "final"
+
+[events.GO]
+payload = {{ data = {payload} }}
+"""
+
+
+@pytest.mark.parametrize(
+    ("payload", "typing_names"),
+    [
+        ('"Any"', {"Any"}),
+        ('"dict[str, Any] | None"', {"Any"}),
+        ('"list[object]"', set()),
+        ("\"Literal['Any']\"", {"Literal"}),
+        ("\"Literal['x'] | Any\"", {"Any", "Literal"}),
+    ],
+)
+def test_typing_imports_follow_payload_types(
+    tmp_path: Path, payload: str, typing_names: set[str]
+) -> None:
+    spec = tmp_path / "carrier.toml"
+    spec.write_text(SPEC.format(payload=payload), encoding="utf-8")
+    machine, _ = compile_spec(spec, "carrier.toml")
+    source = format_python(render_module(machine))
+    imported = {
+        alias.name
+        for node in ast.parse(source).body
+        if isinstance(node, ast.ImportFrom) and node.module == "typing"
+        for alias in node.names
+    }
+    # The machine has no guards, so nothing but the payload asks for Any.
+    assert imported - {"ClassVar", "Final", "Protocol", "TypedDict", "TypeVar"} == typing_names
+    lint = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "F", "-"],
+        input=source,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert lint.returncode == 0, lint.stdout
