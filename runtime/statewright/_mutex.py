@@ -1,10 +1,10 @@
 """The per-machine lock: a one-token queue that is cheap when nobody else wants it.
 
 ``Machine.send`` takes the lock once per event, so its price is paid on every transition. On the
-reference host an ``RLock`` acquire/release pair costs about 120 ns, a quarter of a whole trivial
-``send``; ``get``/``put`` on a :class:`queue.SimpleQueue` holding one token costs about 45 ns
-(``bench/bench_send.py`` prints both), and a thread that finds the token gone still sleeps on the
-queue's own lock instead of spinning. The token is the lock: whoever took it holds the machine.
+development VM an ``RLock`` acquire/release pair costs 80-120 ns and ``get``/``put`` on a
+:class:`queue.SimpleQueue` holding one token 36-70 ns (``bench/bench_send.py`` prints both), and
+a thread that finds the token gone still sleeps on the queue's own lock instead of spinning. The
+token is the lock: whoever took it holds the machine.
 
 The hot path uses the raw token (``take``/``give``) and runs no user code while holding it. Every
 other holder (guards, actions, listeners, stores, readers) goes through the re-entrant context
