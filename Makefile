@@ -55,9 +55,11 @@ venvs:
 	  fi; \
 	done
 
-# The same suite on every other interpreter.
+# The same suite on every other interpreter. (A shell glob, not $(wildcard): make caches
+# directory listings, so it would not see the environments `venvs` has just created.)
 interpreters: tools venvs
-	@set -e; for venv in $(wildcard .venv-3.*); do \
+	@set -e; for venv in .venv-3.*; do \
+	  [ -f $$venv/.installed ] || continue; \
 	  echo "== pytest on $$($$venv/bin/python --version)"; \
 	  $$venv/bin/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider; \
 	done
@@ -72,7 +74,8 @@ test: lint typecheck stale pytest examples interpreters
 
 # send() on every interpreter the machine has, then the compiler (on the main one).
 bench: setup venvs
-	@set -e; for venv in $(VENV) $(wildcard .venv-3.*); do \
+	@set -e; for venv in $(VENV) .venv-3.*; do \
+	  [ -x $$venv/bin/python ] || continue; \
 	  $$venv/bin/python -m pip install --quiet -e '.[bench]'; \
 	  $$venv/bin/python bench/bench_send.py; echo; \
 	done
