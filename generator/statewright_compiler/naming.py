@@ -3,8 +3,59 @@
 from __future__ import annotations
 
 import re
+from typing import Final
 
-__all__ = ["camel_case", "constant_case", "is_identifier"]
+__all__ = [
+    "MODULE_NAMES",
+    "RUNTIME_IMPORTS",
+    "TYPING_IMPORTS",
+    "camel_case",
+    "constant_case",
+    "is_identifier",
+    "tag_constant",
+]
+
+#: What a generated module may import from ``typing`` and from the runtime. The renderer imports
+#: the ones a module uses; validation keeps spec names (imports, payload types) clear of all.
+TYPING_IMPORTS: Final = ("Any", "ClassVar", "Final", "Literal", "Protocol", "TypedDict", "TypeVar")
+RUNTIME_IMPORTS: Final = (
+    "PREVIOUS",
+    "Alternative",
+    "ErrorRoute",
+    "Machine",
+    "MachineOptions",
+    "MachineSpec",
+    "Previous",
+    "StrEnum",
+    "assert_never",
+    "require_runtime",
+)
+#: Every fixed top-level name of a generated module (imports, constants, functions); the
+#: per-machine classes and tag constants come on top.
+MODULE_NAMES: Final = frozenset(
+    {
+        "annotations",
+        "Mapping",
+        *TYPING_IMPORTS,
+        *RUNTIME_IMPORTS,
+        "GENERATOR_VERSION",
+        "SPEC_PATH",
+        "SPEC_SHA256",
+        "ContextT",
+        "ContextT_contra",
+        "INITIAL_STATE",
+        "FINAL_STATES",
+        "TAGS",
+        "TRANSITIONS",
+        "SPEC",
+        "allowed_events",
+        "transition_targets",
+        "is_final",
+        "_S",
+        "_E",
+        "_TARGETS",
+    }
+)
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -23,3 +74,8 @@ def camel_case(name: str) -> str:
 def constant_case(name: str) -> str:
     """``PegasusTask`` -> ``PEGASUS_TASK``: the name of module-level constants."""
     return _WORD_BOUNDARY.sub("_", name).upper()
+
+
+def tag_constant(tag: str) -> str:
+    """``awaiting_input`` -> ``TAG_AWAITING_INPUT``: the frozenset of a tag's states."""
+    return f"TAG_{constant_case(tag)}"

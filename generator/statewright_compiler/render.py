@@ -17,7 +17,7 @@ import jinja2
 from statewright_compiler.guards import guard_names
 from statewright_compiler.literals import comment_text, docstring_literal, string_literal
 from statewright_compiler.model import And, Event, GuardCall, GuardExpression, Machine, Not, Or
-from statewright_compiler.naming import constant_case
+from statewright_compiler.naming import RUNTIME_IMPORTS, TYPING_IMPORTS, tag_constant
 
 __all__ = ["GENERATOR_VERSION", "RUNTIME_API", "render_module", "template_environment"]
 
@@ -154,7 +154,7 @@ class _ModuleView:
     def tags(self) -> list[tuple[str, str, str]]:
         """``(constant name, tag literal, frozenset expression)`` per tag."""
         return [
-            (f"TAG_{constant_case(tag)}", string_literal(tag), self.state_set(names))
+            (tag_constant(tag), string_literal(tag), self.state_set(names))
             for tag, names in self.machine.tags
         ]
 
@@ -346,24 +346,14 @@ def _imports(machine: Machine, view: _ModuleView) -> tuple[list[str], list[str]]
     payload_typing = {
         name for event in machine.events for field in event.payload for name in field.typing_names
     }
-    typing_imports = sorted(
-        {"ClassVar", "Final", "Protocol", "TypedDict", "TypeVar"}
-        | payload_typing
-        | ({"Any"} if view.guard_functions else set()),
-        key=str.lower,
-    )
-    runtime_imports = [
-        *(["PREVIOUS"] if any(t.returns_to_previous for t in machine.transitions) else []),
-        "Alternative",
-        *(["ErrorRoute"] if machine.error_handlers else []),
-        "Machine",
-        "MachineOptions",
-        "MachineSpec",
-        "Previous",
-        "StrEnum",
-        "assert_never",
-        "require_runtime",
-    ]
+    optional = {
+        "Any": bool(view.guard_functions) or "Any" in payload_typing,
+        "Literal": "Literal" in payload_typing,
+        "PREVIOUS": any(t.returns_to_previous for t in machine.transitions),
+        "ErrorRoute": bool(machine.error_handlers),
+    }
+    typing_imports = [name for name in TYPING_IMPORTS if optional.get(name, True)]
+    runtime_imports = [name for name in RUNTIME_IMPORTS if optional.get(name, True)]
     return typing_imports, runtime_imports
 
 

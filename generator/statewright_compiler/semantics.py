@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 from statewright_compiler.diagnostics import Severity, did_you_mean
 from statewright_compiler.guards import guard_names, guard_text
@@ -22,7 +22,7 @@ from statewright_compiler.model import (
     StateKind,
     Transition,
 )
-from statewright_compiler.naming import constant_case
+from statewright_compiler.naming import MODULE_NAMES, constant_case, tag_constant
 from statewright_compiler.positions import KeyPath
 
 if TYPE_CHECKING:
@@ -30,48 +30,11 @@ if TYPE_CHECKING:
 
 __all__ = ["build_machine", "generated_names"]
 
-#: Names the generated module defines or imports besides the per-machine classes.
-_MODULE_NAMES: Final = frozenset(
-    {
-        "annotations",
-        "Any",
-        "ClassVar",
-        "Final",
-        "Literal",
-        "Mapping",
-        "Protocol",
-        "TypedDict",
-        "TypeVar",
-        "PREVIOUS",
-        "Alternative",
-        "ErrorRoute",
-        "Machine",
-        "MachineOptions",
-        "MachineSpec",
-        "Previous",
-        "StrEnum",
-        "assert_never",
-        "require_runtime",
-        "SPEC",
-        "TRANSITIONS",
-        "FINAL_STATES",
-        "TAGS",
-        "GENERATOR_VERSION",
-        "SPEC_SHA256",
-        "SPEC_PATH",
-        "allowed_events",
-        "transition_targets",
-        "is_final",
-        "ContextT",
-        "ContextT_contra",
-    }
-)
 
-
-def generated_names(prefix: str) -> frozenset[str]:
+def generated_names(prefix: str, tags: Iterable[str] = ()) -> frozenset[str]:
     """Top-level names a generated module defines, which imports and payloads must not reuse."""
     classes = {f"{prefix}{suffix}" for suffix in ("State", "Event", "Handlers", "Machine")}
-    return _MODULE_NAMES | classes
+    return MODULE_NAMES | classes | {tag_constant(tag) for tag in tags}
 
 
 class _Builder:
@@ -109,7 +72,7 @@ class _Builder:
         )
         tags = {tag: state.path for state in declarations.states for tag in state.tags}
         self.unique(((constant_case(tag), path) for tag, path in tags.items()), "tag", "constant")
-        reserved = generated_names(declarations.name)
+        reserved = generated_names(declarations.name, tags)
         payload_names = [
             (event.payload_type, ("events", event.name)) for event in declarations.events
         ]
