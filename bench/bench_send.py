@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import gc
 import platform
-import queue
 import sys
 import threading
 import time
@@ -96,9 +95,6 @@ def _primitive_runners() -> dict[str, Runner]:
     Every runner loops over the same stream as the variants with the piece written inline, so
     subtracting the empty loop's time leaves the cost of the piece itself.
     """
-    token: queue.SimpleQueue[None] = queue.SimpleQueue()
-    token.put(None)
-    take, give = token.get, token.put
     rlock = threading.RLock()
     acquire, release = rlock.acquire, rlock.release
     clock = time.time
@@ -119,13 +115,6 @@ def _primitive_runners() -> dict[str, Runner]:
         start = time.perf_counter()
         for event in events:
             method(event)
-        return time.perf_counter() - start
-
-    def token_lock(events: list[TaskEvent]) -> float:
-        start = time.perf_counter()
-        for _ in events:
-            take(False)
-            give(None)
         return time.perf_counter() - start
 
     def rlock_lock(events: list[TaskEvent]) -> float:
@@ -150,8 +139,7 @@ def _primitive_runners() -> dict[str, Runner]:
     return {
         EMPTY_LOOP: empty,
         CALL: call,
-        TOKEN: token_lock,
-        "lock: RLock acquire+release (for comparison)": rlock_lock,
+        LOCK: rlock_lock,
         CLOCK: read_clock,
         RECORD: append_record,
     }
@@ -159,7 +147,7 @@ def _primitive_runners() -> dict[str, Runner]:
 
 EMPTY_LOOP = "(empty loop, subtracted)"
 CALL = "function call with **payload (empty)"
-TOKEN = "lock: one-token SimpleQueue get+put (used)"
+LOCK = "lock: RLock acquire+release"
 CLOCK = "clock: time.time()"
 RECORD = "history record: tuple + bounded deque append"
 
@@ -320,7 +308,7 @@ def print_primitives(best: dict[str, float], primitives: dict[str, Runner], floo
     print(f"\nunavoidable pieces, each timed alone {'ns/event':>21s} {'x floor':>8s}")
     for name, ns in cost.items():
         print(f"  {name:48s} {ns:10.1f} {ns / floor:8.1f}")
-    least = floor + sum(cost[name] for name in (CALL, TOKEN, CLOCK, RECORD))
+    least = floor + sum(cost[name] for name in (CALL, LOCK, CLOCK, RECORD))
     print(
         f"  floor + call + lock + clock + record: {least:.1f} ns = {least / floor:.1f}x floor, "
         "before counters and the logging check"

@@ -12,7 +12,7 @@ import logging
 import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Final, Generic, Protocol, TypeVar
 
 from statewright._compat import StrEnum
 from statewright._errors import (
@@ -23,7 +23,6 @@ from statewright._errors import (
     UnknownEvent,
 )
 from statewright._history import RawRecord, TransitionRecord, format_timestamp
-from statewright._mutex import NO_LOCK, MachineLock
 from statewright._options import MachineOptions
 from statewright._spec import ErrorRoute, MachineSpec
 from statewright._table import CompiledAlt, Fast, Plan, Table, compile_spec
@@ -42,6 +41,35 @@ _DEFAULT_OPTIONS = MachineOptions()
 #: Row installed while user code runs, so a re-entrant ``send`` falls into the slow path.
 _BUSY_ROW: dict[Any, Fast] = {}
 _INFO = logging.INFO
+
+
+class Lock(Protocol):
+    """What the machines need from a lock (``threading.RLock`` or :data:`NO_LOCK`)."""
+
+    def acquire(self) -> object: ...
+
+    def release(self) -> object: ...
+
+    def __enter__(self) -> object: ...
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any, /) -> object: ...
+
+
+class _NoLock:
+    """Stand-in for ``MachineOptions(thread_safe=False)``; C builtins keep the calls cheap."""
+
+    __slots__ = ()
+    acquire = staticmethod(bool)
+    release = staticmethod(bool)
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc_info: object) -> None:
+        return None
+
+
+NO_LOCK: Final = _NoLock()
 
 
 class MachineCore(Generic[S, E, C]):
@@ -83,8 +111,8 @@ class MachineCore(Generic[S, E, C]):
         self._busy = False
         self._stale: Conflict | None = None
         #: Held while reading history/counters so a reader never sees a half-applied transition
-        #: (the sync Machine sets its lock here; asyncio tasks cannot interleave a plain read).
-        self._read_lock: MachineLock = NO_LOCK
+        #: (the sync Machine sets its RLock here; asyncio tasks cannot interleave a plain read).
+        self._read_lock: Lock = NO_LOCK
 
     # ----------------------------------------------------------------- class-level set-up
 

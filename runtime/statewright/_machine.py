@@ -9,13 +9,13 @@ Self-transitions are external: they run exit and entry actions too.
 from __future__ import annotations
 
 import inspect
+import threading
 from collections.abc import Awaitable, Mapping
 from typing import Any, TypeVar
 
 from statewright._compat import StrEnum
-from statewright._core import _INFO
+from statewright._core import _INFO, NO_LOCK, Lock
 from statewright._errors import ActionFailed, GuardFailed, InvalidTransition
-from statewright._mutex import NO_LOCK, Empty, MachineLock, Mutex
 from statewright._options import MachineOptions
 from statewright._snapshot import SnapshotMixin
 from statewright._stores import Store
@@ -35,11 +35,8 @@ class Machine(SnapshotMixin[S, E, C]):
         self, context: C, handlers: object | None = None, *, options: MachineOptions | None = None
     ) -> None:
         super().__init__(context, handlers, options=options)
-        self._lock: MachineLock = Mutex() if self._options.thread_safe else NO_LOCK
+        self._lock: Lock = threading.RLock() if self._options.thread_safe else NO_LOCK
         self._read_lock = self._lock
-        #: The token's own C methods, called directly by the hot path.
-        self._take = self._lock.take
-        self._give = self._lock.give
 
     def send(self, event: E | str, /, **payload: Any) -> S:
         """Apply ``event`` and return the new state, or raise :class:`InvalidTransition`.
@@ -47,23 +44,20 @@ class Machine(SnapshotMixin[S, E, C]):
         Accepts the event member or its string value. Raises :class:`ActionFailed` when an action
         raised and the source state has no error route (the machine then did not move).
         """
-        # Instance attributes holding C callables: load them as plain attributes, because
-        # CPython does not specialise a method-style call (``self._take(...)``) on them.
-        take, give = self._take, self._give
+        # acquire/release instead of ``with``: the context-manager protocol costs as much again.
+        lock = self._lock
+        lock.acquire()
         try:
-            take(False)
-        except Empty:  # another thread holds the machine, or this one does (re-entrant send)
-            return self._send_slow(event, payload)
-        try:
-            member, target, self._fast, index, moves = self._fast[event]
-        except (KeyError, TypeError):  # guarded, with actions, rejected or not an event at all
-            give(None)
-            return self._send_slow(event, payload)
-        # A trivial transition (no guard, no action, no checkpoint): no user code can run, so
-        # it is committed inline under the raw token.
-        try:
+            try:
+                member, target, self._fast, index, moves = self._fast[event]
+            except (KeyError, TypeError):  # guarded, with actions, rejected or not an event
+                return self._send_slow(event, payload)
+            # A trivial transition (no guard, no action, no checkpoint): no user code can run,
+            # so it is committed inline.
             history = self._history
             if history is not None:  # first: a clock that raises leaves nothing half-recorded
+                # A plain attribute load: CPython does not specialise ``self._clock()`` on an
+                # instance attribute holding a C function.
                 clock = self._clock
                 history.append((index, clock(), payload))
             source = self._state
@@ -73,10 +67,12 @@ class Machine(SnapshotMixin[S, E, C]):
             self._counts[index] += 1
             # The logger's own level cache (False = INFO disabled) spares an isEnabledFor call.
             if self._listeners or self._log_cache.get(_INFO, True):
-                self._announce_claimed(source, member, target, payload)
+                pending = self._announce(source, member, target, payload, None)
+                if pending:
+                    _refuse_async_listeners(pending)
             return target  # type: ignore[no-any-return]  # table stores members as Any
         finally:
-            give(None)
+            lock.release()
 
     def try_send(self, event: E | str, /, **payload: Any) -> bool:
         """Like :meth:`send` but return False (the rejection is logged) instead of raising."""
@@ -121,25 +117,8 @@ class Machine(SnapshotMixin[S, E, C]):
             method = getattr(self._handlers, name)
         method(self._context, payload)
 
-    def _announce_claimed(self, source: S, event: E, target: S, payload: Mapping[str, Any]) -> None:
-        """Log and call listeners from the hot path, which holds only the raw token.
-
-        Claiming the lock first lets a listener read the machine or send again (re-entrantly).
-        """
-        self._lock.claim()
-        try:
-            pending = self._announce(source, event, target, payload, None)
-        finally:
-            self._lock.unclaim()
-        if pending:
-            _refuse_async_listeners(pending)
-
     def _send_slow(self, event: object, payload: dict[str, Any]) -> S:
-        """The general path: waits for the lock, runs guards and actions, re-entrant aware."""
-        with self._lock:
-            return self._send_locked(event, payload)
-
-    def _send_locked(self, event: object, payload: dict[str, Any]) -> S:
+        """The general path (the caller holds the lock): guards, actions, re-entrancy checks."""
         self._check_usable()
         member, plan = self._resolve(event)
         if plan is None:

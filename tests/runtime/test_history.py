@@ -217,15 +217,17 @@ def test_threads_never_lose_or_duplicate_transitions() -> None:
                 problems.append(exc)
                 return
 
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    reader = threading.Thread(target=read)
+    threads = [threading.Thread(target=work, daemon=True) for _ in range(4)]
+    reader = threading.Thread(target=read, daemon=True)
     reader.start()
     for t in threads:
         t.start()
     for t in threads:
-        t.join()
+        t.join(60)  # a starving lock must fail the test, not hang the suite
+    starved = [t for t in threads if t.is_alive()]
     running = False
-    reader.join()
+    reader.join(60)
+    assert not starved, "senders never got the lock while a reader looped"
     assert problems == []
     history = m.history
     assert m.total_transitions - 3 == sum(applied) == len(seen)
