@@ -43,7 +43,7 @@ class MachineOptions:
     logger: logging.Logger | None = None
     #: Guard each transition with a per-instance lock. Only turn off for instances that a
     #: single thread owns (or AsyncMachine, which always uses an asyncio.Lock): it saves the
-    #: lock round trip, roughly a tenth of a trivial ``send`` (see docs/performance.md).
+    #: lock round trip, 10-15% of a trivial ``send`` (see docs/performance.md).
     thread_safe: bool = True
     #: Log every applied transition at INFO (rejections are always logged at WARNING).
     log_transitions: bool = True
