@@ -22,9 +22,8 @@ import types
 from pathlib import Path
 
 from statewright import MachineOptions
-from statewright_compiler.emit import format_python
 from statewright_compiler.load import parse_spec_text
-from statewright_compiler.render import render_module
+from statewright_compiler.pipeline import module_source
 from statewright_compiler.validate import validate_source
 
 EVENTS = 100
@@ -48,7 +47,7 @@ def spec_text(states: int, seed: int = 7) -> str:
 
 def compile_module(text: str) -> str:
     machine, _ = validate_source(parse_spec_text(text, "big.toml"))
-    return format_python(render_module(machine))
+    return module_source(machine)
 
 
 def best_of(repeat: int, function: object) -> float:

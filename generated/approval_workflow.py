@@ -2,8 +2,9 @@
 # Source: spec/approval_workflow.toml
 # Spec sha256: 992562278da15478ddedc9e364f94d0ec2fc4880fccade9a3d63302e7471e5d4
 # Change the spec and run `statewright generate` instead.
-# Spec text is kept verbatim.
-# ruff: noqa: E501, RUF001, RUF002
+# Formatted and checked by statewright: formatters and linters leave this file alone.
+# ruff: noqa
+# fmt: off
 """审批工作流：提交的变更先经 validate_input 校验；合法则进入 reviewing，副作用动作
 apply_changes（target: production）在执行前暂停，等待人工审批；批准后执行，失败时在
 max_retries 次内重试，成功则到达 approved。输入不合法或审批被拒绝则到达 rejected；执行重试
@@ -123,43 +124,60 @@ class ResubmitPayload(TypedDict):
 
 
 class ApprovalWorkflowHandlers(Protocol[ContextT_contra]):
-    """The guards and actions the spec names; pass an object with these methods to the machine."""
+    """The guards and actions the spec names: the machine calls these methods."""
 
-    def attempts_left(self, context: ContextT_contra, payload: ApplyResultPayload, /) -> bool:
+    def attempts_left(
+        self, context: ContextT_contra, payload: ApplyResultPayload, /
+    ) -> bool:
         """Guard used by: applying --APPLY_RESULT--> applying."""
         ...
 
-    def input_valid(self, context: ContextT_contra, payload: ValidatedPayload, /) -> bool:
+    def input_valid(
+        self, context: ContextT_contra, payload: ValidatedPayload, /
+    ) -> bool:
         """Guard used by: submitted --VALIDATED--> reviewing."""
         ...
 
-    def succeeded(self, context: ContextT_contra, payload: ApplyResultPayload, /) -> bool:
-        """Guard used by: applying --APPLY_RESULT--> approved; applying --APPLY_RESULT--> applying."""
+    def succeeded(
+        self, context: ContextT_contra, payload: ApplyResultPayload, /
+    ) -> bool:
+        """Guard used by: applying --APPLY_RESULT--> approved; applying
+        --APPLY_RESULT--> applying."""
         ...
 
-    def apply_changes(self, context: ContextT_contra, payload: ApprovePayload, /) -> None:
+    def apply_changes(
+        self, context: ContextT_contra, payload: ApprovePayload, /
+    ) -> None:
         """Action used by: reviewing --APPROVE--> applying."""
         ...
 
-    def increment_attempt(self, context: ContextT_contra, payload: ApplyResultPayload, /) -> None:
+    def increment_attempt(
+        self, context: ContextT_contra, payload: ApplyResultPayload, /
+    ) -> None:
         """Action used by: applying --APPLY_RESULT--> applying."""
         ...
 
-    def kill_workflow(self, context: ContextT_contra, payload: TimeoutPayload, /) -> None:
-        """Action used by: any non-final state except error_state --TIMEOUT--> error_state."""
+    def kill_workflow(
+        self, context: ContextT_contra, payload: TimeoutPayload, /
+    ) -> None:
+        """Action used by: any non-final state except error_state --TIMEOUT-->
+        error_state."""
         ...
 
     def log_error(
         self,
         context: ContextT_contra,
-        payload: ApprovePayload
-        | RejectPayload
-        | ApplyResultPayload
-        | TimeoutPayload
-        | ResubmitPayload,
+        payload: (
+            ApprovePayload
+            | RejectPayload
+            | ApplyResultPayload
+            | TimeoutPayload
+            | ResubmitPayload
+        ),
         /,
     ) -> None:
-        """Action used by: applying --APPLY_RESULT--> error_state; on an action error leaving any non-final state except submitted."""
+        """Action used by: applying --APPLY_RESULT--> error_state; on an action error
+        leaving any non-final state except submitted."""
         ...
 
     def notify_requester(
@@ -168,18 +186,25 @@ class ApprovalWorkflowHandlers(Protocol[ContextT_contra]):
         payload: ValidatedPayload | RejectPayload | TimeoutPayload,
         /,
     ) -> None:
-        """Action used by: submitted --VALIDATED--> rejected; reviewing --REJECT--> rejected; on an action error leaving submitted."""
+        """Action used by: submitted --VALIDATED--> rejected; reviewing --REJECT-->
+        rejected; on an action error leaving submitted."""
         ...
 
-    def request_approval(self, context: ContextT_contra, payload: ValidatedPayload, /) -> None:
+    def request_approval(
+        self, context: ContextT_contra, payload: ValidatedPayload, /
+    ) -> None:
         """Action used by: entering reviewing."""
         ...
 
-    def reset_attempts(self, context: ContextT_contra, payload: ResubmitPayload, /) -> None:
+    def reset_attempts(
+        self, context: ContextT_contra, payload: ResubmitPayload, /
+    ) -> None:
         """Action used by: error_state --RESUBMIT--> submitted."""
         ...
 
-    def retry_with_backoff(self, context: ContextT_contra, payload: ApplyResultPayload, /) -> None:
+    def retry_with_backoff(
+        self, context: ContextT_contra, payload: ApplyResultPayload, /
+    ) -> None:
         """Action used by: applying --APPLY_RESULT--> applying."""
         ...
 
@@ -194,7 +219,8 @@ def _guard_1(handlers: Any, context: Any, payload: Any) -> bool:
 
 def _guard_2(handlers: Any, context: Any, payload: Any) -> bool:
     return bool(
-        not handlers.succeeded(context, payload) and handlers.attempts_left(context, payload)
+        not handlers.succeeded(context, payload)
+        and handlers.attempts_left(context, payload)
     )
 
 
@@ -206,19 +232,25 @@ TRANSITIONS: Final[
 ] = {
     ApprovalWorkflowState.SUBMITTED: {
         ApprovalWorkflowEvent.VALIDATED: (
-            Alternative(ApprovalWorkflowState.REVIEWING, guard=_guard_0, checkpoint=True),
+            Alternative(
+                ApprovalWorkflowState.REVIEWING, guard=_guard_0, checkpoint=True
+            ),
             Alternative(ApprovalWorkflowState.REJECTED, actions=("notify_requester",)),
         ),
         ApprovalWorkflowEvent.TIMEOUT: (
             Alternative(
-                ApprovalWorkflowState.ERROR_STATE, actions=("kill_workflow",), checkpoint=True
+                ApprovalWorkflowState.ERROR_STATE,
+                actions=("kill_workflow",),
+                checkpoint=True,
             ),
         ),
     },
     ApprovalWorkflowState.REVIEWING: {
         ApprovalWorkflowEvent.APPROVE: (
             Alternative(
-                ApprovalWorkflowState.APPLYING, actions=("apply_changes",), checkpoint=True
+                ApprovalWorkflowState.APPLYING,
+                actions=("apply_changes",),
+                checkpoint=True,
             ),
         ),
         ApprovalWorkflowEvent.REJECT: (
@@ -226,33 +258,40 @@ TRANSITIONS: Final[
         ),
         ApprovalWorkflowEvent.TIMEOUT: (
             Alternative(
-                ApprovalWorkflowState.ERROR_STATE, actions=("kill_workflow",), checkpoint=True
+                ApprovalWorkflowState.ERROR_STATE,
+                actions=("kill_workflow",),
+                checkpoint=True,
             ),
         ),
     },
     ApprovalWorkflowState.APPLYING: {
         ApprovalWorkflowEvent.APPLY_RESULT: (
-            Alternative(ApprovalWorkflowState.APPROVED, guard=_guard_1, checkpoint=True),
+            Alternative(
+                ApprovalWorkflowState.APPROVED, guard=_guard_1, checkpoint=True
+            ),
             Alternative(
                 ApprovalWorkflowState.APPLYING,
                 guard=_guard_2,
-                actions=(
-                    "increment_attempt",
-                    "retry_with_backoff",
-                ),
+                actions=("increment_attempt", "retry_with_backoff"),
             ),
-            Alternative(ApprovalWorkflowState.ERROR_STATE, actions=("log_error",), checkpoint=True),
+            Alternative(
+                ApprovalWorkflowState.ERROR_STATE,
+                actions=("log_error",),
+                checkpoint=True,
+            ),
         ),
         ApprovalWorkflowEvent.TIMEOUT: (
             Alternative(
-                ApprovalWorkflowState.ERROR_STATE, actions=("kill_workflow",), checkpoint=True
+                ApprovalWorkflowState.ERROR_STATE,
+                actions=("kill_workflow",),
+                checkpoint=True,
             ),
         ),
     },
     ApprovalWorkflowState.ERROR_STATE: {
         ApprovalWorkflowEvent.RESUBMIT: (
             Alternative(ApprovalWorkflowState.SUBMITTED, actions=("reset_attempts",)),
-        ),
+        )
     },
 }
 
@@ -265,9 +304,7 @@ SPEC: Final[MachineSpec[ApprovalWorkflowState, ApprovalWorkflowEvent]] = Machine
     initial=INITIAL_STATE,
     final_states=FINAL_STATES,
     transitions=TRANSITIONS,
-    entry_actions={
-        ApprovalWorkflowState.REVIEWING: ("request_approval",),
-    },
+    entry_actions={ApprovalWorkflowState.REVIEWING: ("request_approval",)},
     exit_actions={},
     error_routes={
         ApprovalWorkflowState.SUBMITTED: ErrorRoute(
@@ -306,7 +343,9 @@ def allowed_events(state: ApprovalWorkflowState) -> frozenset[ApprovalWorkflowEv
     """Events with at least one transition out of ``state`` (guards not evaluated)."""
     match state:
         case ApprovalWorkflowState.SUBMITTED:
-            return frozenset({ApprovalWorkflowEvent.VALIDATED, ApprovalWorkflowEvent.TIMEOUT})
+            return frozenset(
+                {ApprovalWorkflowEvent.VALIDATED, ApprovalWorkflowEvent.TIMEOUT}
+            )
         case ApprovalWorkflowState.REVIEWING:
             return frozenset(
                 {
@@ -316,7 +355,9 @@ def allowed_events(state: ApprovalWorkflowState) -> frozenset[ApprovalWorkflowEv
                 }
             )
         case ApprovalWorkflowState.APPLYING:
-            return frozenset({ApprovalWorkflowEvent.APPLY_RESULT, ApprovalWorkflowEvent.TIMEOUT})
+            return frozenset(
+                {ApprovalWorkflowEvent.APPLY_RESULT, ApprovalWorkflowEvent.TIMEOUT}
+            )
         case ApprovalWorkflowState.APPROVED | ApprovalWorkflowState.REJECTED:
             return frozenset()
         case ApprovalWorkflowState.ERROR_STATE:
@@ -328,9 +369,9 @@ def allowed_events(state: ApprovalWorkflowState) -> frozenset[ApprovalWorkflowEv
 def transition_targets(
     state: ApprovalWorkflowState, event: ApprovalWorkflowEvent
 ) -> tuple[ApprovalWorkflowState | Previous, ...]:
-    """Targets of the alternatives for (``state``, ``event``) in the order they are tried.
+    """Targets of the alternatives for (``state``, ``event``), in the order they are tried.
 
-    Empty when the event is rejected in that state; ``PREVIOUS`` stands for "the state before".
+    Empty when the event is rejected in that state; ``PREVIOUS`` means "the state before".
     """
     match state:
         case ApprovalWorkflowState.SUBMITTED:
@@ -410,7 +451,9 @@ def is_final(state: ApprovalWorkflowState) -> bool:
     return state in FINAL_STATES
 
 
-class ApprovalWorkflowMachine(Machine[ApprovalWorkflowState, ApprovalWorkflowEvent, ContextT]):
+class ApprovalWorkflowMachine(
+    Machine[ApprovalWorkflowState, ApprovalWorkflowEvent, ContextT]
+):
     """The ApprovalWorkflow state machine: one typed method per event.
 
     审批工作流：提交的变更先经 validate_input 校验；合法则进入 reviewing，副作用动作
@@ -429,7 +472,9 @@ class ApprovalWorkflowMachine(Machine[ApprovalWorkflowState, ApprovalWorkflowEve
     ) -> None:
         super().__init__(context, handlers, options=options)
 
-    def validated(self, *, valid: bool, errors: list[str] | None = None) -> ApprovalWorkflowState:
+    def validated(
+        self, *, valid: bool, errors: list[str] | None = None
+    ) -> ApprovalWorkflowState:
         """validate_input 的结果（result.validate_input）。"""
         return self.send(ApprovalWorkflowEvent.VALIDATED, valid=valid, errors=errors)
 
@@ -442,7 +487,10 @@ class ApprovalWorkflowMachine(Machine[ApprovalWorkflowState, ApprovalWorkflowEve
     ) -> ApprovalWorkflowState:
         """人工批准等待中的副作用动作（approve_action）。"""
         return self.send(
-            ApprovalWorkflowEvent.APPROVE, action_id=action_id, approver=approver, comment=comment
+            ApprovalWorkflowEvent.APPROVE,
+            action_id=action_id,
+            approver=approver,
+            comment=comment,
         )
 
     def reject(
@@ -456,7 +504,10 @@ class ApprovalWorkflowMachine(Machine[ApprovalWorkflowState, ApprovalWorkflowEve
     ) -> ApprovalWorkflowState:
         """apply_changes 的执行结果（result.apply_changes）。"""
         return self.send(
-            ApprovalWorkflowEvent.APPLY_RESULT, success=success, output=output, error=error
+            ApprovalWorkflowEvent.APPLY_RESULT,
+            success=success,
+            output=output,
+            error=error,
         )
 
     def timeout(self, *, elapsed_seconds: float | None = None) -> ApprovalWorkflowState:

@@ -2,8 +2,9 @@
 # Source: spec/notebook_bcc_v1.toml
 # Spec sha256: 85f3dbf49b9c6370c2226edec872ba5f054739c47a7f050ee8700561c1f98114
 # Change the spec and run `statewright generate` instead.
-# Spec text is kept verbatim.
-# ruff: noqa: E501
+# Formatted and checked by statewright: formatters and linters leave this file alone.
+# ruff: noqa
+# fmt: off
 """Notebook-BCC workflow FSM, first (English) specification. It drives a data-science workflow
 through Stages → Steps → Behaviors: planner agents produce stages and steps, a Behavior
 Arrangement Agent assigns an agent and a task, an Action-Generator writes and runs notebook
@@ -173,7 +174,7 @@ class CompleteStagePayload(TypedDict):
 
 
 class NotebookBccV1Handlers(Protocol[ContextT_contra]):
-    """The guards and actions the spec names; pass an object with these methods to the machine."""
+    """The guards and actions the spec names: the machine calls these methods."""
 
     def retries_left(
         self,
@@ -181,28 +182,39 @@ class NotebookBccV1Handlers(Protocol[ContextT_contra]):
         payload: StartBehaviorPayload | TransitionToCompleteStepPayload,
         /,
     ) -> bool:
-        """Guard used by: behavior_completed --TRANSITION_TO_COMPLETE_STEP--> step_running; behavior_completed --START_BEHAVIOR--> behavior_running."""
+        """Guard used by: behavior_completed --TRANSITION_TO_COMPLETE_STEP-->
+        step_running; behavior_completed --START_BEHAVIOR--> behavior_running."""
         ...
 
-    def same_behavior(self, context: ContextT_contra, payload: StartBehaviorPayload, /) -> bool:
+    def same_behavior(
+        self, context: ContextT_contra, payload: StartBehaviorPayload, /
+    ) -> bool:
         """Guard used by: behavior_completed --START_BEHAVIOR--> behavior_running."""
         ...
 
-    def stage_is_complete(self, context: ContextT_contra, payload: CompleteStagePayload, /) -> bool:
-        """Guard used by: step_completed --COMPLETE_STAGE--> stage_running; step_completed --COMPLETE_STAGE--> workflow_complete."""
+    def stage_is_complete(
+        self, context: ContextT_contra, payload: CompleteStagePayload, /
+    ) -> bool:
+        """Guard used by: step_completed --COMPLETE_STAGE--> stage_running;
+        step_completed --COMPLETE_STAGE--> workflow_complete."""
         ...
 
-    def stages_remaining(self, context: ContextT_contra, payload: CompleteStagePayload, /) -> bool:
+    def stages_remaining(
+        self, context: ContextT_contra, payload: CompleteStagePayload, /
+    ) -> bool:
         """Guard used by: step_completed --COMPLETE_STAGE--> stage_running."""
         ...
 
     def step_is_complete(
         self, context: ContextT_contra, payload: TransitionToCompleteStepPayload, /
     ) -> bool:
-        """Guard used by: behavior_completed --TRANSITION_TO_COMPLETE_STEP--> step_completed."""
+        """Guard used by: behavior_completed --TRANSITION_TO_COMPLETE_STEP-->
+        step_completed."""
         ...
 
-    def advance_stage(self, context: ContextT_contra, payload: CompleteStagePayload, /) -> None:
+    def advance_stage(
+        self, context: ContextT_contra, payload: CompleteStagePayload, /
+    ) -> None:
         """Action used by: step_completed --COMPLETE_STAGE--> stage_running."""
         ...
 
@@ -215,12 +227,17 @@ class NotebookBccV1Handlers(Protocol[ContextT_contra]):
         """Action used by: leaving behavior_completed."""
         ...
 
-    def assign_agent(self, context: ContextT_contra, payload: StartBehaviorPayload, /) -> None:
+    def assign_agent(
+        self, context: ContextT_contra, payload: StartBehaviorPayload, /
+    ) -> None:
         """Action used by: entering behavior_running."""
         ...
 
-    def bind_behavior(self, context: ContextT_contra, payload: StartBehaviorPayload, /) -> None:
-        """Action used by: step_running --START_BEHAVIOR--> behavior_running; behavior_completed --START_BEHAVIOR--> behavior_running."""
+    def bind_behavior(
+        self, context: ContextT_contra, payload: StartBehaviorPayload, /
+    ) -> None:
+        """Action used by: step_running --START_BEHAVIOR--> behavior_running;
+        behavior_completed --START_BEHAVIOR--> behavior_running."""
         ...
 
     def bind_input_variables(
@@ -229,14 +246,17 @@ class NotebookBccV1Handlers(Protocol[ContextT_contra]):
         """Action used by: entering behavior_running."""
         ...
 
-    def capture_effects(self, context: ContextT_contra, payload: CompleteActionPayload, /) -> None:
+    def capture_effects(
+        self, context: ContextT_contra, payload: CompleteActionPayload, /
+    ) -> None:
         """Action used by: leaving behavior_running."""
         ...
 
     def escalate_to_stage_reflection(
         self, context: ContextT_contra, payload: TransitionToCompleteStepPayload, /
     ) -> None:
-        """Action used by: behavior_completed --TRANSITION_TO_COMPLETE_STEP--> step_completed."""
+        """Action used by: behavior_completed --TRANSITION_TO_COMPLETE_STEP-->
+        step_completed."""
         ...
 
     def increment_behavior_iteration(
@@ -245,23 +265,31 @@ class NotebookBccV1Handlers(Protocol[ContextT_contra]):
         payload: StartBehaviorPayload | TransitionToCompleteStepPayload,
         /,
     ) -> None:
-        """Action used by: behavior_completed --TRANSITION_TO_COMPLETE_STEP--> step_running; behavior_completed --START_BEHAVIOR--> behavior_running."""
+        """Action used by: behavior_completed --TRANSITION_TO_COMPLETE_STEP-->
+        step_running; behavior_completed --START_BEHAVIOR--> behavior_running."""
         ...
 
     def init_stage_outputs_tracking(
-        self, context: ContextT_contra, payload: StartWorkflowPayload | CompleteStagePayload, /
+        self,
+        context: ContextT_contra,
+        payload: StartWorkflowPayload | CompleteStagePayload,
+        /,
     ) -> None:
         """Action used by: entering stage_running."""
         ...
 
-    def manage_variables(self, context: ContextT_contra, payload: CompleteStagePayload, /) -> None:
+    def manage_variables(
+        self, context: ContextT_contra, payload: CompleteStagePayload, /
+    ) -> None:
         """Action used by: step_completed --COMPLETE_STAGE--> step_running."""
         ...
 
     def prepare_behavior_queue(
         self,
         context: ContextT_contra,
-        payload: StartStepPayload | TransitionToCompleteStepPayload | CompleteStagePayload,
+        payload: (
+            StartStepPayload | TransitionToCompleteStepPayload | CompleteStagePayload
+        ),
         /,
     ) -> None:
         """Action used by: entering step_running."""
@@ -270,19 +298,28 @@ class NotebookBccV1Handlers(Protocol[ContextT_contra]):
     def record_stage_experience(
         self, context: ContextT_contra, payload: CompleteStagePayload, /
     ) -> None:
-        """Action used by: step_completed --COMPLETE_STAGE--> stage_running; step_completed --COMPLETE_STAGE--> workflow_complete."""
+        """Action used by: step_completed --COMPLETE_STAGE--> stage_running;
+        step_completed --COMPLETE_STAGE--> workflow_complete."""
         ...
 
-    def record_stage_plan(self, context: ContextT_contra, payload: StartWorkflowPayload, /) -> None:
+    def record_stage_plan(
+        self, context: ContextT_contra, payload: StartWorkflowPayload, /
+    ) -> None:
         """Action used by: idle --START_WORKFLOW--> stage_running."""
         ...
 
-    def record_step_plan(self, context: ContextT_contra, payload: StartStepPayload, /) -> None:
-        """Action used by: stage_running --START_STEP--> step_running; step_completed --START_STEP--> step_running."""
+    def record_step_plan(
+        self, context: ContextT_contra, payload: StartStepPayload, /
+    ) -> None:
+        """Action used by: stage_running --START_STEP--> step_running; step_completed
+        --START_STEP--> step_running."""
         ...
 
     def set_current_stage(
-        self, context: ContextT_contra, payload: StartWorkflowPayload | CompleteStagePayload, /
+        self,
+        context: ContextT_contra,
+        payload: StartWorkflowPayload | CompleteStagePayload,
+        /,
     ) -> None:
         """Action used by: entering stage_running."""
         ...
@@ -290,20 +327,25 @@ class NotebookBccV1Handlers(Protocol[ContextT_contra]):
     def set_current_step(
         self,
         context: ContextT_contra,
-        payload: StartStepPayload | TransitionToCompleteStepPayload | CompleteStagePayload,
+        payload: (
+            StartStepPayload | TransitionToCompleteStepPayload | CompleteStagePayload
+        ),
         /,
     ) -> None:
         """Action used by: entering step_running."""
         ...
 
-    def store_artifacts(self, context: ContextT_contra, payload: CompleteActionPayload, /) -> None:
+    def store_artifacts(
+        self, context: ContextT_contra, payload: CompleteActionPayload, /
+    ) -> None:
         """Action used by: entering behavior_completed."""
         ...
 
     def update_outputs_tracking(
         self, context: ContextT_contra, payload: TransitionToCompleteStepPayload, /
     ) -> None:
-        """Action used by: behavior_completed --TRANSITION_TO_COMPLETE_STEP--> step_completed."""
+        """Action used by: behavior_completed --TRANSITION_TO_COMPLETE_STEP-->
+        step_completed."""
         ...
 
     def update_variables_with_artifacts(
@@ -315,7 +357,8 @@ class NotebookBccV1Handlers(Protocol[ContextT_contra]):
 
 def _guard_0(handlers: Any, context: Any, payload: Any) -> bool:
     return bool(
-        handlers.same_behavior(context, payload) and handlers.retries_left(context, payload)
+        handlers.same_behavior(context, payload)
+        and handlers.retries_left(context, payload)
     )
 
 
@@ -333,7 +376,8 @@ def _guard_3(handlers: Any, context: Any, payload: Any) -> bool:
 
 def _guard_4(handlers: Any, context: Any, payload: Any) -> bool:
     return bool(
-        handlers.stage_is_complete(context, payload) and handlers.stages_remaining(context, payload)
+        handlers.stage_is_complete(context, payload)
+        and handlers.stages_remaining(context, payload)
     )
 
 
@@ -343,26 +387,33 @@ def _guard_5(handlers: Any, context: Any, payload: Any) -> bool:
 
 TRANSITIONS: Final[
     Mapping[
-        NotebookBccV1State, Mapping[NotebookBccV1Event, tuple[Alternative[NotebookBccV1State], ...]]
+        NotebookBccV1State,
+        Mapping[NotebookBccV1Event, tuple[Alternative[NotebookBccV1State], ...]],
     ]
 ] = {
     NotebookBccV1State.IDLE: {
         NotebookBccV1Event.START_WORKFLOW: (
-            Alternative(NotebookBccV1State.STAGE_RUNNING, actions=("record_stage_plan",)),
-        ),
+            Alternative(
+                NotebookBccV1State.STAGE_RUNNING, actions=("record_stage_plan",)
+            ),
+        )
     },
     NotebookBccV1State.STAGE_RUNNING: {
         NotebookBccV1Event.START_STEP: (
             Alternative(NotebookBccV1State.STEP_RUNNING, actions=("record_step_plan",)),
-        ),
+        )
     },
     NotebookBccV1State.STEP_RUNNING: {
         NotebookBccV1Event.START_BEHAVIOR: (
-            Alternative(NotebookBccV1State.BEHAVIOR_RUNNING, actions=("bind_behavior",)),
-        ),
+            Alternative(
+                NotebookBccV1State.BEHAVIOR_RUNNING, actions=("bind_behavior",)
+            ),
+        )
     },
     NotebookBccV1State.BEHAVIOR_RUNNING: {
-        NotebookBccV1Event.COMPLETE_ACTION: (Alternative(NotebookBccV1State.BEHAVIOR_COMPLETED),),
+        NotebookBccV1Event.COMPLETE_ACTION: (
+            Alternative(NotebookBccV1State.BEHAVIOR_COMPLETED),
+        )
     },
     NotebookBccV1State.BEHAVIOR_COMPLETED: {
         NotebookBccV1Event.START_BEHAVIOR: (
@@ -372,7 +423,9 @@ TRANSITIONS: Final[
                 actions=("increment_behavior_iteration",),
             ),
             Alternative(
-                NotebookBccV1State.BEHAVIOR_RUNNING, guard=_guard_1, actions=("bind_behavior",)
+                NotebookBccV1State.BEHAVIOR_RUNNING,
+                guard=_guard_1,
+                actions=("bind_behavior",),
             ),
         ),
         NotebookBccV1Event.TRANSITION_TO_COMPLETE_STEP: (
@@ -387,7 +440,8 @@ TRANSITIONS: Final[
                 actions=("increment_behavior_iteration",),
             ),
             Alternative(
-                NotebookBccV1State.STEP_COMPLETED, actions=("escalate_to_stage_reflection",)
+                NotebookBccV1State.STEP_COMPLETED,
+                actions=("escalate_to_stage_reflection",),
             ),
         ),
     },
@@ -399,10 +453,7 @@ TRANSITIONS: Final[
             Alternative(
                 NotebookBccV1State.STAGE_RUNNING,
                 guard=_guard_4,
-                actions=(
-                    "record_stage_experience",
-                    "advance_stage",
-                ),
+                actions=("record_stage_experience", "advance_stage"),
             ),
             Alternative(
                 NotebookBccV1State.WORKFLOW_COMPLETE,
@@ -428,14 +479,8 @@ SPEC: Final[MachineSpec[NotebookBccV1State, NotebookBccV1Event]] = MachineSpec(
             "set_current_stage",
             "init_stage_outputs_tracking",
         ),
-        NotebookBccV1State.STEP_RUNNING: (
-            "set_current_step",
-            "prepare_behavior_queue",
-        ),
-        NotebookBccV1State.BEHAVIOR_RUNNING: (
-            "assign_agent",
-            "bind_input_variables",
-        ),
+        NotebookBccV1State.STEP_RUNNING: ("set_current_step", "prepare_behavior_queue"),
+        NotebookBccV1State.BEHAVIOR_RUNNING: ("assign_agent", "bind_input_variables"),
         NotebookBccV1State.BEHAVIOR_COMPLETED: ("store_artifacts",),
         NotebookBccV1State.STEP_COMPLETED: ("update_variables_with_artifacts",),
     },
@@ -489,10 +534,15 @@ def allowed_events(state: NotebookBccV1State) -> frozenset[NotebookBccV1Event]:
             return frozenset({NotebookBccV1Event.COMPLETE_ACTION})
         case NotebookBccV1State.BEHAVIOR_COMPLETED:
             return frozenset(
-                {NotebookBccV1Event.START_BEHAVIOR, NotebookBccV1Event.TRANSITION_TO_COMPLETE_STEP}
+                {
+                    NotebookBccV1Event.START_BEHAVIOR,
+                    NotebookBccV1Event.TRANSITION_TO_COMPLETE_STEP,
+                }
             )
         case NotebookBccV1State.STEP_COMPLETED:
-            return frozenset({NotebookBccV1Event.START_STEP, NotebookBccV1Event.COMPLETE_STAGE})
+            return frozenset(
+                {NotebookBccV1Event.START_STEP, NotebookBccV1Event.COMPLETE_STAGE}
+            )
         case NotebookBccV1State.WORKFLOW_COMPLETE:
             return frozenset()
         case _:
@@ -502,9 +552,9 @@ def allowed_events(state: NotebookBccV1State) -> frozenset[NotebookBccV1Event]:
 def transition_targets(
     state: NotebookBccV1State, event: NotebookBccV1Event
 ) -> tuple[NotebookBccV1State | Previous, ...]:
-    """Targets of the alternatives for (``state``, ``event``) in the order they are tried.
+    """Targets of the alternatives for (``state``, ``event``), in the order they are tried.
 
-    Empty when the event is rejected in that state; ``PREVIOUS`` stands for "the state before".
+    Empty when the event is rejected in that state; ``PREVIOUS`` means "the state before".
     """
     match state:
         case NotebookBccV1State.IDLE:

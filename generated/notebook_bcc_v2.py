@@ -2,8 +2,9 @@
 # Source: spec/notebook_bcc_v2.toml
 # Spec sha256: aa3e87c9216fd297f2aa657ff65e97130cc735d3f30e003eb8b599166cfa3eb2
 # Change the spec and run `statewright generate` instead.
-# Spec text is kept verbatim.
-# ruff: noqa: E501, RUF001, RUF002
+# Formatted and checked by statewright: formatters and linters leave this file alone.
+# ruff: noqa
+# fmt: off
 """Notebook-BCC 工作流状态机（协议 v2.0）。基于有限状态机 (FSM) 的分层工作流控制：
 Workflow → Stage → Step → Behavior → Action。Planning API 负责目标判断（targetAchieved /
 transition.continue_behaviors / context_update），Client 负责导航控制和执行管理，Generating API
@@ -248,72 +249,105 @@ class NotebookBccV2Handlers(Protocol):
 
 TRANSITIONS: Final[
     Mapping[
-        NotebookBccV2State, Mapping[NotebookBccV2Event, tuple[Alternative[NotebookBccV2State], ...]]
+        NotebookBccV2State,
+        Mapping[NotebookBccV2Event, tuple[Alternative[NotebookBccV2State], ...]],
     ]
 ] = {
     NotebookBccV2State.IDLE: {
-        NotebookBccV2Event.START_WORKFLOW: (Alternative(NotebookBccV2State.STAGE_RUNNING),),
+        NotebookBccV2Event.START_WORKFLOW: (
+            Alternative(NotebookBccV2State.STAGE_RUNNING),
+        )
     },
     NotebookBccV2State.STAGE_RUNNING: {
-        NotebookBccV2Event.COMPLETE_STAGE: (Alternative(NotebookBccV2State.STAGE_COMPLETED),),
+        NotebookBccV2Event.COMPLETE_STAGE: (
+            Alternative(NotebookBccV2State.STAGE_COMPLETED),
+        ),
         NotebookBccV2Event.START_STEP: (Alternative(NotebookBccV2State.STEP_RUNNING),),
         NotebookBccV2Event.FAIL: (Alternative(NotebookBccV2State.ERROR),),
         NotebookBccV2Event.CANCEL: (Alternative(NotebookBccV2State.CANCELLED),),
     },
     NotebookBccV2State.STEP_RUNNING: {
-        NotebookBccV2Event.START_BEHAVIOR: (Alternative(NotebookBccV2State.BEHAVIOR_RUNNING),),
-        NotebookBccV2Event.COMPLETE_STEP: (Alternative(NotebookBccV2State.STEP_COMPLETED),),
+        NotebookBccV2Event.START_BEHAVIOR: (
+            Alternative(NotebookBccV2State.BEHAVIOR_RUNNING),
+        ),
+        NotebookBccV2Event.COMPLETE_STEP: (
+            Alternative(NotebookBccV2State.STEP_COMPLETED),
+        ),
         NotebookBccV2Event.FAIL: (Alternative(NotebookBccV2State.ERROR),),
         NotebookBccV2Event.CANCEL: (Alternative(NotebookBccV2State.CANCELLED),),
     },
     NotebookBccV2State.BEHAVIOR_RUNNING: {
-        NotebookBccV2Event.COMPLETE_BEHAVIOR: (Alternative(NotebookBccV2State.BEHAVIOR_COMPLETED),),
+        NotebookBccV2Event.COMPLETE_BEHAVIOR: (
+            Alternative(NotebookBccV2State.BEHAVIOR_COMPLETED),
+        ),
         NotebookBccV2Event.FAIL: (Alternative(NotebookBccV2State.ERROR),),
         NotebookBccV2Event.CANCEL: (Alternative(NotebookBccV2State.CANCELLED),),
-        NotebookBccV2Event.START_ACTION: (Alternative(NotebookBccV2State.ACTION_RUNNING),),
+        NotebookBccV2Event.START_ACTION: (
+            Alternative(NotebookBccV2State.ACTION_RUNNING),
+        ),
     },
     NotebookBccV2State.ACTION_RUNNING: {
         NotebookBccV2Event.UPDATE_WORKFLOW: (
             Alternative(NotebookBccV2State.WORKFLOW_UPDATE_PENDING),
         ),
-        NotebookBccV2Event.UPDATE_STEP: (Alternative(NotebookBccV2State.STEP_UPDATE_PENDING),),
-        NotebookBccV2Event.COMPLETE_ACTION: (Alternative(NotebookBccV2State.ACTION_COMPLETED),),
+        NotebookBccV2Event.UPDATE_STEP: (
+            Alternative(NotebookBccV2State.STEP_UPDATE_PENDING),
+        ),
+        NotebookBccV2Event.COMPLETE_ACTION: (
+            Alternative(NotebookBccV2State.ACTION_COMPLETED),
+        ),
         NotebookBccV2Event.FAIL: (Alternative(NotebookBccV2State.ERROR),),
         NotebookBccV2Event.CANCEL: (Alternative(NotebookBccV2State.CANCELLED),),
     },
     NotebookBccV2State.ACTION_COMPLETED: {
-        NotebookBccV2Event.COMPLETE_BEHAVIOR: (Alternative(NotebookBccV2State.BEHAVIOR_COMPLETED),),
-        NotebookBccV2Event.NEXT_ACTION: (Alternative(NotebookBccV2State.ACTION_RUNNING),),
+        NotebookBccV2Event.COMPLETE_BEHAVIOR: (
+            Alternative(NotebookBccV2State.BEHAVIOR_COMPLETED),
+        ),
+        NotebookBccV2Event.NEXT_ACTION: (
+            Alternative(NotebookBccV2State.ACTION_RUNNING),
+        ),
         NotebookBccV2Event.FAIL: (Alternative(NotebookBccV2State.ERROR),),
         NotebookBccV2Event.CANCEL: (Alternative(NotebookBccV2State.CANCELLED),),
     },
     NotebookBccV2State.BEHAVIOR_COMPLETED: {
-        NotebookBccV2Event.NEXT_BEHAVIOR: (Alternative(NotebookBccV2State.BEHAVIOR_RUNNING),),
-        NotebookBccV2Event.COMPLETE_STEP: (Alternative(NotebookBccV2State.STEP_COMPLETED),),
+        NotebookBccV2Event.NEXT_BEHAVIOR: (
+            Alternative(NotebookBccV2State.BEHAVIOR_RUNNING),
+        ),
+        NotebookBccV2Event.COMPLETE_STEP: (
+            Alternative(NotebookBccV2State.STEP_COMPLETED),
+        ),
         NotebookBccV2Event.FAIL: (Alternative(NotebookBccV2State.ERROR),),
         NotebookBccV2Event.CANCEL: (Alternative(NotebookBccV2State.CANCELLED),),
     },
     NotebookBccV2State.STEP_COMPLETED: {
-        NotebookBccV2Event.COMPLETE_STAGE: (Alternative(NotebookBccV2State.STAGE_COMPLETED),),
+        NotebookBccV2Event.COMPLETE_STAGE: (
+            Alternative(NotebookBccV2State.STAGE_COMPLETED),
+        ),
         NotebookBccV2Event.NEXT_STEP: (Alternative(NotebookBccV2State.STEP_RUNNING),),
         NotebookBccV2Event.FAIL: (Alternative(NotebookBccV2State.ERROR),),
         NotebookBccV2Event.CANCEL: (Alternative(NotebookBccV2State.CANCELLED),),
     },
     NotebookBccV2State.STAGE_COMPLETED: {
-        NotebookBccV2Event.COMPLETE_WORKFLOW: (Alternative(NotebookBccV2State.WORKFLOW_COMPLETED),),
+        NotebookBccV2Event.COMPLETE_WORKFLOW: (
+            Alternative(NotebookBccV2State.WORKFLOW_COMPLETED),
+        ),
         NotebookBccV2Event.NEXT_STAGE: (Alternative(NotebookBccV2State.STAGE_RUNNING),),
         NotebookBccV2Event.CANCEL: (Alternative(NotebookBccV2State.CANCELLED),),
     },
     NotebookBccV2State.WORKFLOW_COMPLETED: {
-        NotebookBccV2Event.RESET: (Alternative(NotebookBccV2State.IDLE),),
+        NotebookBccV2Event.RESET: (Alternative(NotebookBccV2State.IDLE),)
     },
     NotebookBccV2State.ERROR: {
-        NotebookBccV2Event.START_BEHAVIOR: (Alternative(NotebookBccV2State.BEHAVIOR_RUNNING),),
-        NotebookBccV2Event.START_WORKFLOW: (Alternative(NotebookBccV2State.STAGE_RUNNING),),
+        NotebookBccV2Event.START_BEHAVIOR: (
+            Alternative(NotebookBccV2State.BEHAVIOR_RUNNING),
+        ),
+        NotebookBccV2Event.START_WORKFLOW: (
+            Alternative(NotebookBccV2State.STAGE_RUNNING),
+        ),
         NotebookBccV2Event.RESET: (Alternative(NotebookBccV2State.IDLE),),
     },
     NotebookBccV2State.CANCELLED: {
-        NotebookBccV2Event.RESET: (Alternative(NotebookBccV2State.IDLE),),
+        NotebookBccV2Event.RESET: (Alternative(NotebookBccV2State.IDLE),)
     },
     NotebookBccV2State.WORKFLOW_UPDATE_PENDING: {
         NotebookBccV2Event.COMPLETE_ACTION: (
@@ -332,7 +366,9 @@ TRANSITIONS: Final[
         NotebookBccV2Event.UPDATE_STEP_CONFIRMED: (
             Alternative(NotebookBccV2State.ACTION_COMPLETED),
         ),
-        NotebookBccV2Event.UPDATE_STEP_REJECTED: (Alternative(NotebookBccV2State.ERROR),),
+        NotebookBccV2Event.UPDATE_STEP_REJECTED: (
+            Alternative(NotebookBccV2State.ERROR),
+        ),
     },
 }
 
@@ -349,7 +385,7 @@ SPEC: Final[MachineSpec[NotebookBccV2State, NotebookBccV2Event]] = MachineSpec(
     exit_actions={},
     error_routes={},
     tags=TAGS,
-    handler_names=frozenset({}),
+    handler_names=frozenset(),
 )
 
 
@@ -464,9 +500,9 @@ def allowed_events(state: NotebookBccV2State) -> frozenset[NotebookBccV2Event]:
 def transition_targets(
     state: NotebookBccV2State, event: NotebookBccV2Event
 ) -> tuple[NotebookBccV2State | Previous, ...]:
-    """Targets of the alternatives for (``state``, ``event``) in the order they are tried.
+    """Targets of the alternatives for (``state``, ``event``), in the order they are tried.
 
-    Empty when the event is rejected in that state; ``PREVIOUS`` stands for "the state before".
+    Empty when the event is rejected in that state; ``PREVIOUS`` means "the state before".
     """
     match state:
         case NotebookBccV2State.IDLE:

@@ -2,8 +2,9 @@
 # Source: spec/pegasus_task.toml
 # Spec sha256: 9846b629d102766aef1460a51ec025ba5a9e9319239fbb54cfa5e05bdcf4db1b
 # Change the spec and run `statewright generate` instead.
-# Spec text is kept verbatim.
-# ruff: noqa: E501, RUF001, RUF002
+# Formatted and checked by statewright: formatters and linters leave this file alone.
+# ruff: noqa
+# fmt: off
 """Pegasus 任务状态机：每个任务是一个独立的有限状态机。状态机本身不执行任何 IO 操作——它只负责
 验证状态转换的合法性、更新状态、记录转换历史；实际的 LLM 调用、工具调用等 IO 操作由 Agent
 在状态转换后启动。认知循环：感知 → 思考 → 规划 → 行动 → 反思，反思的 verdict 决定完成、继续
@@ -106,9 +107,7 @@ TAG_ACTIVE: Final[frozenset[PegasusTaskState]] = frozenset(
         PegasusTaskState.REFLECTING,
     }
 )
-TAGS: Final[Mapping[str, frozenset[PegasusTaskState]]] = {
-    "active": TAG_ACTIVE,
-}
+TAGS: Final[Mapping[str, frozenset[PegasusTaskState]]] = {"active": TAG_ACTIVE}
 
 
 class TaskCreatedPayload(TypedDict):
@@ -198,23 +197,33 @@ class TaskFailedPayload(TypedDict):
 
 
 class PegasusTaskHandlers(Protocol[ContextT_contra]):
-    """The guards and actions the spec names; pass an object with these methods to the machine."""
+    """The guards and actions the spec names: the machine calls these methods."""
 
     def plan_has_more_steps(
-        self, context: ContextT_contra, payload: ToolCallCompletedPayload | ToolCallFailedPayload, /
+        self,
+        context: ContextT_contra,
+        payload: ToolCallCompletedPayload | ToolCallFailedPayload,
+        /,
     ) -> bool:
-        """Guard used by: acting --TOOL_CALL_COMPLETED--> acting; acting --TOOL_CALL_FAILED--> acting."""
+        """Guard used by: acting --TOOL_CALL_COMPLETED--> acting; acting
+        --TOOL_CALL_FAILED--> acting."""
         ...
 
-    def verdict_is_complete(self, context: ContextT_contra, payload: ReflectDonePayload, /) -> bool:
+    def verdict_is_complete(
+        self, context: ContextT_contra, payload: ReflectDonePayload, /
+    ) -> bool:
         """Guard used by: reflecting --REFLECT_DONE--> completed."""
         ...
 
-    def verdict_is_continue(self, context: ContextT_contra, payload: ReflectDonePayload, /) -> bool:
+    def verdict_is_continue(
+        self, context: ContextT_contra, payload: ReflectDonePayload, /
+    ) -> bool:
         """Guard used by: reflecting --REFLECT_DONE--> thinking."""
         ...
 
-    def verdict_is_replan(self, context: ContextT_contra, payload: ReflectDonePayload, /) -> bool:
+    def verdict_is_replan(
+        self, context: ContextT_contra, payload: ReflectDonePayload, /
+    ) -> bool:
         """Guard used by: reflecting --REFLECT_DONE--> planning."""
         ...
 
@@ -236,18 +245,25 @@ def _guard_3(handlers: Any, context: Any, payload: Any) -> bool:
 
 
 TRANSITIONS: Final[
-    Mapping[PegasusTaskState, Mapping[PegasusTaskEvent, tuple[Alternative[PegasusTaskState], ...]]]
+    Mapping[
+        PegasusTaskState,
+        Mapping[PegasusTaskEvent, tuple[Alternative[PegasusTaskState], ...]],
+    ]
 ] = {
     PegasusTaskState.IDLE: {
         PegasusTaskEvent.TASK_CREATED: (Alternative(PegasusTaskState.PERCEIVING),),
-        PegasusTaskEvent.TASK_FAILED: (Alternative(PegasusTaskState.FAILED, checkpoint=True),),
+        PegasusTaskEvent.TASK_FAILED: (
+            Alternative(PegasusTaskState.FAILED, checkpoint=True),
+        ),
     },
     PegasusTaskState.PERCEIVING: {
         PegasusTaskEvent.PERCEIVE_DONE: (Alternative(PegasusTaskState.THINKING),),
         PegasusTaskEvent.TASK_SUSPENDED: (
             Alternative(PegasusTaskState.SUSPENDED, checkpoint=True),
         ),
-        PegasusTaskEvent.TASK_FAILED: (Alternative(PegasusTaskState.FAILED, checkpoint=True),),
+        PegasusTaskEvent.TASK_FAILED: (
+            Alternative(PegasusTaskState.FAILED, checkpoint=True),
+        ),
     },
     PegasusTaskState.THINKING: {
         PegasusTaskEvent.THINK_DONE: (Alternative(PegasusTaskState.PLANNING),),
@@ -257,14 +273,20 @@ TRANSITIONS: Final[
         PegasusTaskEvent.TASK_SUSPENDED: (
             Alternative(PegasusTaskState.SUSPENDED, checkpoint=True),
         ),
-        PegasusTaskEvent.TASK_FAILED: (Alternative(PegasusTaskState.FAILED, checkpoint=True),),
+        PegasusTaskEvent.TASK_FAILED: (
+            Alternative(PegasusTaskState.FAILED, checkpoint=True),
+        ),
     },
     PegasusTaskState.PLANNING: {
-        PegasusTaskEvent.PLAN_DONE: (Alternative(PegasusTaskState.ACTING, checkpoint=True),),
+        PegasusTaskEvent.PLAN_DONE: (
+            Alternative(PegasusTaskState.ACTING, checkpoint=True),
+        ),
         PegasusTaskEvent.TASK_SUSPENDED: (
             Alternative(PegasusTaskState.SUSPENDED, checkpoint=True),
         ),
-        PegasusTaskEvent.TASK_FAILED: (Alternative(PegasusTaskState.FAILED, checkpoint=True),),
+        PegasusTaskEvent.TASK_FAILED: (
+            Alternative(PegasusTaskState.FAILED, checkpoint=True),
+        ),
     },
     PegasusTaskState.ACTING: {
         PegasusTaskEvent.TOOL_CALL_COMPLETED: (
@@ -275,11 +297,15 @@ TRANSITIONS: Final[
             Alternative(PegasusTaskState.ACTING, guard=_guard_0),
             Alternative(PegasusTaskState.REFLECTING),
         ),
-        PegasusTaskEvent.ACT_DONE: (Alternative(PegasusTaskState.REFLECTING, checkpoint=True),),
+        PegasusTaskEvent.ACT_DONE: (
+            Alternative(PegasusTaskState.REFLECTING, checkpoint=True),
+        ),
         PegasusTaskEvent.TASK_SUSPENDED: (
             Alternative(PegasusTaskState.SUSPENDED, checkpoint=True),
         ),
-        PegasusTaskEvent.TASK_FAILED: (Alternative(PegasusTaskState.FAILED, checkpoint=True),),
+        PegasusTaskEvent.TASK_FAILED: (
+            Alternative(PegasusTaskState.FAILED, checkpoint=True),
+        ),
     },
     PegasusTaskState.REFLECTING: {
         PegasusTaskEvent.REFLECT_DONE: (
@@ -290,12 +316,16 @@ TRANSITIONS: Final[
         PegasusTaskEvent.TASK_SUSPENDED: (
             Alternative(PegasusTaskState.SUSPENDED, checkpoint=True),
         ),
-        PegasusTaskEvent.TASK_FAILED: (Alternative(PegasusTaskState.FAILED, checkpoint=True),),
+        PegasusTaskEvent.TASK_FAILED: (
+            Alternative(PegasusTaskState.FAILED, checkpoint=True),
+        ),
     },
     PegasusTaskState.SUSPENDED: {
         PegasusTaskEvent.MESSAGE_RECEIVED: (Alternative(PegasusTaskState.THINKING),),
         PegasusTaskEvent.TASK_RESUMED: (Alternative(PREVIOUS),),
-        PegasusTaskEvent.TASK_FAILED: (Alternative(PegasusTaskState.FAILED, checkpoint=True),),
+        PegasusTaskEvent.TASK_FAILED: (
+            Alternative(PegasusTaskState.FAILED, checkpoint=True),
+        ),
     },
 }
 
@@ -327,7 +357,9 @@ def allowed_events(state: PegasusTaskState) -> frozenset[PegasusTaskEvent]:
     """Events with at least one transition out of ``state`` (guards not evaluated)."""
     match state:
         case PegasusTaskState.IDLE:
-            return frozenset({PegasusTaskEvent.TASK_CREATED, PegasusTaskEvent.TASK_FAILED})
+            return frozenset(
+                {PegasusTaskEvent.TASK_CREATED, PegasusTaskEvent.TASK_FAILED}
+            )
         case PegasusTaskState.PERCEIVING:
             return frozenset(
                 {
@@ -388,9 +420,9 @@ def allowed_events(state: PegasusTaskState) -> frozenset[PegasusTaskEvent]:
 def transition_targets(
     state: PegasusTaskState, event: PegasusTaskEvent
 ) -> tuple[PegasusTaskState | Previous, ...]:
-    """Targets of the alternatives for (``state``, ``event``) in the order they are tried.
+    """Targets of the alternatives for (``state``, ``event``), in the order they are tried.
 
-    Empty when the event is rejected in that state; ``PREVIOUS`` stands for "the state before".
+    Empty when the event is rejected in that state; ``PREVIOUS`` means "the state before".
     """
     match state:
         case PegasusTaskState.IDLE:
@@ -488,15 +520,9 @@ def transition_targets(
         case PegasusTaskState.ACTING:
             match event:
                 case PegasusTaskEvent.TOOL_CALL_COMPLETED:
-                    return (
-                        PegasusTaskState.ACTING,
-                        PegasusTaskState.REFLECTING,
-                    )
+                    return (PegasusTaskState.ACTING, PegasusTaskState.REFLECTING)
                 case PegasusTaskEvent.TOOL_CALL_FAILED:
-                    return (
-                        PegasusTaskState.ACTING,
-                        PegasusTaskState.REFLECTING,
-                    )
+                    return (PegasusTaskState.ACTING, PegasusTaskState.REFLECTING)
                 case PegasusTaskEvent.ACT_DONE:
                     return (PegasusTaskState.REFLECTING,)
                 case PegasusTaskEvent.TASK_SUSPENDED:
@@ -612,11 +638,15 @@ class PegasusTaskMachine(Machine[PegasusTaskState, PegasusTaskEvent, ContextT]):
             priority=priority,
         )
 
-    def perceive_done(self, *, perception: dict[str, Any] | None = None) -> PegasusTaskState:
+    def perceive_done(
+        self, *, perception: dict[str, Any] | None = None
+    ) -> PegasusTaskState:
         """感知完成，输出 perception。"""
         return self.send(PegasusTaskEvent.PERCEIVE_DONE, perception=perception)
 
-    def think_done(self, *, reasoning: dict[str, Any] | None = None) -> PegasusTaskState:
+    def think_done(
+        self, *, reasoning: dict[str, Any] | None = None
+    ) -> PegasusTaskState:
         """推理完成，输出 reasoning。"""
         return self.send(PegasusTaskEvent.THINK_DONE, reasoning=reasoning)
 
@@ -628,19 +658,34 @@ class PegasusTaskMachine(Machine[PegasusTaskState, PegasusTaskEvent, ContextT]):
         self, *, goal: str, steps: list[str], reasoning: str | None = None
     ) -> PegasusTaskState:
         """规划完成，输出 Plan（goal、steps、reasoning）。"""
-        return self.send(PegasusTaskEvent.PLAN_DONE, goal=goal, steps=steps, reasoning=reasoning)
+        return self.send(
+            PegasusTaskEvent.PLAN_DONE,
+            goal=goal,
+            steps=steps,
+            reasoning=reasoning,
+        )
 
     def tool_call_completed(
         self, *, step_index: int, output: str | None = None
     ) -> PegasusTaskState:
         """当前 plan 步骤的工具调用完成（动态转换：plan 还有步骤 → ACTING，否则 → REFLECTING）。"""
-        return self.send(PegasusTaskEvent.TOOL_CALL_COMPLETED, step_index=step_index, output=output)
+        return self.send(
+            PegasusTaskEvent.TOOL_CALL_COMPLETED,
+            step_index=step_index,
+            output=output,
+        )
 
     def tool_call_failed(self, *, step_index: int, error: str) -> PegasusTaskState:
         """当前 plan 步骤的工具调用失败（动态转换：plan 还有步骤 → ACTING，否则 → REFLECTING）。"""
-        return self.send(PegasusTaskEvent.TOOL_CALL_FAILED, step_index=step_index, error=error)
+        return self.send(
+            PegasusTaskEvent.TOOL_CALL_FAILED,
+            step_index=step_index,
+            error=error,
+        )
 
-    def act_done(self, *, action_result: dict[str, Any] | None = None) -> PegasusTaskState:
+    def act_done(
+        self, *, action_result: dict[str, Any] | None = None
+    ) -> PegasusTaskState:
         """行动完成，输出 ActionResult。"""
         return self.send(PegasusTaskEvent.ACT_DONE, action_result=action_result)
 

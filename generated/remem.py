@@ -2,8 +2,9 @@
 # Source: spec/remem.toml
 # Spec sha256: 008bee1a8d2eaa6914f678e15b4d590ef8348159111a7ec500a4ddc14cd5ac8a
 # Change the spec and run `statewright generate` instead.
-# Spec text is kept verbatim.
-# ruff: noqa: E501, RUF001, RUF002
+# Formatted and checked by statewright: formatters and linters leave this file alone.
+# ruff: noqa
+# fmt: off
 """ReMem 状态机：Think / Refine / Act 循环。THINK 内部推理（分析任务和记忆），REFINE 编辑记忆库，
 ACT 对外输出并结束。支持最大迭代次数限制（达到时强制转为 ACT）与强制终止：ACT 完成、超时
 （默认 30 秒）、检测到循环（最近 5 次动作相同）。reset 清除所有状态和历史，回到未初始化状态。
@@ -132,21 +133,25 @@ class ResetPayload(TypedDict):
 
 
 class ReMemHandlers(Protocol[ContextT_contra]):
-    """The guards and actions the spec names; pass an object with these methods to the machine."""
+    """The guards and actions the spec names: the machine calls these methods."""
 
     def iterations_exhausted(
         self, context: ContextT_contra, payload: ThinkPayload | RefinePayload, /
     ) -> bool:
-        """Guard used by: any state tagged 'active' --THINK--> done; any state tagged 'active' --REFINE--> done."""
+        """Guard used by: any state tagged 'active' --THINK--> done; any state tagged
+        'active' --REFINE--> done."""
         ...
 
     def repeated_action(
         self, context: ContextT_contra, payload: ThinkPayload | RefinePayload, /
     ) -> bool:
-        """Guard used by: any state tagged 'active' --THINK--> loop_detected; any state tagged 'active' --REFINE--> loop_detected."""
+        """Guard used by: any state tagged 'active' --THINK--> loop_detected; any
+        state tagged 'active' --REFINE--> loop_detected."""
         ...
 
-    def apply_memory_delta(self, context: ContextT_contra, payload: RefinePayload, /) -> None:
+    def apply_memory_delta(
+        self, context: ContextT_contra, payload: RefinePayload, /
+    ) -> None:
         """Action used by: any state tagged 'active' --REFINE--> refining."""
         ...
 
@@ -154,17 +159,23 @@ class ReMemHandlers(Protocol[ContextT_contra]):
         """Action used by: any non-final state --RESET--> uninitialized."""
         ...
 
-    def force_act(self, context: ContextT_contra, payload: ThinkPayload | RefinePayload, /) -> None:
-        """Action used by: any state tagged 'active' --THINK--> done; any state tagged 'active' --REFINE--> done."""
+    def force_act(
+        self, context: ContextT_contra, payload: ThinkPayload | RefinePayload, /
+    ) -> None:
+        """Action used by: any state tagged 'active' --THINK--> done; any state
+        tagged 'active' --REFINE--> done."""
         ...
 
     def increment_iteration(
         self, context: ContextT_contra, payload: ThinkPayload | RefinePayload, /
     ) -> None:
-        """Action used by: any state tagged 'active' --THINK--> thinking; any state tagged 'active' --REFINE--> refining."""
+        """Action used by: any state tagged 'active' --THINK--> thinking; any state
+        tagged 'active' --REFINE--> refining."""
         ...
 
-    def init_state(self, context: ContextT_contra, payload: InitializePayload, /) -> None:
+    def init_state(
+        self, context: ContextT_contra, payload: InitializePayload, /
+    ) -> None:
         """Action used by: uninitialized --INITIALIZE--> ready."""
         ...
 
@@ -172,14 +183,22 @@ class ReMemHandlers(Protocol[ContextT_contra]):
         """Action used by: any state tagged 'active' --ACT--> done."""
         ...
 
-    def record_thought(self, context: ContextT_contra, payload: ThinkPayload, /) -> None:
+    def record_thought(
+        self, context: ContextT_contra, payload: ThinkPayload, /
+    ) -> None:
         """Action used by: any state tagged 'active' --THINK--> thinking."""
         ...
 
     def update_mdp(
-        self, context: ContextT_contra, payload: ThinkPayload | RefinePayload | ActPayload, /
+        self,
+        context: ContextT_contra,
+        payload: ThinkPayload | RefinePayload | ActPayload,
+        /,
     ) -> None:
-        """Action used by: any state tagged 'active' --THINK--> done; any state tagged 'active' --THINK--> thinking; any state tagged 'active' --REFINE--> done; any state tagged 'active' --REFINE--> refining; any state tagged 'active' --ACT--> done."""
+        """Action used by: any state tagged 'active' --THINK--> done; any state
+        tagged 'active' --THINK--> thinking; any state tagged 'active' --REFINE-->
+        done; any state tagged 'active' --REFINE--> refining; any state tagged
+        'active' --ACT--> done."""
         ...
 
 
@@ -195,173 +214,117 @@ TRANSITIONS: Final[
     Mapping[ReMemState, Mapping[ReMemEvent, tuple[Alternative[ReMemState], ...]]]
 ] = {
     ReMemState.UNINITIALIZED: {
-        ReMemEvent.INITIALIZE: (Alternative(ReMemState.READY, actions=("init_state",)),),
-        ReMemEvent.RESET: (Alternative(ReMemState.UNINITIALIZED, actions=("clear_state",)),),
+        ReMemEvent.INITIALIZE: (
+            Alternative(ReMemState.READY, actions=("init_state",)),
+        ),
+        ReMemEvent.RESET: (
+            Alternative(ReMemState.UNINITIALIZED, actions=("clear_state",)),
+        ),
     },
     ReMemState.READY: {
         ReMemEvent.THINK: (
             Alternative(
-                ReMemState.DONE,
-                guard=_guard_0,
-                actions=(
-                    "force_act",
-                    "update_mdp",
-                ),
+                ReMemState.DONE, guard=_guard_0, actions=("force_act", "update_mdp")
             ),
             Alternative(ReMemState.LOOP_DETECTED, guard=_guard_1),
             Alternative(
                 ReMemState.THINKING,
-                actions=(
-                    "record_thought",
-                    "increment_iteration",
-                    "update_mdp",
-                ),
+                actions=("record_thought", "increment_iteration", "update_mdp"),
             ),
         ),
         ReMemEvent.REFINE: (
             Alternative(
-                ReMemState.DONE,
-                guard=_guard_0,
-                actions=(
-                    "force_act",
-                    "update_mdp",
-                ),
+                ReMemState.DONE, guard=_guard_0, actions=("force_act", "update_mdp")
             ),
             Alternative(ReMemState.LOOP_DETECTED, guard=_guard_1),
             Alternative(
                 ReMemState.REFINING,
-                actions=(
-                    "apply_memory_delta",
-                    "increment_iteration",
-                    "update_mdp",
-                ),
+                actions=("apply_memory_delta", "increment_iteration", "update_mdp"),
             ),
         ),
         ReMemEvent.ACT: (
-            Alternative(
-                ReMemState.DONE,
-                actions=(
-                    "record_result",
-                    "update_mdp",
-                ),
-            ),
+            Alternative(ReMemState.DONE, actions=("record_result", "update_mdp")),
         ),
         ReMemEvent.TIMEOUT: (Alternative(ReMemState.TIMED_OUT),),
         ReMemEvent.LOOP_DETECTED: (Alternative(ReMemState.LOOP_DETECTED),),
-        ReMemEvent.RESET: (Alternative(ReMemState.UNINITIALIZED, actions=("clear_state",)),),
+        ReMemEvent.RESET: (
+            Alternative(ReMemState.UNINITIALIZED, actions=("clear_state",)),
+        ),
     },
     ReMemState.THINKING: {
         ReMemEvent.THINK: (
             Alternative(
-                ReMemState.DONE,
-                guard=_guard_0,
-                actions=(
-                    "force_act",
-                    "update_mdp",
-                ),
+                ReMemState.DONE, guard=_guard_0, actions=("force_act", "update_mdp")
             ),
             Alternative(ReMemState.LOOP_DETECTED, guard=_guard_1),
             Alternative(
                 ReMemState.THINKING,
-                actions=(
-                    "record_thought",
-                    "increment_iteration",
-                    "update_mdp",
-                ),
+                actions=("record_thought", "increment_iteration", "update_mdp"),
             ),
         ),
         ReMemEvent.REFINE: (
             Alternative(
-                ReMemState.DONE,
-                guard=_guard_0,
-                actions=(
-                    "force_act",
-                    "update_mdp",
-                ),
+                ReMemState.DONE, guard=_guard_0, actions=("force_act", "update_mdp")
             ),
             Alternative(ReMemState.LOOP_DETECTED, guard=_guard_1),
             Alternative(
                 ReMemState.REFINING,
-                actions=(
-                    "apply_memory_delta",
-                    "increment_iteration",
-                    "update_mdp",
-                ),
+                actions=("apply_memory_delta", "increment_iteration", "update_mdp"),
             ),
         ),
         ReMemEvent.ACT: (
-            Alternative(
-                ReMemState.DONE,
-                actions=(
-                    "record_result",
-                    "update_mdp",
-                ),
-            ),
+            Alternative(ReMemState.DONE, actions=("record_result", "update_mdp")),
         ),
         ReMemEvent.TIMEOUT: (Alternative(ReMemState.TIMED_OUT),),
         ReMemEvent.LOOP_DETECTED: (Alternative(ReMemState.LOOP_DETECTED),),
-        ReMemEvent.RESET: (Alternative(ReMemState.UNINITIALIZED, actions=("clear_state",)),),
+        ReMemEvent.RESET: (
+            Alternative(ReMemState.UNINITIALIZED, actions=("clear_state",)),
+        ),
     },
     ReMemState.REFINING: {
         ReMemEvent.THINK: (
             Alternative(
-                ReMemState.DONE,
-                guard=_guard_0,
-                actions=(
-                    "force_act",
-                    "update_mdp",
-                ),
+                ReMemState.DONE, guard=_guard_0, actions=("force_act", "update_mdp")
             ),
             Alternative(ReMemState.LOOP_DETECTED, guard=_guard_1),
             Alternative(
                 ReMemState.THINKING,
-                actions=(
-                    "record_thought",
-                    "increment_iteration",
-                    "update_mdp",
-                ),
+                actions=("record_thought", "increment_iteration", "update_mdp"),
             ),
         ),
         ReMemEvent.REFINE: (
             Alternative(
-                ReMemState.DONE,
-                guard=_guard_0,
-                actions=(
-                    "force_act",
-                    "update_mdp",
-                ),
+                ReMemState.DONE, guard=_guard_0, actions=("force_act", "update_mdp")
             ),
             Alternative(ReMemState.LOOP_DETECTED, guard=_guard_1),
             Alternative(
                 ReMemState.REFINING,
-                actions=(
-                    "apply_memory_delta",
-                    "increment_iteration",
-                    "update_mdp",
-                ),
+                actions=("apply_memory_delta", "increment_iteration", "update_mdp"),
             ),
         ),
         ReMemEvent.ACT: (
-            Alternative(
-                ReMemState.DONE,
-                actions=(
-                    "record_result",
-                    "update_mdp",
-                ),
-            ),
+            Alternative(ReMemState.DONE, actions=("record_result", "update_mdp")),
         ),
         ReMemEvent.TIMEOUT: (Alternative(ReMemState.TIMED_OUT),),
         ReMemEvent.LOOP_DETECTED: (Alternative(ReMemState.LOOP_DETECTED),),
-        ReMemEvent.RESET: (Alternative(ReMemState.UNINITIALIZED, actions=("clear_state",)),),
+        ReMemEvent.RESET: (
+            Alternative(ReMemState.UNINITIALIZED, actions=("clear_state",)),
+        ),
     },
     ReMemState.DONE: {
-        ReMemEvent.RESET: (Alternative(ReMemState.UNINITIALIZED, actions=("clear_state",)),),
+        ReMemEvent.RESET: (
+            Alternative(ReMemState.UNINITIALIZED, actions=("clear_state",)),
+        )
     },
     ReMemState.TIMED_OUT: {
-        ReMemEvent.RESET: (Alternative(ReMemState.UNINITIALIZED, actions=("clear_state",)),),
+        ReMemEvent.RESET: (
+            Alternative(ReMemState.UNINITIALIZED, actions=("clear_state",)),
+        )
     },
     ReMemState.LOOP_DETECTED: {
-        ReMemEvent.RESET: (Alternative(ReMemState.UNINITIALIZED, actions=("clear_state",)),),
+        ReMemEvent.RESET: (
+            Alternative(ReMemState.UNINITIALIZED, actions=("clear_state",)),
+        )
     },
 }
 
@@ -417,10 +380,12 @@ def allowed_events(state: ReMemState) -> frozenset[ReMemEvent]:
             assert_never(state)
 
 
-def transition_targets(state: ReMemState, event: ReMemEvent) -> tuple[ReMemState | Previous, ...]:
-    """Targets of the alternatives for (``state``, ``event``) in the order they are tried.
+def transition_targets(
+    state: ReMemState, event: ReMemEvent
+) -> tuple[ReMemState | Previous, ...]:
+    """Targets of the alternatives for (``state``, ``event``), in the order they are tried.
 
-    Empty when the event is rejected in that state; ``PREVIOUS`` stands for "the state before".
+    Empty when the event is rejected in that state; ``PREVIOUS`` means "the state before".
     """
     match state:
         case ReMemState.UNINITIALIZED:
@@ -589,10 +554,14 @@ class ReMemMachine(Machine[ReMemState, ReMemEvent, ContextT]):
     ) -> None:
         super().__init__(context, handlers, options=options)
 
-    def initialize(self, *, task_input: str, max_iterations: int | None = None) -> ReMemState:
+    def initialize(
+        self, *, task_input: str, max_iterations: int | None = None
+    ) -> ReMemState:
         """initialize(task_input, memory_bank)：初始化状态机。memory_bank 本身由 handlers / context 持有（载荷类型语法没有任意对象类型）；max_iterations 省略时为 8。"""
         return self.send(
-            ReMemEvent.INITIALIZE, task_input=task_input, max_iterations=max_iterations
+            ReMemEvent.INITIALIZE,
+            task_input=task_input,
+            max_iterations=max_iterations,
         )
 
     def think(self, *, thought: str | None = None) -> ReMemState:
@@ -611,7 +580,9 @@ class ReMemMachine(Machine[ReMemState, ReMemEvent, ContextT]):
         """超时（默认 30 秒）。"""
         return self.send(ReMemEvent.TIMEOUT, elapsed_seconds=elapsed_seconds)
 
-    def loop_detected(self, *, action: Literal["THINK", "REFINE"] | None = None) -> ReMemState:
+    def loop_detected(
+        self, *, action: Literal["THINK", "REFINE"] | None = None
+    ) -> ReMemState:
         """检测到循环：最近 5 次动作相同。"""
         return self.send(ReMemEvent.LOOP_DETECTED, action=action)
 

@@ -15,7 +15,6 @@ from statewright_compiler import __version__
 from statewright_compiler.config import Config, ConfigError, find_config
 from statewright_compiler.diagnostics import Diagnostic, ExitCode, SpecError, format_diagnostic
 from statewright_compiler.emit import (
-    FormattingFailed,
     orphaned_modules,
     stale_artifacts,
     unified_diff,
@@ -207,9 +206,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.USAGE
     except SpecError as error:  # raised by the loader for unreadable spec files
         _print_diagnostics(error.diagnostics)
-        return ExitCode.FAILURE
-    except FormattingFailed as error:  # nothing was written: outputs are formatted first
-        print(f"statewright: error: {error}", file=sys.stderr)
         return ExitCode.FAILURE
     except KeyboardInterrupt:
         return 130

@@ -7,15 +7,41 @@ so quotes, backslashes, newlines, ``{{ }}`` or Unicode line separators cannot en
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-__all__ = ["comment_text", "docstring_literal", "string_literal"]
+__all__ = [
+    "comment_text",
+    "dict_literal",
+    "docstring_literal",
+    "string_literal",
+    "tuple_literal",
+]
 
 _QUOTE_RUNS = re.compile(r'"{2,}|"$')
 
 
 def string_literal(text: str) -> str:
-    """A one-line literal: ``repr`` escapes quotes, backslashes and every non-printable char."""
-    return repr(text)
+    """A one-line literal: ``repr`` escapes quotes, backslashes and every non-printable char.
+
+    Double-quoted where that needs no escape, as formatted Python code is.
+    """
+    literal = repr(text)
+    if literal.startswith("'") and '"' not in text:
+        return f'"{literal[1:-1]}"'
+    return literal
+
+
+def tuple_literal(items: Iterable[str]) -> str:
+    """``()``, ``(a,)`` or ``(a, b)`` from expressions already rendered."""
+    rendered = list(items)
+    if len(rendered) == 1:
+        return f"({rendered[0]},)"
+    return f"({', '.join(rendered)})"
+
+
+def dict_literal(items: Iterable[tuple[str, str]]) -> str:
+    """``{key: value, ...}`` from keys and values already rendered."""
+    return "{" + ", ".join(f"{key}: {value}" for key, value in items) + "}"
 
 
 def _escape_char(char: str) -> str:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+import sys
 from typing import Final
 
 __all__ = [
     "MODULE_NAMES",
     "RUNTIME_IMPORTS",
+    "STDLIB_MODULES",
     "TYPING_IMPORTS",
     "camel_case",
     "constant_case",
@@ -56,6 +58,16 @@ MODULE_NAMES: Final = frozenset(
         "_TARGETS",
     }
 )
+
+#: Top-level modules of the standard library on every supported Python (3.10 to 3.13): where
+#: the generated module sorts an ``[imports]`` entry. The names some versions lack are added so
+#: that the output does not depend on the interpreter running the compiler.
+STDLIB_MODULES: Final = frozenset(sys.stdlib_module_names) | {
+    "aifc", "asynchat", "asyncore", "audioop", "binhex", "cgi", "cgitb", "chunk", "crypt",
+    "distutils", "imghdr", "imp", "lib2to3", "mailcap", "msilib", "nis", "nntplib",
+    "ossaudiodev", "pipes", "smtpd", "sndhdr", "spwd", "sunau", "telnetlib", "tomllib", "uu",
+    "xdrlib",
+}  # fmt: skip
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")

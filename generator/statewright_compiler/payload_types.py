@@ -10,6 +10,8 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from statewright_compiler.literals import string_literal
+
 __all__ = ["ParsedType", "PayloadTypeError", "parse_payload_type"]
 
 _TOKEN = re.compile(
@@ -144,7 +146,7 @@ class _Parser:
         kind, token, _ = self.tokens[self.index]
         self.index += 1
         if kind == "string":
-            return repr(token[1:-1])
+            return string_literal(token[1:-1])
         if kind == "number":
             return str(int(token))
         if kind == "name" and token in _LITERAL_CONSTANTS:

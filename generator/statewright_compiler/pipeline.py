@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from statewright_compiler.diagnostics import Diagnostic, SpecError
-from statewright_compiler.emit import Artifact, format_python
+from statewright_compiler.emit import Artifact
+from statewright_compiler.formatter import format_source
 from statewright_compiler.model import Machine
 from statewright_compiler.render import render_module
 from statewright_compiler.validate import compile_spec
 
-__all__ = ["BuildResult", "build", "display_path"]
+__all__ = ["BuildResult", "build", "display_path", "module_source"]
 
 
 def display_path(path: Path, root: Path | None = None) -> str:
@@ -30,6 +31,11 @@ def display_path(path: Path, root: Path | None = None) -> str:
         return Path(os.path.relpath(absolute)).as_posix()
     except ValueError:  # another drive on Windows
         return absolute.as_posix()
+
+
+def module_source(machine: Machine) -> str:
+    """The generated module for ``machine``: rendered, then laid out (steps 4 and 5)."""
+    return format_source(render_module(machine))
 
 
 @dataclass
@@ -71,7 +77,7 @@ def build(specs: Sequence[Path], output: Path, docs: Path | None, root: Path) ->
         modules[machine.module_name] = shown
         result.machines.append(machine)
         module_path = output / f"{machine.module_name}.py"
-        result.artifacts.append(Artifact(module_path, format_python(render_module(machine))))
+        result.artifacts.append(Artifact(module_path, module_source(machine)))
         if docs is not None:
             from statewright_compiler.docs import render_markdown
 

@@ -6,6 +6,7 @@ from the model (already validated). Templates only loop and print.
 
 from __future__ import annotations
 
+import textwrap
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -14,10 +15,22 @@ from typing import Final
 
 import jinja2
 
+from statewright_compiler.formatter import WIDTH
 from statewright_compiler.guards import guard_names
-from statewright_compiler.literals import comment_text, docstring_literal, string_literal
+from statewright_compiler.literals import (
+    comment_text,
+    dict_literal,
+    docstring_literal,
+    string_literal,
+    tuple_literal,
+)
 from statewright_compiler.model import And, Event, GuardCall, GuardExpression, Machine, Not, Or
-from statewright_compiler.naming import RUNTIME_IMPORTS, TYPING_IMPORTS, tag_constant
+from statewright_compiler.naming import (
+    RUNTIME_IMPORTS,
+    STDLIB_MODULES,
+    TYPING_IMPORTS,
+    tag_constant,
+)
 
 __all__ = ["GENERATOR_VERSION", "RUNTIME_API", "render_module", "template_environment"]
 
@@ -83,6 +96,13 @@ class MatchCase:
     pattern: str
     result: str | None = None
     nested: tuple[MatchCase, ...] = ()
+
+
+def _wrapped(text: str, indent: int) -> str:
+    """A docstring of the compiler's own words, wrapped to fit the line width."""
+    width = WIDTH - indent - len('"""') * 2
+    lines = textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)
+    return docstring_literal("\n".join(lines), " " * indent)
 
 
 def _python_guard(expression: GuardExpression, parent: int = 0) -> str:
@@ -215,7 +235,7 @@ class _ModuleView:
             payload = " | ".join(event.payload_type for event in events) or "Mapping[str, object]"
             used = "; ".join(dict.fromkeys(uses[name]))
             methods.append(
-                HandlerMethod(name, payload, returns, docstring_literal(f"{role} used by: {used}."))
+                HandlerMethod(name, payload, returns, _wrapped(f"{role} used by: {used}.", 8))
             )
         return methods
 
@@ -228,8 +248,14 @@ class _ModuleView:
             (name, _python_guard(expressions[text])) for text, name in self.guard_functions.items()
         ]
 
-    def transition_table(self) -> list[tuple[str, list[tuple[str, list[str]]]]]:
-        """``[(state member, [(event member, [Alternative(...) expressions])])]``."""
+    def tags_literal(self) -> str:
+        """The ``TAGS`` dict: tag name -> its ``TAG_<NAME>`` constant."""
+        return dict_literal(
+            (string_literal(tag), tag_constant(tag)) for tag, _ in self.machine.tags
+        )
+
+    def transitions_literal(self) -> str:
+        """The ``TRANSITIONS`` dict: state -> event -> tuple of ``Alternative(...)``."""
         table: dict[str, dict[str, list[str]]] = {}
         for transition in self.machine.transitions:
             arguments = [self.target(transition.target)]
@@ -237,7 +263,7 @@ class _ModuleView:
                 arguments.append(f"guard={self.guard_functions[transition.guard_text]}")
             if transition.actions:
                 arguments.append(
-                    f"actions=({''.join(string_literal(a) + ', ' for a in transition.actions)})"
+                    f"actions={tuple_literal(string_literal(a) for a in transition.actions)}"
                 )
             if transition.checkpoint:
                 arguments.append("checkpoint=True")
@@ -245,28 +271,37 @@ class _ModuleView:
             alternatives.setdefault(self.event_member[transition.event], []).append(
                 f"Alternative({', '.join(arguments)})"
             )
-        return [(state, list(events.items())) for state, events in table.items()]
+        return dict_literal(
+            (state, dict_literal((event, tuple_literal(found)) for event, found in row.items()))
+            for state, row in table.items()
+        )
 
-    def action_map(self, attribute: str) -> list[tuple[str, str]]:
-        return [
+    def actions_literal(self, attribute: str) -> str:
+        """``entry_actions`` or ``exit_actions``: state -> tuple of action names."""
+        return dict_literal(
             (
                 self.state_member[state.name],
-                "".join(string_literal(a) + ", " for a in getattr(state, attribute)),
+                tuple_literal(string_literal(a) for a in getattr(state, attribute)),
             )
             for state in self.machine.states
             if getattr(state, attribute)
-        ]
+        )
 
-    def error_routes(self) -> list[tuple[str, str, str]]:
-        return [
+    def handler_names(self) -> str:
+        names = [string_literal(name) for name in (*self.machine.guards, *self.machine.actions)]
+        return f"frozenset({{{', '.join(names)}}})" if names else "frozenset()"
+
+    def error_routes_literal(self) -> str:
+        """``error_routes``: state -> ``ErrorRoute(target, actions)``."""
+        return dict_literal(
             (
                 self.state_member[source],
-                self.state_member[handler.target],
-                "".join(string_literal(a) + ", " for a in handler.actions),
+                f"ErrorRoute({self.state_member[handler.target]}, "
+                f"{tuple_literal(string_literal(a) for a in handler.actions)})",
             )
             for handler in self.machine.error_handlers
             for source in handler.sources
-        ]
+        )
 
     # -- dispatch functions ------------------------------------------------------------------
     def _chunked(self, cases: list[MatchCase]) -> list[MatchCase]:
@@ -305,7 +340,7 @@ class _ModuleView:
                 no_transitions.append(self.state_member[state.name])
                 continue
             inner = [
-                MatchCase(self.event_member[event], f"({', '.join(found)},)")
+                MatchCase(self.event_member[event], tuple_literal(found))
                 for event, found in by_event.items()
             ]
             others = [
@@ -341,8 +376,8 @@ class _ModuleView:
         )
 
 
-def _imports(machine: Machine, view: _ModuleView) -> tuple[list[str], list[str]]:
-    """Only what the module uses, so it passes ``ruff check`` (F401) in the user's project."""
+def _used_imports(machine: Machine, view: _ModuleView) -> dict[str, list[str]]:
+    """Module -> names, only what the module uses, so it passes ``ruff check`` (F401)."""
     payload_typing = {
         name for event in machine.events for field in event.payload for name in field.typing_names
     }
@@ -352,15 +387,46 @@ def _imports(machine: Machine, view: _ModuleView) -> tuple[list[str], list[str]]
         "PREVIOUS": any(t.returns_to_previous for t in machine.transitions),
         "ErrorRoute": bool(machine.error_handlers),
     }
-    typing_imports = [name for name in TYPING_IMPORTS if optional.get(name, True)]
-    runtime_imports = [name for name in RUNTIME_IMPORTS if optional.get(name, True)]
-    return typing_imports, runtime_imports
+    imports: dict[str, list[str]] = {
+        "__future__": ["annotations"],
+        "collections.abc": ["Mapping"],
+        "typing": [name for name in TYPING_IMPORTS if optional.get(name, True)],
+        "statewright": [name for name in RUNTIME_IMPORTS if optional.get(name, True)],
+    }
+    for item in machine.imports:
+        imports.setdefault(item.module, []).append(item.name)
+    return imports
+
+
+def _name_order(name: str) -> tuple[int, str, str]:
+    """isort's ``order-by-type`` (ruff's default): constants, then classes, then the rest."""
+    kind = 0 if len(name) > 1 and name.isupper() else 1 if name[:1].isupper() else 2
+    return (kind, name.lower(), name)
+
+
+def _import_statement(module: str, names: list[str]) -> str:
+    ordered = sorted(dict.fromkeys(names), key=_name_order)
+    line = f"from {module} import {', '.join(ordered)}"
+    if len(line) <= WIDTH:
+        return line
+    return "".join([f"from {module} import (\n", *(f"    {name},\n" for name in ordered), ")"])
+
+
+def import_blocks(imports: dict[str, list[str]]) -> list[list[str]]:
+    """The import statements in the sections and order isort (and ruff's ``I`` rules) expect:
+    ``__future__``, the standard library, then everything else; modules sorted by name."""
+    sections: list[list[str]] = [[], [], []]
+    for module in sorted(imports, key=lambda module: (module.lower(), module)):
+        section = (
+            0 if module == "__future__" else 1 if module.split(".")[0] in STDLIB_MODULES else 2
+        )
+        sections[section].append(_import_statement(module, imports[module]))
+    return [section for section in sections if section]
 
 
 def render_module(machine: Machine) -> str:
     """The generated Python module for ``machine`` (before formatting)."""
     view = _ModuleView(machine)
-    typing_imports, runtime_imports = _imports(machine, view)
     generated_note = (
         f"Generated from {machine.source_path} by statewright {GENERATOR_VERSION}; do not edit."
     )
@@ -380,8 +446,7 @@ def render_module(machine: Machine) -> str:
         machine_docstring=docstring_literal(
             f"The {machine.name} state machine: one typed method per event.{description}", "    "
         ),
-        typing_imports=typing_imports,
-        runtime_imports=runtime_imports,
+        import_blocks=import_blocks(_used_imports(machine, view)),
         has_handlers=bool(machine.guards or machine.actions),
         match_dispatch=view.match_dispatch,
         match_limit=MATCH_LIMIT,

@@ -9,8 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from statewright_compiler.emit import format_python
-from statewright_compiler.render import render_module
+from statewright_compiler.pipeline import module_source
 from statewright_compiler.validate import compile_spec
 
 from tests.conftest import check_golden
@@ -22,4 +21,4 @@ CASES = sorted((Path(__file__).parents[1] / "cases").glob("*/spec.toml"))
 def test_generated_module_matches_golden(spec: Path) -> None:
     machine, warnings = compile_spec(spec, f"tests/cases/{spec.parent.name}/spec.toml")
     assert warnings == ()
-    check_golden(spec.parent / "expected.py", format_python(render_module(machine)))
+    check_golden(spec.parent / "expected.py", module_source(machine))

@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from statewright_compiler.emit import format_python
-from statewright_compiler.render import render_module
+from statewright_compiler.pipeline import module_source
 from statewright_compiler.validate import compile_spec
 
 SPEC = """\
@@ -44,7 +43,7 @@ def test_typing_imports_follow_payload_types(
     spec = tmp_path / "carrier.toml"
     spec.write_text(SPEC.format(payload=payload), encoding="utf-8")
     machine, _ = compile_spec(spec, "carrier.toml")
-    source = format_python(render_module(machine))
+    source = module_source(machine)
     imported = {
         alias.name
         for node in ast.parse(source).body

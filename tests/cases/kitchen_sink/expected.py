@@ -2,6 +2,9 @@
 # Source: tests/cases/kitchen_sink/spec.toml
 # Spec sha256: 2c80617a7db31bdf2e893bc3456b8ed3cb28fca50e706aad48f5747cf7bb3ff8
 # Change the spec and run `statewright generate` instead.
+# Formatted and checked by statewright: formatters and linters leave this file alone.
+# ruff: noqa
+# fmt: off
 """An order pipeline.
 Second paragraph with “curly quotes”, 中文 and a backslash \\ .
 
@@ -124,7 +127,7 @@ class CancelPayload(TypedDict):
 
 
 class KitchenSinkHandlers(Protocol[ContextT_contra]):
-    """The guards and actions the spec names; pass an object with these methods to the machine."""
+    """The guards and actions the spec names: the machine calls these methods."""
 
     def complete(self, context: ContextT_contra, payload: SubmitPayload, /) -> bool:
         """Guard used by: draft --SUBMIT--> review."""
@@ -154,16 +157,19 @@ class KitchenSinkHandlers(Protocol[ContextT_contra]):
     def log_error(
         self,
         context: ContextT_contra,
-        payload: SubmitPayload
-        | ApprovePayload
-        | RejectPayload
-        | ShippedPayload
-        | HoldPayload
-        | ResumePayload
-        | CancelPayload,
+        payload: (
+            SubmitPayload
+            | ApprovePayload
+            | RejectPayload
+            | ShippedPayload
+            | HoldPayload
+            | ResumePayload
+            | CancelPayload
+        ),
         /,
     ) -> None:
-        """Action used by: on an action error leaving any non-final state except failed."""
+        """Action used by: on an action error leaving any non-final state except
+        failed."""
         ...
 
     def notify_reviewers(
@@ -172,7 +178,9 @@ class KitchenSinkHandlers(Protocol[ContextT_contra]):
         """Action used by: entering review."""
         ...
 
-    def stamp(self, context: ContextT_contra, payload: SubmitPayload | ApprovePayload, /) -> None:
+    def stamp(
+        self, context: ContextT_contra, payload: SubmitPayload | ApprovePayload, /
+    ) -> None:
         """Action used by: draft --SUBMIT--> review; review --APPROVE--> shipping."""
         ...
 
@@ -180,7 +188,9 @@ class KitchenSinkHandlers(Protocol[ContextT_contra]):
 def _guard_0(handlers: Any, context: Any, payload: Any) -> bool:
     return bool(
         handlers.complete(context, payload)
-        and not (handlers.flagged(context, payload) or handlers.over_limit(context, payload))
+        and not (
+            handlers.flagged(context, payload) or handlers.over_limit(context, payload)
+        )
     )
 
 
@@ -189,7 +199,10 @@ def _guard_1(handlers: Any, context: Any, payload: Any) -> bool:
 
 
 TRANSITIONS: Final[
-    Mapping[KitchenSinkState, Mapping[KitchenSinkEvent, tuple[Alternative[KitchenSinkState], ...]]]
+    Mapping[
+        KitchenSinkState,
+        Mapping[KitchenSinkEvent, tuple[Alternative[KitchenSinkState], ...]],
+    ]
 ] = {
     KitchenSinkState.DRAFT: {
         KitchenSinkEvent.SUBMIT: (
@@ -198,32 +211,31 @@ TRANSITIONS: Final[
             Alternative(KitchenSinkState.DRAFT),
         ),
         KitchenSinkEvent.HOLD: (Alternative(KitchenSinkState.ON_HOLD),),
-        KitchenSinkEvent.CANCEL: (Alternative(KitchenSinkState.REJECTED, checkpoint=True),),
+        KitchenSinkEvent.CANCEL: (
+            Alternative(KitchenSinkState.REJECTED, checkpoint=True),
+        ),
     },
     KitchenSinkState.REVIEW: {
         KitchenSinkEvent.APPROVE: (
             Alternative(
-                KitchenSinkState.SHIPPING,
-                actions=(
-                    "charge",
-                    "stamp",
-                ),
-                checkpoint=True,
+                KitchenSinkState.SHIPPING, actions=("charge", "stamp"), checkpoint=True
             ),
         ),
         KitchenSinkEvent.REJECT: (Alternative(KitchenSinkState.REJECTED),),
         KitchenSinkEvent.HOLD: (Alternative(KitchenSinkState.ON_HOLD),),
-        KitchenSinkEvent.CANCEL: (Alternative(KitchenSinkState.REJECTED, checkpoint=True),),
+        KitchenSinkEvent.CANCEL: (
+            Alternative(KitchenSinkState.REJECTED, checkpoint=True),
+        ),
     },
     KitchenSinkState.SHIPPING: {
-        KitchenSinkEvent.SHIPPED: (Alternative(KitchenSinkState.DONE, checkpoint=True),),
+        KitchenSinkEvent.SHIPPED: (
+            Alternative(KitchenSinkState.DONE, checkpoint=True),
+        ),
         KitchenSinkEvent.HOLD: (Alternative(KitchenSinkState.ON_HOLD),),
     },
-    KitchenSinkState.ON_HOLD: {
-        KitchenSinkEvent.RESUME: (Alternative(PREVIOUS),),
-    },
+    KitchenSinkState.ON_HOLD: {KitchenSinkEvent.RESUME: (Alternative(PREVIOUS),)},
     KitchenSinkState.FAILED: {
-        KitchenSinkEvent.RETRY: (Alternative(KitchenSinkState.DRAFT),),
+        KitchenSinkEvent.RETRY: (Alternative(KitchenSinkState.DRAFT),)
     },
 }
 
@@ -236,12 +248,8 @@ SPEC: Final[MachineSpec[KitchenSinkState, KitchenSinkEvent]] = MachineSpec(
     initial=INITIAL_STATE,
     final_states=FINAL_STATES,
     transitions=TRANSITIONS,
-    entry_actions={
-        KitchenSinkState.REVIEW: ("notify_reviewers",),
-    },
-    exit_actions={
-        KitchenSinkState.REVIEW: ("clear_reviewers",),
-    },
+    entry_actions={KitchenSinkState.REVIEW: ("notify_reviewers",)},
+    exit_actions={KitchenSinkState.REVIEW: ("clear_reviewers",)},
     error_routes={
         KitchenSinkState.DRAFT: ErrorRoute(KitchenSinkState.FAILED, ("log_error",)),
         KitchenSinkState.REVIEW: ErrorRoute(KitchenSinkState.FAILED, ("log_error",)),
@@ -269,7 +277,11 @@ def allowed_events(state: KitchenSinkState) -> frozenset[KitchenSinkEvent]:
     match state:
         case KitchenSinkState.DRAFT:
             return frozenset(
-                {KitchenSinkEvent.SUBMIT, KitchenSinkEvent.HOLD, KitchenSinkEvent.CANCEL}
+                {
+                    KitchenSinkEvent.SUBMIT,
+                    KitchenSinkEvent.HOLD,
+                    KitchenSinkEvent.CANCEL,
+                }
             )
         case KitchenSinkState.REVIEW:
             return frozenset(
@@ -295,9 +307,9 @@ def allowed_events(state: KitchenSinkState) -> frozenset[KitchenSinkEvent]:
 def transition_targets(
     state: KitchenSinkState, event: KitchenSinkEvent
 ) -> tuple[KitchenSinkState | Previous, ...]:
-    """Targets of the alternatives for (``state``, ``event``) in the order they are tried.
+    """Targets of the alternatives for (``state``, ``event``), in the order they are tried.
 
-    Empty when the event is rejected in that state; ``PREVIOUS`` stands for "the state before".
+    Empty when the event is rejected in that state; ``PREVIOUS`` means "the state before".
     """
     match state:
         case KitchenSinkState.DRAFT:
@@ -418,12 +430,23 @@ class KitchenSinkMachine(Machine[KitchenSinkState, KitchenSinkEvent, ContextT]):
         super().__init__(context, handlers, options=options)
 
     def submit(
-        self, *, total: Decimal, items: list[dict[str, int | str]], coupon: str | None = None
+        self,
+        *,
+        total: Decimal,
+        items: list[dict[str, int | str]],
+        coupon: str | None = None,
     ) -> KitchenSinkState:
         """The customer submits the order."""
-        return self.send(KitchenSinkEvent.SUBMIT, total=total, coupon=coupon, items=items)
+        return self.send(
+            KitchenSinkEvent.SUBMIT,
+            total=total,
+            coupon=coupon,
+            items=items,
+        )
 
-    def approve(self, *, reviewer: str, priority: Literal["low", "high", 1]) -> KitchenSinkState:
+    def approve(
+        self, *, reviewer: str, priority: Literal["low", "high", 1]
+    ) -> KitchenSinkState:
         """Send APPROVE."""
         return self.send(KitchenSinkEvent.APPROVE, reviewer=reviewer, priority=priority)
 
@@ -431,7 +454,12 @@ class KitchenSinkMachine(Machine[KitchenSinkState, KitchenSinkEvent, ContextT]):
         self, *, reason: str, raw: object, details: dict[str, Any] | None = None
     ) -> KitchenSinkState:
         """Send REJECT."""
-        return self.send(KitchenSinkEvent.REJECT, reason=reason, details=details, raw=raw)
+        return self.send(
+            KitchenSinkEvent.REJECT,
+            reason=reason,
+            details=details,
+            raw=raw,
+        )
 
     def shipped(self) -> KitchenSinkState:
         """Send SHIPPED."""

@@ -1,0 +1,263 @@
+"""Step 5 of the pipeline: lay generated source out in lines of at most :data:`WIDTH` columns.
+
+The compiler formats its own output rather than running a formatter: the user may have another
+version of ruff or Black (or none), and the bytes of a generated module must depend only on the
+spec and on statewright's version. Generated modules then say ``# fmt: off`` and ``# ruff: noqa``
+so that the user's formatter and linter leave them alone.
+
+Templates print every statement on one logical line. Lines that are too long are split the way
+Black and ruff split them, so the output reads like formatted code:
+
+* at a bracket pair ("right-hand split"): the rightmost pair whose opening line and closing line
+  fit, else the rightmost pair; the part between the brackets goes on its own, deeper line;
+* a part that still does not fit is split at its top-level commas, one item per line, each
+  followed by a comma (the "magic trailing comma" that keeps ruff and Black from joining it
+  again); without commas, at ``or``, ``and`` or ``|`` inside brackets, the operator leading;
+* every resulting line is split again the same way if it is still too long.
+
+A ``case`` pattern of alternatives gets the parentheses that make such a split legal. Nothing
+inside a string is ever touched, and lines inside multi-line strings (docstrings with spec text)
+are kept verbatim. The split never changes the meaning of the code: a test compares the syntax
+trees before and after for random specs.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass
+from typing import Final
+
+__all__ = ["WIDTH", "format_source"]
+
+#: Black's and ruff's default line length, so that generated code looks at home anywhere.
+WIDTH: Final = 88
+_INDENT: Final = "    "
+
+_STRING_BODY = r"""(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
+_TOKEN = re.compile(
+    rf"""(?P<string>[rRbBuU]{{0,2}}(?:\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"|{_STRING_BODY}))
+    |(?P<open>[(\[{{])
+    |(?P<close>[)\]}}])
+    |(?P<comma>,)
+    |(?P<space>[ \t]+)
+    |(?P<word>[A-Za-z0-9_.]+|[^\sA-Za-z0-9_."'()\[\]{{}},]+)""",
+    re.VERBOSE,
+)
+#: Where a line may be split inside brackets, strongest first: after commas, then before
+#: ``and``/``or``, then before ``|`` (the operator then leads its line).
+_DELIMITERS: Final = (frozenset({","}), frozenset({"or", "and"}), frozenset({"|"}))
+_OPERATORS: Final = frozenset({"or", "and", "|"})
+#: String literals and comments: what the scan for multi-line strings must step over whole.
+_LITERAL_OR_COMMENT = re.compile(
+    r'"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^\'\\]|\\.|\'(?!\'\'))*\'\'\''
+    r'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#[^\n]*'
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Token:
+    kind: str
+    text: str
+
+
+def _tokens(line: str) -> list[_Token] | None:
+    """The tokens of one physical line, or None when it is not one we can split safely."""
+    tokens = []
+    position = 0
+    while position < len(line):
+        match = _TOKEN.match(line, position)
+        if match is None or match.lastgroup is None:
+            return None
+        tokens.append(_Token(match.lastgroup, match.group()))
+        position = match.end()
+    return tokens
+
+
+def _text(tokens: list[_Token]) -> str:
+    return "".join(token.text for token in tokens).strip()
+
+
+def _top_level(tokens: list[_Token]) -> list[int]:
+    """The bracket depth before each token (0 = outside every bracket of this piece)."""
+    depths, depth = [], 0
+    for token in tokens:
+        if token.kind == "close":
+            depth -= 1
+        depths.append(depth)
+        if token.kind == "open":
+            depth += 1
+    return depths
+
+
+def _bracket_pairs(tokens: list[_Token]) -> list[tuple[int, int]]:
+    """Matched top-level bracket pairs with something between them, left to right."""
+    pairs, stack = [], []
+    for index, token in enumerate(tokens):
+        if token.kind == "open":
+            stack.append(index)
+        elif token.kind == "close" and stack:
+            opening = stack.pop()
+            if not stack and index > opening + 1 and _text(tokens[opening + 1 : index]):
+                pairs.append((opening, index))
+        elif token.kind == "close":
+            stack.clear()  # the opening bracket is on an earlier line: not a pair of this piece
+    return pairs
+
+
+def _split_at(tokens: list[_Token], kinds: frozenset[str]) -> list[list[_Token]]:
+    """Split at top-level tokens whose text is in ``kinds``; each separator starts a piece.
+
+    A separator that already starts ``tokens`` (an operator leading its line) stays put.
+    """
+    pieces: list[list[_Token]] = [[]]
+    for token, depth in zip(tokens, _top_level(tokens), strict=True):
+        leading = not _text(pieces[0])
+        if depth == 0 and token.text in kinds and not leading:
+            pieces.append([token])
+        else:
+            pieces[-1].append(token)
+    return pieces
+
+
+def _is_display(tokens: list[_Token], opening: int) -> bool:
+    """Whether the bracket at ``opening`` starts a tuple, list, set or dict literal (not a call,
+    a subscript or a parameter list, which follow a name or another bracket)."""
+    before = [token for token in tokens[:opening] if token.kind != "space"]
+    if not before:
+        return True
+    previous = before[-1]
+    if previous.kind == "close":
+        return False
+    return not (previous.text.isidentifier() and not keyword.iskeyword(previous.text))
+
+
+def _words(tokens: list[_Token]) -> list[int]:
+    return [index for index, token in enumerate(tokens) if token.kind != "space"]
+
+
+def _with_invisible_parentheses(tokens: list[_Token]) -> list[_Token]:
+    """Parenthesise the expression of ``case X:``, ``return X``, ``name: X`` or ``name = X`` when
+    ``X`` has top-level operators, so that it can be split at them (as Black and ruff do)."""
+    words = _words(tokens)
+    if not words:
+        return tokens
+    depths = _top_level(tokens)
+    first = words[0]
+    if tokens[first].text in {"case", "return"}:
+        start = first + 1
+    else:
+        boundary = [i for i in words if depths[i] == 0 and tokens[i].text in {":", "="}]
+        if not boundary:
+            return tokens
+        start = boundary[0] + 1
+    end = words[-1] + 1
+    if tokens[words[-1]].text in {":", ","} and words[-1] >= start:
+        end = words[-1]
+    inside = [i for i in range(start, end) if depths[i] == 0 and tokens[i].text in _OPERATORS]
+    if not inside or not _text(tokens[start:end]):
+        return tokens
+    return [
+        *tokens[:start],
+        _Token("space", " "),
+        _Token("open", "("),
+        *tokens[start:end],
+        _Token("close", ")"),
+        *tokens[end:],
+    ]
+
+
+class _Splitter:
+    def __init__(self, width: int) -> None:
+        self.width = width
+
+    def fits(self, indent: str, text: str) -> bool:
+        return len(indent) + len(text) <= self.width
+
+    def lines(self, tokens: list[_Token], indent: str, *, in_brackets: bool) -> list[str]:
+        """``tokens`` on one line if they fit, else split (inside brackets: at delimiters
+        first, as Black does; then at brackets)."""
+        text = _text(tokens)
+        if self.fits(indent, text):
+            return [indent + text]
+        delimiters = _DELIMITERS if in_brackets else ()
+        for kinds in delimiters[:1]:
+            pieces = _split_at(tokens, kinds)
+            if sum(1 for piece in pieces if _text(piece) not in {"", ","}) > 1:
+                return self.delimited(pieces, indent, comma=True)
+        parenthesised = _with_invisible_parentheses(tokens)
+        if parenthesised is not tokens:
+            split = self.bracket_split(parenthesised, indent, in_brackets=in_brackets)
+            if split is not None:
+                return split
+        for kinds in delimiters[1:]:
+            pieces = _split_at(tokens, kinds)
+            if len(pieces) > 1:
+                return self.delimited(pieces, indent, comma=False)
+        split = self.bracket_split(tokens, indent, in_brackets=in_brackets)
+        return [indent + text] if split is None else split
+
+    def delimited(self, pieces: list[list[_Token]], indent: str, *, comma: bool) -> list[str]:
+        """One piece per line; commas end their piece (a trailing one is added), operators
+        start theirs."""
+        if comma:
+            # The separator opens each later piece; move it to the end of the one before.
+            pieces = [pieces[0], *(piece[1:] for piece in pieces[1:])]
+            if not _text(pieces[-1]):
+                pieces.pop()  # a trailing comma was there already
+            pieces = [[*piece, _Token("comma", ",")] for piece in pieces]
+        lines: list[str] = []
+        for piece in pieces:
+            lines += self.lines(piece, indent, in_brackets=True)
+        return lines
+
+    def bracket_split(
+        self, tokens: list[_Token], indent: str, *, in_brackets: bool
+    ) -> list[str] | None:
+        pairs = _bracket_pairs(tokens)
+        if not pairs:
+            return None
+        opening, closing = pairs[-1]
+        for candidate_opening, candidate_closing in reversed(pairs):
+            head = _text(tokens[: candidate_opening + 1])
+            tail = _text(tokens[candidate_closing:])
+            if self.fits(indent, head) and self.fits(indent, tail):
+                opening, closing = candidate_opening, candidate_closing
+                break
+        body = tokens[opening + 1 : closing]
+        items = _split_at(body, frozenset({","}))
+        if _is_display(tokens, opening) and sum(1 for item in items if _text(item) != ",") > 1:
+            # A collection literal, once split from its brackets, has one item per line.
+            body_lines = self.delimited(items, indent + _INDENT, comma=True)
+        else:
+            body_lines = self.lines(body, indent + _INDENT, in_brackets=True)
+        return [
+            *self.lines(tokens[: opening + 1], indent, in_brackets=in_brackets),
+            *body_lines,
+            *self.lines(tokens[closing:], indent, in_brackets=in_brackets),
+        ]
+
+
+def format_source(source: str, width: int = WIDTH) -> str:
+    """``source`` with every splittable line longer than ``width`` split (see the module doc)."""
+    splitter = _Splitter(width)
+    verbatim = _multi_line_string_lines(source)
+    output: list[str] = []
+    for number, line in enumerate(source.split("\n")):
+        tokens = None if len(line) <= width or number in verbatim else _tokens(line)
+        if tokens is None:
+            output.append(line)
+        else:
+            indent = line[: len(line) - len(line.lstrip(" "))]
+            output += splitter.lines(tokens, indent, in_brackets=False)
+    return "\n".join(output)
+
+
+def _multi_line_string_lines(source: str) -> set[int]:
+    """0-based numbers of the lines a multi-line string starts on, runs through or ends on."""
+    lines: set[int] = set()
+    for match in _LITERAL_OR_COMMENT.finditer(source):
+        if "\n" in match.group():
+            first = source.count("\n", 0, match.start())
+            lines.update(range(first, first + match.group().count("\n") + 1))
+    return lines
