@@ -110,10 +110,10 @@ def _split_at(tokens: list[_Token], kinds: frozenset[str]) -> list[list[_Token]]
 
     A separator that already starts ``tokens`` (an operator leading its line) stays put.
     """
+    first = next((index for index, token in enumerate(tokens) if token.kind != "space"), 0)
     pieces: list[list[_Token]] = [[]]
-    for token, depth in zip(tokens, _top_level(tokens), strict=True):
-        leading = not _text(pieces[0])
-        if depth == 0 and token.text in kinds and not leading:
+    for index, (token, depth) in enumerate(zip(tokens, _top_level(tokens), strict=True)):
+        if depth == 0 and token.text in kinds and index != first:
             pieces.append([token])
         else:
             pieces[-1].append(token)
