@@ -2,7 +2,7 @@
 
 The run stops while the approval is pending; a second "process" loads the checkpoint from
 SQLite, approves, survives one failed attempt (retry with backoff) and ends in `approved`.
-Run: PYTHONPATH=generated:runtime python examples/approval_demo.py
+Run (after `make setup`): .venv/bin/python examples/approval_demo.py
 """
 
 from __future__ import annotations

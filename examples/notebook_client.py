@@ -2,13 +2,14 @@
 
 The v2 spec has no guards or actions, so the machine needs no handlers: the client decides
 which event to send from the Planning API's answers (faked here). An invalid event returns
-False and is logged, as the protocol says. Run: PYTHONPATH=generated:runtime python
-examples/notebook_client.py
+False and is logged, as the protocol says.
+Run (after `make setup`): .venv/bin/python examples/notebook_client.py
 """
 
 from __future__ import annotations
 
 import logging
+import sys
 
 from notebook_bcc_v2 import NotebookBccV2Event as Ev
 from notebook_bcc_v2 import NotebookBccV2Machine
@@ -18,7 +19,9 @@ BEHAVIOURS = [["load csv", "print shape"], ["plot histogram"]]
 
 
 def main() -> None:
-    logging.basicConfig(level=logging.WARNING, format="  log %(levelname)s: %(message)s")
+    logging.basicConfig(
+        level=logging.WARNING, format="  log %(levelname)s: %(message)s", stream=sys.stdout
+    )
     fsm: NotebookBccV2Machine[None] = NotebookBccV2Machine(None)
     fsm.start_workflow()
     fsm.start_step()

@@ -2,7 +2,7 @@
 
 The reflection agent says "incomplete" twice; with max_retries = 2 the first time retries the
 behaviour, the second escalates to stage reflection. Guards decide, the machine records.
-Run: PYTHONPATH=generated:runtime python examples/notebook_v1_retry.py
+Run (after `make setup`): .venv/bin/python examples/notebook_v1_retry.py
 """
 
 from __future__ import annotations

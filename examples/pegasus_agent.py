@@ -2,7 +2,7 @@
 
 The machine does no IO: the agent calls its (fake) planner and tools, writes the results into
 its own context and fires the next event.
-Run: PYTHONPATH=generated:runtime python examples/pegasus_agent.py
+Run (after `make setup`): .venv/bin/python examples/pegasus_agent.py
 """
 
 from __future__ import annotations

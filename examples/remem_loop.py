@@ -1,7 +1,8 @@
 """ReMem's Think / Refine / Act loop (seed 004) with a scripted "LLM" and max_iterations = 4.
 
 The policy keeps thinking; at the 4th transition the machine forces ACT. Valid actions come
-from ``allowed_events()``. Run: PYTHONPATH=generated:runtime python examples/remem_loop.py
+from ``allowed_events()``.
+Run (after `make setup`): .venv/bin/python examples/remem_loop.py
 """
 
 from __future__ import annotations

@@ -1,14 +1,22 @@
 """statewright's compiler: TOML state-machine specs in, typed Python modules and docs out.
 
 The pipeline, one module per step: :mod:`load` -> :mod:`validate` (with :mod:`semantics`) ->
-:mod:`model` -> :mod:`render` -> :mod:`emit`. The command line lives in :mod:`cli`.
+:mod:`model` -> :mod:`render` -> :mod:`formatter` -> :mod:`emit`. The command line lives in
+:mod:`cli`, entered through :mod:`launch`.
+
+Importing this package imports nothing else, so the ``statewright`` command can tell a user of a
+runtime-only install what is missing; the names below load on first use.
 """
 
 from __future__ import annotations
 
-from statewright_compiler.diagnostics import Diagnostic, ExitCode, SpecError
-from statewright_compiler.model import Machine
-from statewright_compiler.validate import compile_spec, validate_source
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from statewright_compiler.diagnostics import Diagnostic, ExitCode, SpecError
+    from statewright_compiler.model import Machine
+    from statewright_compiler.validate import compile_spec, validate_source
 
 __all__ = [
     "Diagnostic",
@@ -20,4 +28,24 @@ __all__ = [
     "validate_source",
 ]
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+
+_LAZY = {
+    "Diagnostic": "statewright_compiler.diagnostics",
+    "ExitCode": "statewright_compiler.diagnostics",
+    "SpecError": "statewright_compiler.diagnostics",
+    "Machine": "statewright_compiler.model",
+    "compile_spec": "statewright_compiler.validate",
+    "validate_source": "statewright_compiler.validate",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'statewright_compiler' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

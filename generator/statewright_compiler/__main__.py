@@ -1,5 +1,5 @@
 """``python -m statewright_compiler`` is the ``statewright`` command."""
 
-from statewright_compiler.cli import main
+from statewright_compiler.launch import main
 
 raise SystemExit(main())

@@ -15,6 +15,7 @@ from typing import Final
 
 import jinja2
 
+from statewright_compiler import __version__
 from statewright_compiler.formatter import WIDTH
 from statewright_compiler.guards import guard_names
 from statewright_compiler.literals import (
@@ -34,7 +35,7 @@ from statewright_compiler.naming import (
 
 __all__ = ["GENERATOR_VERSION", "RUNTIME_API", "render_module", "template_environment"]
 
-GENERATOR_VERSION: Final = "0.1.0"
+GENERATOR_VERSION: Final = __version__
 #: The runtime API level generated modules require (see ``statewright._version``).
 RUNTIME_API: Final = 1
 #: States per chunk of the two-level state ``match``.
