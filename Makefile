@@ -1,5 +1,7 @@
-# statewright: `make generate` compiles every spec; `make test` runs every check.
-# Both set up what they need from scratch (virtual environments, diagram tools).
+# statewright: `make generate` compiles every spec; `make test` runs every check; `make check` is
+# the fast loop (one interpreter, no renderer install, no slow tests). Each sets up what it needs
+# from scratch (virtual environments, diagram tools), printing one line per set-up step; installer
+# output goes to .cache/logs/ and is shown only when a step fails.
 
 PYTHON ?= $(or $(call find_python,3.11),$(shell command -v python3))
 VENV := .venv
@@ -13,15 +15,19 @@ find_python = $(firstword $(shell \
     "$$candidate" -c "" >/dev/null 2>&1 && echo "$$candidate"; \
   done))
 PYTEST_FLAGS ?= -q
+QUIETLY := make/quietly.sh
 
 include make/diagram-tools.mk
+include make/wheelhouse.mk
 
-.PHONY: setup generate test lint typecheck stale pytest venvs interpreters examples bench clean
+.PHONY: setup generate test check lint typecheck stale pytest pytest-fast venvs interpreters \
+	examples bench clean
 
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@$(QUIETLY) "setup: $(VENV) ($$($(PYTHON) --version)), installing statewright[dev]" sh -c '\
+		$(PYTHON) -m venv $(VENV) \
+		&& $(BIN)/python -m pip install --upgrade pip \
+		&& $(BIN)/python -m pip install -e ".[dev]"'
 	@touch $@
 
 setup: $(STAMP)
@@ -39,25 +45,33 @@ typecheck: setup
 stale: setup
 	$(BIN)/statewright check
 
-pytest: setup tools
+pytest: setup tools wheelhouse
 	$(BIN)/python -m pytest $(PYTEST_FLAGS)
+
+# The fast loop: the tests that need no external tool run (mypy, subprocesses, renderers) on the
+# main interpreter.
+pytest-fast: setup
+	$(BIN)/python -m pytest $(PYTEST_FLAGS) -m "not slow" -p no:cacheprovider
+
+check: lint typecheck stale pytest-fast
 
 # A virtual environment per other interpreter from 3.10 to 3.13 that is installed.
 venvs:
 	@set -e; for version in $(OTHER_VERSIONS); do \
 	  python=$$(for candidate in python$$version $$(pyenv root 2>/dev/null)/versions/$$version.*/bin/python$$version; do \
 	    "$$candidate" -c "" >/dev/null 2>&1 && echo "$$candidate" && break; done); \
-	  if [ -z "$$python" ]; then echo "skip Python $$version: not installed"; continue; fi; \
+	  if [ -z "$$python" ]; then echo "venvs: skip Python $$version: not installed"; continue; fi; \
 	  venv=.venv-$$version; \
 	  if [ ! -f $$venv/.installed ] || [ pyproject.toml -nt $$venv/.installed ]; then \
-	    $$python -m venv $$venv && $$venv/bin/python -m pip install --quiet --upgrade pip \
-	    && $$venv/bin/python -m pip install --quiet -e '.[dev]' && touch $$venv/.installed; \
+	    $(QUIETLY) "venvs: $$venv ($$($$python --version)), installing statewright[dev]" sh -c "\
+	      $$python -m venv $$venv && $$venv/bin/python -m pip install --upgrade pip \
+	      && $$venv/bin/python -m pip install -e '.[dev]'" && touch $$venv/.installed; \
 	  fi; \
 	done
 
 # The same suite on every other interpreter. (A shell glob, not $(wildcard): make caches
 # directory listings, so it would not see the environments `venvs` has just created.)
-interpreters: tools venvs
+interpreters: tools venvs wheelhouse
 	@set -e; for venv in .venv-3.*; do \
 	  [ -f $$venv/.installed ] || continue; \
 	  echo "== pytest on $$($$venv/bin/python --version)"; \
@@ -67,7 +81,7 @@ interpreters: tools venvs
 examples: setup
 	@set -e; for example in examples/*.py; do \
 	  [ -e "$$example" ] || continue; echo "== $$example"; \
-	  PYTHONPATH=generated $(BIN)/python $$example >/dev/null; \
+	  $(BIN)/python $$example >/dev/null; \
 	done
 
 test: lint typecheck stale pytest examples interpreters
@@ -76,10 +90,10 @@ test: lint typecheck stale pytest examples interpreters
 bench: setup venvs
 	@set -e; for venv in $(VENV) .venv-3.*; do \
 	  [ -x $$venv/bin/python ] || continue; \
-	  $$venv/bin/python -m pip install --quiet -e '.[bench]'; \
+	  $(QUIETLY) "bench: installing the peers into $$venv" $$venv/bin/python -m pip install -e '.[bench]'; \
 	  $$venv/bin/python bench/bench_send.py; echo; \
 	done
 	$(BIN)/python bench/bench_compile.py
 
 clean:
-	rm -rf $(VENV) .venv-* .tools .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .venv-* .tools .cache .mypy_cache .pytest_cache .ruff_cache

@@ -3,8 +3,9 @@
 # Included from the Makefile. `make tools` installs both (Graphviz through apt-get when running as
 # root, otherwise it prints what to install; Mermaid through `npm ci` from the committed lockfile)
 # and records success in a stamp inside tools/mermaid/node_modules, so deleting node_modules (or
-# changing the lockfile) reinstalls. `make check-diagrams` parses every ```mermaid fence in
-# docs/machines/*.md with Mermaid's own parser.
+# changing the lockfile) reinstalls. Installer output goes to .cache/logs/ and is shown only on
+# failure. `make check-diagrams` parses every ```mermaid fence in docs/machines/*.md with
+# Mermaid's own parser.
 #
 # The tests in tests/docs find the tools on PATH (`dot`, `node`) and in tools/mermaid; override with
 # STATEWRIGHT_DOT, STATEWRIGHT_NODE, STATEWRIGHT_MERMAID_DIR. Missing tools skip those tests
@@ -20,9 +21,10 @@ tools: $(TOOLS_STAMP)
 
 define INSTALL_GRAPHVIZ
 if command -v dot >/dev/null 2>&1; then \
-	echo "graphviz: $$(dot -V 2>&1)"; \
+	echo "tools: $$(dot -V 2>&1)"; \
 elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	apt-get update && apt-get install -y --no-install-recommends graphviz; \
+	make/quietly.sh "tools: installing Graphviz (apt-get)" \
+		sh -c 'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends graphviz'; \
 else \
 	echo "graphviz (dot) is missing: install it, e.g. sudo apt-get install graphviz" >&2; \
 	exit 1; \
@@ -31,7 +33,8 @@ endef
 
 define INSTALL_MERMAID
 command -v npm >/dev/null 2>&1 || { echo "npm is missing: install Node.js >= 20" >&2; exit 1; }; \
-npm ci --prefix $(MERMAID_DIR) --no-audit --no-fund
+make/quietly.sh "tools: installing Mermaid's parser (npm ci, tools/mermaid)" \
+	npm ci --prefix $(MERMAID_DIR) --no-audit --no-fund
 endef
 
 $(TOOLS_STAMP): $(MERMAID_DIR)/package.json $(MERMAID_DIR)/package-lock.json

@@ -1,4 +1,4 @@
-"""The ``statewright`` command: generate, check, validate, docs, diagram, schema.
+"""The ``statewright`` command: init, generate, check, validate, docs, diagram, schema.
 
 Exit codes (:class:`~diagnostics.ExitCode`): 0 ok, 1 invalid spec or stale output, 2 usage.
 Bad input is reported as diagnostics, never as a traceback.
@@ -15,6 +15,7 @@ from statewright_compiler import __version__
 from statewright_compiler.config import Config, ConfigError, find_config
 from statewright_compiler.diagnostics import Diagnostic, ExitCode, SpecError, format_diagnostic
 from statewright_compiler.emit import (
+    Artifact,
     orphaned_modules,
     stale_artifacts,
     unified_diff,
@@ -54,6 +55,8 @@ def _build(arguments: argparse.Namespace) -> tuple[BuildResult, Config, Path]:
     docs = None if arguments.no_docs else (Path(arguments.docs) if arguments.docs else config.docs)
     specs = _specs(arguments, config)
     result = build(specs, output, docs, config.root)
+    if config.schema is not None and not arguments.specs:
+        result.artifacts.append(Artifact(config.schema, schema_json()))
     _print_diagnostics(result.diagnostics)
     return result, config, output
 
@@ -109,6 +112,28 @@ def command_validate(arguments: argparse.Namespace) -> ExitCode:
         counts = f"{len(machine.states)} states, {len(machine.events)} events, "
         print(f"{display_path(spec)}: ok ({counts}{len(machine.transitions)} transitions)")
     return ExitCode.FAILURE if failed else ExitCode.OK
+
+
+def command_init(arguments: argparse.Namespace) -> ExitCode:
+    from statewright_compiler.scaffold import InitConflict, Step, plan_init, write_plan
+
+    root = Path.cwd()
+    try:
+        plan = plan_init(root, arguments.name, pre_commit=not arguments.no_pre_commit)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    except InitConflict as error:
+        print(f"statewright: error: {error}", file=sys.stderr)
+        print("statewright: nothing written", file=sys.stderr)
+        return ExitCode.FAILURE
+    write_plan(plan)
+    for planned in plan:
+        print(f"{planned.step.value} {display_path(planned.path, root)}")
+    if all(planned.step is Step.KEEP for planned in plan):
+        print("statewright: already set up; nothing changed")
+    else:
+        print("next: statewright generate   (then import the module from the output folder)")
+    return ExitCode.OK
 
 
 def command_schema(arguments: argparse.Namespace) -> ExitCode:
@@ -182,6 +207,13 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--no-docs", action="store_true", help="do not generate docs pages")
         if name == "check":
             command.add_argument("--diff", action="store_true", help="print a unified diff")
+    init = add(
+        "init", "set this folder up: config, a starter spec, its schema, a hook", command_init
+    )
+    init.add_argument("--name", default="Task", help="the starter machine's name (default: Task)")
+    init.add_argument(
+        "--no-pre-commit", action="store_true", help="do not write .pre-commit-config.yaml"
+    )
     validate = add("validate", "check specs and report problems", command_validate)
     validate.add_argument("specs", nargs="*", help="spec files (default: [tool.statewright] specs)")
     add("schema", "print the JSON Schema of the spec language", command_schema)

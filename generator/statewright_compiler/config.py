@@ -8,7 +8,7 @@ from typing import Any
 
 from statewright_compiler.toml_compat import tomllib
 
-__all__ = ["Config", "ConfigError", "find_config"]
+__all__ = ["Config", "ConfigError", "find_config", "has_statewright_table"]
 
 _DEFAULT_SPECS = ("spec/*.toml",)
 
@@ -25,6 +25,8 @@ class Config:
     """Glob patterns relative to ``root``."""
     output: Path
     docs: Path | None
+    schema: Path | None = None
+    """Where ``generate`` keeps the spec language's JSON Schema (for editors), if anywhere."""
 
     def spec_paths(self) -> list[Path]:
         found: dict[Path, None] = {}
@@ -42,6 +44,11 @@ def _section(pyproject: Path) -> dict[str, Any] | None:
     return section if isinstance(section, dict) else None
 
 
+def has_statewright_table(pyproject: Path) -> bool:
+    """Whether ``pyproject`` exists and has a ``[tool.statewright]`` table."""
+    return pyproject.is_file() and _section(pyproject) is not None
+
+
 def find_config(start: Path) -> Config:
     """Use the nearest pyproject.toml with a ``[tool.statewright]`` table, else the defaults."""
     for folder in (start.resolve(), *start.resolve().parents):
@@ -52,7 +59,7 @@ def find_config(start: Path) -> Config:
 
 
 def _from_section(root: Path, section: dict[str, Any], pyproject: Path) -> Config:
-    unknown = set(section) - {"specs", "output", "docs"}
+    unknown = set(section) - {"specs", "output", "docs", "schema"}
     if unknown:
         raise ConfigError(
             f"{pyproject}: unknown [tool.statewright] keys: {', '.join(sorted(unknown))}"
@@ -60,9 +67,21 @@ def _from_section(root: Path, section: dict[str, Any], pyproject: Path) -> Confi
     specs = section.get("specs", list(_DEFAULT_SPECS))
     if isinstance(specs, str):
         specs = [specs]
-    output, docs = section.get("output", "generated"), section.get("docs")
+    output, docs, schema = (
+        section.get("output", "generated"),
+        section.get("docs"),
+        section.get("schema"),
+    )
     if not (isinstance(specs, list) and all(isinstance(item, str) for item in specs)):
         raise ConfigError(f"{pyproject}: tool.statewright.specs must be a list of glob patterns")
     if not isinstance(output, str) or not (docs is None or isinstance(docs, str)):
         raise ConfigError(f"{pyproject}: tool.statewright.output and .docs must be folder paths")
-    return Config(root, tuple(specs), root / output, root / docs if docs else None)
+    if not (schema is None or isinstance(schema, str)):
+        raise ConfigError(f"{pyproject}: tool.statewright.schema must be a file path")
+    return Config(
+        root,
+        tuple(specs),
+        root / output,
+        root / docs if docs else None,
+        root / schema if schema else None,
+    )
