@@ -78,6 +78,7 @@ bench: setup venvs
 	  [ -x $$venv/bin/python ] || continue; \
 	  $$venv/bin/python -m pip install --quiet -e '.[bench]'; \
 	  $$venv/bin/python bench/bench_send.py; echo; \
+	  $$venv/bin/python bench/bench_import.py; echo; \
 	done
 	$(BIN)/python bench/bench_compile.py
 
