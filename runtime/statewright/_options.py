@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from statewright._stores import Store
+from statewright._store_protocol import Store
 
 __all__ = ["ContextCodec", "MachineOptions", "Migration"]
 

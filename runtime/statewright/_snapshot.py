@@ -21,7 +21,7 @@ from statewright._errors import Conflict, SnapshotError, StatewrightError, Unkno
 from statewright._options import MachineOptions
 
 if TYPE_CHECKING:
-    from statewright._stores import Store
+    from statewright._store_protocol import Store
 
 __all__ = ["SNAPSHOT_FORMAT", "SnapshotMixin", "parse_json"]
 
