@@ -12,8 +12,10 @@ import line itself (best of the rounds); it leaves out interpreter start-up and 
     python bench/bench_import.py [--rounds R] [--module remem]
 
 Children get the repository's ``runtime`` and ``generated`` folders on PYTHONPATH (the floor
-too, so every child has the same ``sys.path``). Peers (transitions, python-statemachine) are
-optional bench-only dependencies (``pip install -e '.[bench]'``); missing ones are skipped.
+too, so every child has the same ``sys.path``) and no other PYTHON* variables, so that
+PYTHONDONTWRITEBYTECODE cannot make them compile from source; one untimed warm-up run each.
+Peers (transitions, python-statemachine) are optional bench-only dependencies
+(``pip install -e '.[bench]'``); missing ones are skipped.
 """
 
 from __future__ import annotations
@@ -86,6 +88,8 @@ def main() -> None:
     )
     walls: dict[str, list[float]] = {FLOOR: [], **{name: [] for name in imports}}
     reported: dict[str, list[float]] = {name: [] for name in imports}
+    for module in imports.values():  # warm-up: writes bytecode caches, fills the OS page cache
+        run_once(f"import {module}", env)
     for _ in range(args.rounds):
         walls[FLOOR].append(run_once("pass", env))
         for name, module in imports.items():
