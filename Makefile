@@ -92,6 +92,7 @@ bench: setup venvs
 	  [ -x $$venv/bin/python ] || continue; \
 	  $(QUIETLY) "bench: installing the peers into $$venv" $$venv/bin/python -m pip install -e '.[bench]'; \
 	  $$venv/bin/python bench/bench_send.py; echo; \
+	  $$venv/bin/python bench/bench_import.py; echo; \
 	done
 	$(BIN)/python bench/bench_compile.py
 

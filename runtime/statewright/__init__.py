@@ -2,9 +2,14 @@
 
 Standard library only. Generated modules subclass :class:`Machine` (or :class:`AsyncMachine`) and
 hand it a :class:`MachineSpec`; everything else here is for the application around them.
+
+Importing a generated module should cost little, so :class:`AsyncMachine` (asyncio) and the
+store implementations (json, pathlib, tempfile, sqlite3) are imported on first use of the name
+(PEP 562 ``__getattr__``); type checkers see ordinary imports.
 """
 
-from statewright._async import AsyncMachine
+from typing import TYPE_CHECKING
+
 from statewright._compat import StrEnum, assert_never
 from statewright._core import Listener
 from statewright._errors import (
@@ -31,9 +36,37 @@ from statewright._spec import (
     MachineSpec,
     Previous,
 )
-from statewright._sqlite import SqliteStore
-from statewright._stores import JsonFileStore, MemoryStore, Store
+from statewright._store_protocol import Store
 from statewright._version import RUNTIME_API, RuntimeVersionError, __version__, require_runtime
+
+if TYPE_CHECKING:
+    from statewright._async import AsyncMachine
+    from statewright._sqlite import SqliteStore
+    from statewright._stores import JsonFileStore, MemoryStore
+else:
+    # Hidden from type checkers, which would otherwise accept any attribute of the package.
+
+    #: Public names imported on first access, and the module defining each.
+    _LAZY = {
+        "AsyncMachine": "statewright._async",
+        "JsonFileStore": "statewright._stores",
+        "MemoryStore": "statewright._stores",
+        "SqliteStore": "statewright._sqlite",
+    }
+
+    def __getattr__(name):
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from importlib import import_module
+
+        value = getattr(import_module(module), name)
+        globals()[name] = value  # later lookups are plain attribute hits
+        return value
+
+    def __dir__():
+        return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "PREVIOUS",

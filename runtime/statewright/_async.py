@@ -17,7 +17,7 @@ from statewright._core import _INFO
 from statewright._errors import ActionFailed, GuardFailed, InvalidTransition
 from statewright._options import MachineOptions
 from statewright._snapshot import SnapshotMixin
-from statewright._stores import Store
+from statewright._store_protocol import Store
 from statewright._table import CompiledAlt, Plan
 
 __all__ = ["AsyncMachine"]

@@ -18,7 +18,7 @@ from statewright._core import _INFO, NO_LOCK, Lock
 from statewright._errors import ActionFailed, GuardFailed, InvalidTransition
 from statewright._options import MachineOptions
 from statewright._snapshot import SnapshotMixin
-from statewright._stores import Store
+from statewright._store_protocol import Store
 from statewright._table import CompiledAlt, Plan
 
 __all__ = ["Machine"]

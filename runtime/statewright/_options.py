@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from statewright._stores import Store
+from statewright._store_protocol import Store
 
 __all__ = ["ContextCodec", "MachineOptions", "Migration"]
 
@@ -35,7 +35,7 @@ class MachineOptions:
     record_history: bool = True
     #: Persist snapshots here on checkpoint transitions and on :meth:`Machine.save`.
     store: Store | None = None
-    #: Key of this instance in stores and registries; a random UUID hex when not given.
+    #: Key of this instance in stores and registries; 32 random hex digits when not given.
     instance_id: str | None = None
     #: Returns seconds since the epoch (UTC) for history timestamps; inject a fake in tests.
     clock: Callable[[], float] = time.time

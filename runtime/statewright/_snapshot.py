@@ -10,7 +10,6 @@ versions can be upgraded by ``options.migrations``.
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, TypeVar
@@ -21,7 +20,7 @@ from statewright._errors import Conflict, SnapshotError, StatewrightError, Unkno
 from statewright._options import MachineOptions
 
 if TYPE_CHECKING:
-    from statewright._stores import Store
+    from statewright._store_protocol import Store
 
 __all__ = ["SNAPSHOT_FORMAT", "SnapshotMixin", "parse_json"]
 
@@ -35,6 +34,8 @@ M = TypeVar("M", bound="SnapshotMixin[Any, Any, Any]")
 
 def parse_json(text: str | bytes) -> dict[str, Any]:
     """Decode snapshot text; truncated or non-object input raises :class:`SnapshotError`."""
+    import json  # here, not at the top: only snapshots need it, and it costs ~2 ms to import
+
     try:
         data = json.loads(text)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -98,6 +99,8 @@ class SnapshotMixin(MachineCore[S, E, C]):
             return codec.encode(context), None
         if dataclasses.is_dataclass(context) and not isinstance(context, type):
             return dataclasses.asdict(context), _type_name(type(context))
+        import json  # see parse_json
+
         try:
             json.dumps(context)
         except (TypeError, ValueError) as exc:

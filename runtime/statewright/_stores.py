@@ -16,9 +16,10 @@ import tempfile
 import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from statewright._errors import Conflict, SnapshotError, StoreError
+from statewright._store_protocol import Store
 
 __all__ = ["JsonFileStore", "MemoryStore", "Store", "check_instance_id"]
 
@@ -33,27 +34,6 @@ def check_instance_id(instance_id: str) -> str:
             "starting with a letter or digit"
         )
     return instance_id
-
-
-@runtime_checkable
-class Store(Protocol):
-    """Persistence for machine snapshots keyed by instance id."""
-
-    def load(self, instance_id: str, /) -> dict[str, Any] | None:
-        """The latest saved snapshot, or None when the instance was never saved."""
-        ...
-
-    def save(self, instance_id: str, snapshot: Mapping[str, Any], expected_revision: int, /) -> int:
-        """Store ``snapshot`` if the stored revision is ``expected_revision``; return the new."""
-        ...
-
-    def delete(self, instance_id: str, /) -> bool:
-        """Forget the instance; False if it was not stored."""
-        ...
-
-    def list_ids(self) -> list[str]:
-        """Every stored instance id, sorted."""
-        ...
 
 
 def _encode(snapshot: Mapping[str, Any], revision: int) -> str:
