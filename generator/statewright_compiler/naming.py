@@ -8,6 +8,7 @@ from typing import Final
 
 __all__ = [
     "MODULE_NAMES",
+    "PARAMETER_NAMES",
     "RUNTIME_IMPORTS",
     "STDLIB_MODULES",
     "TYPING_IMPORTS",
@@ -31,6 +32,10 @@ RUNTIME_IMPORTS: Final = (
     "StrEnum",
     "assert_never",
     "require_runtime",
+)
+#: Parameter names generated functions and methods use.
+PARAMETER_NAMES: Final = frozenset(
+    {"self", "cls", "context", "payload", "handlers", "state", "event", "options"}
 )
 #: Every fixed top-level name of a generated module (imports, constants, functions); the
 #: per-machine classes and tag constants come on top.
@@ -56,6 +61,9 @@ MODULE_NAMES: Final = frozenset(
         "_S",
         "_E",
         "_TARGETS",
+        # Parameters of generated functions and methods: an import of the same name would be
+        # shadowed by them (pyflakes' F811).
+        *PARAMETER_NAMES,
     }
 )
 

@@ -25,7 +25,15 @@ from statewright_compiler.literals import (
     string_literal,
     tuple_literal,
 )
-from statewright_compiler.model import And, Event, GuardCall, GuardExpression, Machine, Not, Or
+from statewright_compiler.model import (
+    And,
+    Event,
+    GuardCall,
+    GuardExpression,
+    Machine,
+    Not,
+    Or,
+)
 from statewright_compiler.naming import (
     RUNTIME_IMPORTS,
     STDLIB_MODULES,
@@ -107,6 +115,8 @@ def _wrapped(text: str, indent: int) -> str:
 
 
 def _python_guard(expression: GuardExpression, parent: int = 0) -> str:
+    """The guard as a Python expression. An ``and`` inside an ``or`` gets parentheses it does not
+    need, as ruff's RUF021 asks: ``(a and b) or c`` says what it means."""
     if isinstance(expression, GuardCall):
         return f"handlers.{expression.name}(context, payload)"
     if isinstance(expression, Not):
@@ -114,7 +124,7 @@ def _python_guard(expression: GuardExpression, parent: int = 0) -> str:
     precedence, joiner = (2, " and ") if isinstance(expression, And) else (1, " or ")
     assert isinstance(expression, And | Or)
     text = joiner.join(_python_guard(operand, precedence) for operand in expression.operands)
-    return f"({text})" if parent > precedence else text
+    return f"({text})" if parent > precedence or (parent == 1 and precedence == 2) else text
 
 
 class _ModuleView:
@@ -385,6 +395,7 @@ def _used_imports(machine: Machine, view: _ModuleView) -> dict[str, list[str]]:
     optional = {
         "Any": bool(view.guard_functions) or "Any" in payload_typing,
         "Literal": "Literal" in payload_typing,
+        "TypedDict": bool(machine.events),
         "PREVIOUS": any(t.returns_to_previous for t in machine.transitions),
         "ErrorRoute": bool(machine.error_handlers),
     }
@@ -394,8 +405,12 @@ def _used_imports(machine: Machine, view: _ModuleView) -> dict[str, list[str]]:
         "typing": [name for name in TYPING_IMPORTS if optional.get(name, True)],
         "statewright": [name for name in RUNTIME_IMPORTS if optional.get(name, True)],
     }
+    used = {
+        name for event in machine.events for field in event.payload for name in field.imported_names
+    }
     for item in machine.imports:
-        imports.setdefault(item.module, []).append(item.name)
+        if item.name in used:
+            imports.setdefault(item.module, []).append(item.name)
     return imports
 
 
