@@ -19,6 +19,7 @@ from statewright_compiler.markdown import visible
 from statewright_compiler.model import Machine
 from statewright_compiler.validate import validate_source
 
+from tests.compiler.specgen import toml_string
 from tests.docs.tools import run_renderers
 
 FRAGMENTS = [
@@ -46,18 +47,6 @@ FIXED = ["a`<img src=x onerror=alert(1)>`b", "<script>alert(1)</script>", "one\n
 
 def hostile(chooser: random.Random, fragments: list[str] = FRAGMENTS) -> str:
     return "".join(chooser.choice(fragments) for _ in range(chooser.randint(1, 8)))
-
-
-def toml_string(text: str) -> str:
-    escaped = []
-    for char in text:
-        if char in '"\\':
-            escaped.append("\\" + char)
-        elif ord(char) < 0x20 or ord(char) == 0x7F:
-            escaped.append(f"\\u{ord(char):04x}")
-        else:
-            escaped.append(char)
-    return '"' + "".join(escaped) + '"'
 
 
 def hostile_spec(seed: int) -> tuple[str, dict[str, str]]:
