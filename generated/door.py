@@ -10,18 +10,20 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Final, Protocol, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Protocol, TypedDict, TypeVar
 
 from statewright import (
     Alternative,
     Machine,
-    MachineOptions,
     MachineSpec,
     Previous,
     StrEnum,
     assert_never,
     require_runtime,
 )
+
+if TYPE_CHECKING:
+    from statewright import MachineOptions
 
 require_runtime(1, module="door", generator_version="0.2.0")
 

@@ -11,6 +11,7 @@ __all__ = [
     "PARAMETER_NAMES",
     "RUNTIME_IMPORTS",
     "STDLIB_MODULES",
+    "TYPE_CHECKING_IMPORTS",
     "TYPING_IMPORTS",
     "camel_case",
     "constant_case",
@@ -20,13 +21,24 @@ __all__ = [
 
 #: What a generated module may import from ``typing`` and from the runtime. The renderer imports
 #: the ones a module uses; validation keeps spec names (imports, payload types) clear of all.
-TYPING_IMPORTS: Final = ("Any", "ClassVar", "Final", "Literal", "Protocol", "TypedDict", "TypeVar")
+TYPING_IMPORTS: Final = (
+    "TYPE_CHECKING",
+    "Any",
+    "ClassVar",
+    "Final",
+    "Literal",
+    "Protocol",
+    "TypedDict",
+    "TypeVar",
+)
+#: Runtime names a generated module uses only in annotations: imported for type checkers only,
+#: so that importing the module does not load what they need at run time (dataclasses).
+TYPE_CHECKING_IMPORTS: Final = ("MachineOptions",)
 RUNTIME_IMPORTS: Final = (
     "PREVIOUS",
     "Alternative",
     "ErrorRoute",
     "Machine",
-    "MachineOptions",
     "MachineSpec",
     "Previous",
     "StrEnum",
@@ -45,6 +57,7 @@ MODULE_NAMES: Final = frozenset(
         "Mapping",
         *TYPING_IMPORTS,
         *RUNTIME_IMPORTS,
+        *TYPE_CHECKING_IMPORTS,
         "GENERATOR_VERSION",
         "SPEC_PATH",
         "SPEC_SHA256",

@@ -37,6 +37,7 @@ from statewright_compiler.model import (
 from statewright_compiler.naming import (
     RUNTIME_IMPORTS,
     STDLIB_MODULES,
+    TYPE_CHECKING_IMPORTS,
     TYPING_IMPORTS,
     tag_constant,
 )
@@ -463,6 +464,7 @@ def render_module(machine: Machine) -> str:
             f"The {machine.name} state machine: one typed method per event.{description}", "    "
         ),
         import_blocks=import_blocks(_used_imports(machine, view)),
+        type_checking_imports=_import_statement("statewright", list(TYPE_CHECKING_IMPORTS)),
         has_handlers=bool(machine.guards or machine.actions),
         match_dispatch=view.match_dispatch,
         match_limit=MATCH_LIMIT,

@@ -14,20 +14,31 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any, ClassVar, Final, Literal, Protocol, TypedDict, TypeVar
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Final,
+    Literal,
+    Protocol,
+    TypedDict,
+    TypeVar,
+)
 
 from statewright import (
     PREVIOUS,
     Alternative,
     ErrorRoute,
     Machine,
-    MachineOptions,
     MachineSpec,
     Previous,
     StrEnum,
     assert_never,
     require_runtime,
 )
+
+if TYPE_CHECKING:
+    from statewright import MachineOptions
 
 require_runtime(1, module="kitchen_sink", generator_version="0.2.0")
 
