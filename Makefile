@@ -21,7 +21,7 @@ include make/diagram-tools.mk
 include make/wheelhouse.mk
 
 .PHONY: setup generate test check lint typecheck stale pytest pytest-fast venvs interpreters \
-	examples bench clean
+	examples bench fuzz clean
 
 $(STAMP): pyproject.toml
 	@$(QUIETLY) "setup: $(VENV) ($$($(PYTHON) --version)), installing statewright[dev]" sh -c '\
@@ -85,6 +85,15 @@ examples: setup
 	done
 
 test: lint typecheck stale pytest examples interpreters
+
+# The fuzz suite with a long budget and a fresh seed (make test runs a short, fixed one). Replay a
+# failure with the seed it prints: make fuzz FUZZ_SEED=<seed>.
+FUZZ_BUDGET ?= 20000
+FUZZ_SEED ?= $(shell date +%s)
+fuzz: setup
+	@echo "fuzz: budget $(FUZZ_BUDGET) cases per test, seed $(FUZZ_SEED)"
+	STATEWRIGHT_FUZZ_BUDGET=$(FUZZ_BUDGET) STATEWRIGHT_FUZZ_SEED=$(FUZZ_SEED) \
+		$(BIN)/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider tests/fuzz
 
 # send() on every interpreter the machine has, then the compiler (on the main one).
 bench: setup venvs
