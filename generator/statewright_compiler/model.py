@@ -19,11 +19,13 @@ __all__ = [
     "GuardCall",
     "GuardExpression",
     "Import",
+    "LiteralValue",
     "Machine",
     "MetadataValue",
     "Not",
     "Or",
     "PayloadField",
+    "PayloadType",
     "Rule",
     "SourceSelector",
     "State",
@@ -77,6 +79,27 @@ class Import:
     name: str
 
 
+#: A value a ``Literal[...]`` payload type allows.
+LiteralValue = str | int | bool | None
+
+
+@dataclass(frozen=True)
+class PayloadType:
+    """A payload field's type as a tree: what the annotation, the runtime's validator and the
+    JSON Schema of the field are all derived from.
+
+    ``kind`` is one of ``str int float bool none object any`` (no children), ``list`` and
+    ``dict`` (one child: the items, the values), ``union`` (the alternatives), ``literal``
+    (``values``) or ``named`` (``name``, a name from ``[imports]``; ``module`` its module).
+    """
+
+    kind: str
+    children: tuple[PayloadType, ...] = ()
+    values: tuple[LiteralValue, ...] = ()
+    name: str = ""
+    module: str = ""
+
+
 @dataclass(frozen=True)
 class PayloadField:
     name: str
@@ -88,6 +111,8 @@ class PayloadField:
     """Names from ``typing`` the annotation uses, which the module must import."""
     imported_names: tuple[str, ...] = ()
     """Names from ``[imports]`` the annotation uses."""
+    type: PayloadType = PayloadType("object")
+    """The parsed type (the annotation is printed from it)."""
 
 
 @dataclass(frozen=True)

@@ -1,29 +1,47 @@
-"""The payload type grammar: a small, closed set of annotations an event field may have.
+"""The payload type grammar: a small, closed set of types an event field may have.
 
-The parser rebuilds the annotation text from its own parse tree, so nothing from the spec is ever
-pasted into generated code; unknown names must come from ``[imports]``.
+The parser builds a :class:`~model.PayloadType` tree; the Python annotation is printed from that
+tree (so nothing from the spec is ever pasted into generated code), and so are the runtime's
+validator data and the JSON Schema of the field. Unknown names must come from ``[imports]``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from statewright_compiler.limits import MAX_LITERAL_DIGITS, MAX_TYPE_DEPTH
 from statewright_compiler.literals import string_literal
+from statewright_compiler.model import LiteralValue, PayloadType
 
-__all__ = ["ParsedType", "PayloadTypeError", "PayloadTypeTooLarge", "parse_payload_type"]
+__all__ = [
+    "ParsedType",
+    "PayloadTypeError",
+    "PayloadTypeTooLarge",
+    "annotation",
+    "parse_payload_type",
+]
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<number>-?[0-9]+)"
     r"|(?P<string>'[^'\\\n]*'|\"[^\"\\\n]*\")|(?P<punct>[\[\],|])|(?P<other>\S))"
 )
-_BUILTINS = frozenset({"str", "int", "float", "bool", "None", "object"})
+#: Spec name -> kind of the builtin types.
+_BUILTINS = {
+    "str": "str",
+    "int": "int",
+    "float": "float",
+    "bool": "bool",
+    "None": "none",
+    "object": "object",
+    "Any": "any",
+}
 #: Names from ``typing`` a payload type may use without importing them: the generated module
 #: imports exactly the ones its payloads use.
-_TYPING_NAMES = frozenset({"Any"})
-_LITERAL_CONSTANTS = frozenset({"True", "False", "None"})
+_TYPING_KINDS = {"any": "Any", "literal": "Literal"}
+_LITERAL_CONSTANTS: dict[str, LiteralValue] = {"True": True, "False": False, "None": None}
+_ANNOTATIONS = {kind: name for name, kind in _BUILTINS.items()}
 
 
 class PayloadTypeError(ValueError):
@@ -42,6 +60,7 @@ class PayloadTypeTooLarge(PayloadTypeError):
 
 @dataclass(frozen=True)
 class ParsedType:
+    type: PayloadType
     annotation: str
     """Canonical Python annotation text."""
     optional: bool
@@ -52,8 +71,34 @@ class ParsedType:
     """Names from ``typing`` the annotation uses (``Literal``, ``Any``)."""
 
 
+def annotation(node: PayloadType) -> str:
+    """The Python annotation of a payload type."""
+    if node.kind in _ANNOTATIONS:
+        return _ANNOTATIONS[node.kind]
+    if node.kind == "list":
+        return f"list[{annotation(node.children[0])}]"
+    if node.kind == "dict":
+        return f"dict[str, {annotation(node.children[0])}]"
+    if node.kind == "union":
+        return " | ".join(annotation(child) for child in node.children)
+    if node.kind == "literal":
+        return f"Literal[{', '.join(_literal_text(value) for value in node.values)}]"
+    return node.name
+
+
+def _literal_text(value: LiteralValue) -> str:
+    return string_literal(value) if isinstance(value, str) else repr(value)
+
+
+def _walk(node: PayloadType) -> list[PayloadType]:
+    nodes = [node]
+    for child in node.children:
+        nodes += _walk(child)
+    return nodes
+
+
 class _Parser:
-    def __init__(self, text: str, imported: Collection[str]) -> None:
+    def __init__(self, text: str, imported: Mapping[str, str]) -> None:
         self.text = text
         self.imported = imported
         self.tokens: list[tuple[str, str, int]] = []
@@ -69,8 +114,6 @@ class _Parser:
             position = match.end()
         self.index = 0
         self.depth = 0
-        self.names: list[str] = []
-        self.typing_names: list[str] = []
 
     def offset(self) -> int:
         return self.tokens[self.index][2] if self.index < len(self.tokens) else len(self.text)
@@ -100,24 +143,31 @@ class _Parser:
     def parse(self) -> ParsedType:
         if not self.tokens:
             raise PayloadTypeError("empty type", 0)
-        alternatives = self.union()
+        node = self.union()
         if self.peek() is not None:
             raise PayloadTypeError(f"unexpected {self.peek()!r}", self.offset())
+        nodes = _walk(node)
+        alternatives = node.children if node.kind == "union" else (node,)
         return ParsedType(
-            annotation=" | ".join(alternatives),
-            optional="None" in alternatives,
-            names=tuple(dict.fromkeys(self.names)),
-            typing_names=tuple(sorted(set(self.typing_names))),
+            type=node,
+            annotation=annotation(node),
+            optional=any(alternative.kind == "none" for alternative in alternatives),
+            names=tuple(dict.fromkeys(n.name for n in nodes if n.kind == "named")),
+            typing_names=tuple(
+                sorted({_TYPING_KINDS[n.kind] for n in nodes if n.kind in _TYPING_KINDS})
+            ),
         )
 
-    def union(self) -> list[str]:
+    def union(self) -> PayloadType:
         alternatives = [self.atom()]
         while self.peek() == "|":
             self.index += 1
             alternatives.append(self.atom())
-        return alternatives
+        return (
+            alternatives[0] if len(alternatives) == 1 else PayloadType("union", tuple(alternatives))
+        )
 
-    def atom(self) -> str:
+    def atom(self) -> PayloadType:
         offset = self.offset()
         if self.index >= len(self.tokens):
             raise PayloadTypeError("type ends too early", offset)
@@ -126,63 +176,59 @@ class _Parser:
             raise PayloadTypeError(f"expected a type, found {token!r}", offset)
         self.index += 1
         if token in _BUILTINS:
-            return token
-        if token in _TYPING_NAMES:
-            self.typing_names.append(token)
-            return token
+            return PayloadType(_BUILTINS[token])
         if token == "list":
             self.open_bracket()
-            inner = " | ".join(self.union())
+            items = self.union()
             self.close_bracket()
-            return f"list[{inner}]"
+            return PayloadType("list", (items,))
         if token == "dict":
             self.open_bracket()
             if self.peek() != "str":
                 raise PayloadTypeError("dict keys must be 'str' (JSON objects)", self.offset())
             self.index += 1
             self.expect(",")
-            inner = " | ".join(self.union())
+            values = self.union()
             self.close_bracket()
-            return f"dict[str, {inner}]"
+            return PayloadType("dict", (values,))
         if token == "Literal":
-            self.typing_names.append(token)
             self.open_bracket()
             literals = [self.literal()]
             while self.peek() == ",":
                 self.index += 1
                 literals.append(self.literal())
             self.close_bracket()
-            return f"Literal[{', '.join(literals)}]"
+            return PayloadType("literal", values=tuple(literals))
         if token in self.imported:
-            self.names.append(token)
-            return token
+            return PayloadType("named", name=token, module=self.imported[token])
         raise PayloadTypeError(
             f"{token!r} is not a payload type: use str, int, float, bool, None, object, Any, "
             "list[...], dict[str, ...], Literal[...] or a name declared in [imports]",
             offset,
         )
 
-    def literal(self) -> str:
+    def literal(self) -> LiteralValue:
         offset = self.offset()
         if self.index >= len(self.tokens):
             raise PayloadTypeError("Literal ends too early", offset)
         kind, token, _ = self.tokens[self.index]
         self.index += 1
         if kind == "string":
-            return string_literal(token[1:-1])
+            return token[1:-1]
         if kind == "number":
             if len(token.lstrip("-")) > MAX_LITERAL_DIGITS:
                 raise PayloadTypeTooLarge(
                     f"Literal integers have at most {MAX_LITERAL_DIGITS} digits", offset
                 )
-            return str(int(token))
+            return int(token)
         if kind == "name" and token in _LITERAL_CONSTANTS:
-            return token
+            return _LITERAL_CONSTANTS[token]
         raise PayloadTypeError(
             f"Literal values must be strings, integers, True, False or None, not {token!r}", offset
         )
 
 
-def parse_payload_type(text: str, imported: Collection[str]) -> ParsedType:
-    """Parse ``text``; raise :class:`PayloadTypeError` (with an offset) outside the grammar."""
+def parse_payload_type(text: str, imported: Mapping[str, str]) -> ParsedType:
+    """Parse ``text`` (``imported``: name -> module of the ``[imports]`` names); raise
+    :class:`PayloadTypeError` (with an offset) outside the grammar."""
     return _Parser(text, imported).parse()

@@ -328,7 +328,9 @@ class _Reader:
             )
         imports = self.imports(self.table(document, "imports", ()))
         states = self.states(self.table(document, "states", ()))
-        events = self.events(self.table(document, "events", ()), {item.name for item in imports})
+        events = self.events(
+            self.table(document, "events", ()), {item.name: item.module for item in imports}
+        )
         rules = [rule for state in states for rule in self.state_rules(document, state)]
         rules += self.transition_rules(document)
         rules.sort(
@@ -424,7 +426,7 @@ class _Reader:
             )
         return states
 
-    def events(self, table: Mapping[str, Any], imported: set[str]) -> list[Event]:
+    def events(self, table: Mapping[str, Any], imported: Mapping[str, str]) -> list[Event]:
         events: list[Event] = []
         for key, body in table.items():
             path: KeyPath = ("events", key)
@@ -467,7 +469,7 @@ class _Reader:
         return events
 
     def payload(
-        self, table: Mapping[str, Any], path: KeyPath, imported: set[str]
+        self, table: Mapping[str, Any], path: KeyPath, imported: Mapping[str, str]
     ) -> tuple[PayloadField, ...]:
         fields: list[PayloadField] = []
         for key, text in table.items():
@@ -491,7 +493,12 @@ class _Reader:
                 continue
             fields.append(
                 PayloadField(
-                    name, parsed.annotation, parsed.optional, parsed.typing_names, parsed.names
+                    name,
+                    parsed.annotation,
+                    parsed.optional,
+                    parsed.typing_names,
+                    parsed.names,
+                    parsed.type,
                 )
             )
         return tuple(fields)
