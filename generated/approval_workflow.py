@@ -15,11 +15,23 @@ Generated from spec/approval_workflow.toml by statewright 0.2.0; do not edit."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Protocol, TypedDict, TypeVar
+from collections.abc import Awaitable, Mapping
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Final,
+    Literal,
+    Protocol,
+    TypedDict,
+    TypeVar,
+    final,
+    overload,
+)
 
 from statewright import (
     Alternative,
+    AsyncMachine,
     ErrorRoute,
     Machine,
     MachineSpec,
@@ -76,6 +88,18 @@ class ApprovalWorkflowEvent(StrEnum):
     """从 error_state 重新提交（人工干预后）。"""
 
 
+class _E:
+    """The events as constants: cheap to resolve for mypy, and for Python (an enum class
+    looks members up by name through a slower path)."""
+
+    VALIDATED: Final = ApprovalWorkflowEvent.VALIDATED
+    APPROVE: Final = ApprovalWorkflowEvent.APPROVE
+    REJECT: Final = ApprovalWorkflowEvent.REJECT
+    APPLY_RESULT: Final = ApprovalWorkflowEvent.APPLY_RESULT
+    TIMEOUT: Final = ApprovalWorkflowEvent.TIMEOUT
+    RESUBMIT: Final = ApprovalWorkflowEvent.RESUBMIT
+
+
 INITIAL_STATE: Final = ApprovalWorkflowState.SUBMITTED
 FINAL_STATES: Final[frozenset[ApprovalWorkflowState]] = frozenset(
     {ApprovalWorkflowState.APPROVED, ApprovalWorkflowState.REJECTED}
@@ -83,6 +107,7 @@ FINAL_STATES: Final[frozenset[ApprovalWorkflowState]] = frozenset(
 TAGS: Final[Mapping[str, frozenset[ApprovalWorkflowState]]] = {}
 
 
+@final
 class ValidatedPayload(TypedDict):
     """Payload of the VALIDATED event."""
 
@@ -90,6 +115,7 @@ class ValidatedPayload(TypedDict):
     errors: list[str] | None
 
 
+@final
 class ApprovePayload(TypedDict):
     """Payload of the APPROVE event."""
 
@@ -98,6 +124,7 @@ class ApprovePayload(TypedDict):
     comment: str | None
 
 
+@final
 class RejectPayload(TypedDict):
     """Payload of the REJECT event."""
 
@@ -105,6 +132,7 @@ class RejectPayload(TypedDict):
     reason: str | None
 
 
+@final
 class ApplyResultPayload(TypedDict):
     """Payload of the APPLY_RESULT event."""
 
@@ -113,12 +141,14 @@ class ApplyResultPayload(TypedDict):
     error: str | None
 
 
+@final
 class TimeoutPayload(TypedDict):
     """Payload of the TIMEOUT event."""
 
     elapsed_seconds: float | None
 
 
+@final
 class ResubmitPayload(TypedDict):
     """Payload of the RESUBMIT event."""
 
@@ -207,6 +237,92 @@ class ApprovalWorkflowHandlers(Protocol[ContextT_contra]):
     def retry_with_backoff(
         self, context: ContextT_contra, payload: ApplyResultPayload, /
     ) -> None:
+        """Action used by: applying --APPLY_RESULT--> applying."""
+        ...
+
+
+class ApprovalWorkflowAsyncHandlers(Protocol[ContextT_contra]):
+    """The guards and actions for the async machine: each may also be a coroutine."""
+
+    def attempts_left(
+        self, context: ContextT_contra, payload: ApplyResultPayload, /
+    ) -> Awaitable[bool] | bool:
+        """Guard used by: applying --APPLY_RESULT--> applying."""
+        ...
+
+    def input_valid(
+        self, context: ContextT_contra, payload: ValidatedPayload, /
+    ) -> Awaitable[bool] | bool:
+        """Guard used by: submitted --VALIDATED--> reviewing."""
+        ...
+
+    def succeeded(
+        self, context: ContextT_contra, payload: ApplyResultPayload, /
+    ) -> Awaitable[bool] | bool:
+        """Guard used by: applying --APPLY_RESULT--> approved; applying
+        --APPLY_RESULT--> applying."""
+        ...
+
+    def apply_changes(
+        self, context: ContextT_contra, payload: ApprovePayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: reviewing --APPROVE--> applying."""
+        ...
+
+    def increment_attempt(
+        self, context: ContextT_contra, payload: ApplyResultPayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: applying --APPLY_RESULT--> applying."""
+        ...
+
+    def kill_workflow(
+        self, context: ContextT_contra, payload: TimeoutPayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: any non-final state except error_state --TIMEOUT-->
+        error_state."""
+        ...
+
+    def log_error(
+        self,
+        context: ContextT_contra,
+        payload: (
+            ApprovePayload
+            | RejectPayload
+            | ApplyResultPayload
+            | TimeoutPayload
+            | ResubmitPayload
+        ),
+        /,
+    ) -> Awaitable[None] | None:
+        """Action used by: applying --APPLY_RESULT--> error_state; on an action error
+        leaving any non-final state except submitted."""
+        ...
+
+    def notify_requester(
+        self,
+        context: ContextT_contra,
+        payload: ValidatedPayload | RejectPayload | TimeoutPayload,
+        /,
+    ) -> Awaitable[None] | None:
+        """Action used by: submitted --VALIDATED--> rejected; reviewing --REJECT-->
+        rejected; on an action error leaving submitted."""
+        ...
+
+    def request_approval(
+        self, context: ContextT_contra, payload: ValidatedPayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: entering reviewing."""
+        ...
+
+    def reset_attempts(
+        self, context: ContextT_contra, payload: ResubmitPayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: error_state --RESUBMIT--> submitted."""
+        ...
+
+    def retry_with_backoff(
+        self, context: ContextT_contra, payload: ApplyResultPayload, /
+    ) -> Awaitable[None] | None:
         """Action used by: applying --APPLY_RESULT--> applying."""
         ...
 
@@ -474,11 +590,186 @@ class ApprovalWorkflowMachine(
     ) -> None:
         super().__init__(context, handlers, options=options)
 
+    if TYPE_CHECKING:
+        # The event picks the payload: one signature per event for send, try_send, can_send.
+        @overload  # type: ignore[override]  # narrows the generic send
+        def send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.VALIDATED],
+            /,
+            *,
+            valid: bool,
+            errors: list[str] | None = None,
+        ) -> ApprovalWorkflowState: ...
+        @overload
+        def send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.APPROVE],
+            /,
+            *,
+            action_id: str | None = None,
+            approver: str | None = None,
+            comment: str | None = None,
+        ) -> ApprovalWorkflowState: ...
+        @overload
+        def send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.REJECT],
+            /,
+            *,
+            approver: str | None = None,
+            reason: str | None = None,
+        ) -> ApprovalWorkflowState: ...
+        @overload
+        def send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.APPLY_RESULT],
+            /,
+            *,
+            success: bool,
+            output: str | None = None,
+            error: str | None = None,
+        ) -> ApprovalWorkflowState: ...
+        @overload
+        def send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.TIMEOUT],
+            /,
+            *,
+            elapsed_seconds: float | None = None,
+        ) -> ApprovalWorkflowState: ...
+        @overload
+        def send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.RESUBMIT],
+            /,
+            *,
+            note: str | None = None,
+        ) -> ApprovalWorkflowState: ...
+        def send(
+            self, event: ApprovalWorkflowEvent, /, **payload: Any
+        ) -> ApprovalWorkflowState:
+            return super().send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic try_send
+        def try_send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.VALIDATED],
+            /,
+            *,
+            valid: bool,
+            errors: list[str] | None = None,
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.APPROVE],
+            /,
+            *,
+            action_id: str | None = None,
+            approver: str | None = None,
+            comment: str | None = None,
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.REJECT],
+            /,
+            *,
+            approver: str | None = None,
+            reason: str | None = None,
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.APPLY_RESULT],
+            /,
+            *,
+            success: bool,
+            output: str | None = None,
+            error: str | None = None,
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.TIMEOUT],
+            /,
+            *,
+            elapsed_seconds: float | None = None,
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.RESUBMIT],
+            /,
+            *,
+            note: str | None = None,
+        ) -> bool: ...
+        def try_send(self, event: ApprovalWorkflowEvent, /, **payload: Any) -> bool:
+            return super().try_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic can_send
+        def can_send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.VALIDATED],
+            /,
+            *,
+            valid: bool,
+            errors: list[str] | None = None,
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.APPROVE],
+            /,
+            *,
+            action_id: str | None = None,
+            approver: str | None = None,
+            comment: str | None = None,
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.REJECT],
+            /,
+            *,
+            approver: str | None = None,
+            reason: str | None = None,
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.APPLY_RESULT],
+            /,
+            *,
+            success: bool,
+            output: str | None = None,
+            error: str | None = None,
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.TIMEOUT],
+            /,
+            *,
+            elapsed_seconds: float | None = None,
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.RESUBMIT],
+            /,
+            *,
+            note: str | None = None,
+        ) -> bool: ...
+        def can_send(self, event: ApprovalWorkflowEvent, /, **payload: Any) -> bool:
+            return super().can_send(event, **payload)
+
     def validated(
         self, *, valid: bool, errors: list[str] | None = None
     ) -> ApprovalWorkflowState:
         """validate_input 的结果（result.validate_input）。"""
-        return self.send(ApprovalWorkflowEvent.VALIDATED, valid=valid, errors=errors)
+        return self.send(_E.VALIDATED, valid=valid, errors=errors)
 
     def approve(
         self,
@@ -489,7 +780,7 @@ class ApprovalWorkflowMachine(
     ) -> ApprovalWorkflowState:
         """人工批准等待中的副作用动作（approve_action）。"""
         return self.send(
-            ApprovalWorkflowEvent.APPROVE,
+            _E.APPROVE,
             action_id=action_id,
             approver=approver,
             comment=comment,
@@ -499,23 +790,262 @@ class ApprovalWorkflowMachine(
         self, *, approver: str | None = None, reason: str | None = None
     ) -> ApprovalWorkflowState:
         """人工拒绝等待中的副作用动作（审批拒绝）。"""
-        return self.send(ApprovalWorkflowEvent.REJECT, approver=approver, reason=reason)
+        return self.send(_E.REJECT, approver=approver, reason=reason)
 
     def apply_result(
         self, *, success: bool, output: str | None = None, error: str | None = None
     ) -> ApprovalWorkflowState:
         """apply_changes 的执行结果（result.apply_changes）。"""
-        return self.send(
-            ApprovalWorkflowEvent.APPLY_RESULT,
+        return self.send(_E.APPLY_RESULT, success=success, output=output, error=error)
+
+    def timeout(self, *, elapsed_seconds: float | None = None) -> ApprovalWorkflowState:
+        """任务执行超时（variables.timeout，默认 300 秒）。"""
+        return self.send(_E.TIMEOUT, elapsed_seconds=elapsed_seconds)
+
+    def resubmit(self, *, note: str | None = None) -> ApprovalWorkflowState:
+        """从 error_state 重新提交（人工干预后）。"""
+        return self.send(_E.RESUBMIT, note=note)
+
+
+class ApprovalWorkflowAsyncMachine(
+    AsyncMachine[ApprovalWorkflowState, ApprovalWorkflowEvent, ContextT]
+):
+    """The ApprovalWorkflow state machine for asyncio: ``await`` each event's method."""
+
+    spec: ClassVar[MachineSpec[ApprovalWorkflowState, ApprovalWorkflowEvent]] = SPEC
+
+    def __init__(
+        self,
+        context: ContextT,
+        handlers: ApprovalWorkflowAsyncHandlers[ContextT],
+        *,
+        options: MachineOptions | None = None,
+    ) -> None:
+        super().__init__(context, handlers, options=options)
+
+    if TYPE_CHECKING:
+        # The event picks the payload: one signature per event for send, try_send, can_send.
+        @overload  # type: ignore[override]  # narrows the generic send
+        async def send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.VALIDATED],
+            /,
+            *,
+            valid: bool,
+            errors: list[str] | None = None,
+        ) -> ApprovalWorkflowState: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.APPROVE],
+            /,
+            *,
+            action_id: str | None = None,
+            approver: str | None = None,
+            comment: str | None = None,
+        ) -> ApprovalWorkflowState: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.REJECT],
+            /,
+            *,
+            approver: str | None = None,
+            reason: str | None = None,
+        ) -> ApprovalWorkflowState: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.APPLY_RESULT],
+            /,
+            *,
+            success: bool,
+            output: str | None = None,
+            error: str | None = None,
+        ) -> ApprovalWorkflowState: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.TIMEOUT],
+            /,
+            *,
+            elapsed_seconds: float | None = None,
+        ) -> ApprovalWorkflowState: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.RESUBMIT],
+            /,
+            *,
+            note: str | None = None,
+        ) -> ApprovalWorkflowState: ...
+        async def send(
+            self, event: ApprovalWorkflowEvent, /, **payload: Any
+        ) -> ApprovalWorkflowState:
+            return await super().send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic try_send
+        async def try_send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.VALIDATED],
+            /,
+            *,
+            valid: bool,
+            errors: list[str] | None = None,
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.APPROVE],
+            /,
+            *,
+            action_id: str | None = None,
+            approver: str | None = None,
+            comment: str | None = None,
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.REJECT],
+            /,
+            *,
+            approver: str | None = None,
+            reason: str | None = None,
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.APPLY_RESULT],
+            /,
+            *,
+            success: bool,
+            output: str | None = None,
+            error: str | None = None,
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.TIMEOUT],
+            /,
+            *,
+            elapsed_seconds: float | None = None,
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.RESUBMIT],
+            /,
+            *,
+            note: str | None = None,
+        ) -> bool: ...
+        async def try_send(
+            self, event: ApprovalWorkflowEvent, /, **payload: Any
+        ) -> bool:
+            return await super().try_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic can_send
+        async def can_send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.VALIDATED],
+            /,
+            *,
+            valid: bool,
+            errors: list[str] | None = None,
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.APPROVE],
+            /,
+            *,
+            action_id: str | None = None,
+            approver: str | None = None,
+            comment: str | None = None,
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.REJECT],
+            /,
+            *,
+            approver: str | None = None,
+            reason: str | None = None,
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.APPLY_RESULT],
+            /,
+            *,
+            success: bool,
+            output: str | None = None,
+            error: str | None = None,
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.TIMEOUT],
+            /,
+            *,
+            elapsed_seconds: float | None = None,
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[ApprovalWorkflowEvent.RESUBMIT],
+            /,
+            *,
+            note: str | None = None,
+        ) -> bool: ...
+        async def can_send(
+            self, event: ApprovalWorkflowEvent, /, **payload: Any
+        ) -> bool:
+            return await super().can_send(event, **payload)
+
+    async def validated(
+        self, *, valid: bool, errors: list[str] | None = None
+    ) -> ApprovalWorkflowState:
+        """validate_input 的结果（result.validate_input）。"""
+        return await self.send(_E.VALIDATED, valid=valid, errors=errors)
+
+    async def approve(
+        self,
+        *,
+        action_id: str | None = None,
+        approver: str | None = None,
+        comment: str | None = None,
+    ) -> ApprovalWorkflowState:
+        """人工批准等待中的副作用动作（approve_action）。"""
+        return await self.send(
+            _E.APPROVE,
+            action_id=action_id,
+            approver=approver,
+            comment=comment,
+        )
+
+    async def reject(
+        self, *, approver: str | None = None, reason: str | None = None
+    ) -> ApprovalWorkflowState:
+        """人工拒绝等待中的副作用动作（审批拒绝）。"""
+        return await self.send(_E.REJECT, approver=approver, reason=reason)
+
+    async def apply_result(
+        self, *, success: bool, output: str | None = None, error: str | None = None
+    ) -> ApprovalWorkflowState:
+        """apply_changes 的执行结果（result.apply_changes）。"""
+        return await self.send(
+            _E.APPLY_RESULT,
             success=success,
             output=output,
             error=error,
         )
 
-    def timeout(self, *, elapsed_seconds: float | None = None) -> ApprovalWorkflowState:
+    async def timeout(
+        self, *, elapsed_seconds: float | None = None
+    ) -> ApprovalWorkflowState:
         """任务执行超时（variables.timeout，默认 300 秒）。"""
-        return self.send(ApprovalWorkflowEvent.TIMEOUT, elapsed_seconds=elapsed_seconds)
+        return await self.send(_E.TIMEOUT, elapsed_seconds=elapsed_seconds)
 
-    def resubmit(self, *, note: str | None = None) -> ApprovalWorkflowState:
+    async def resubmit(self, *, note: str | None = None) -> ApprovalWorkflowState:
         """从 error_state 重新提交（人工干预后）。"""
-        return self.send(ApprovalWorkflowEvent.RESUBMIT, note=note)
+        return await self.send(_E.RESUBMIT, note=note)

@@ -9,11 +9,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Protocol, TypedDict, TypeVar
+from collections.abc import Awaitable, Mapping
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Final,
+    Literal,
+    Protocol,
+    TypedDict,
+    TypeVar,
+    final,
+    overload,
+)
 
 from statewright import (
     Alternative,
+    AsyncMachine,
     Machine,
     MachineSpec,
     Previous,
@@ -53,25 +65,39 @@ class DoorEvent(StrEnum):
     UNLOCK = "UNLOCK"
 
 
+class _E:
+    """The events as constants: cheap to resolve for mypy, and for Python (an enum class
+    looks members up by name through a slower path)."""
+
+    OPEN: Final = DoorEvent.OPEN
+    CLOSE: Final = DoorEvent.CLOSE
+    LOCK: Final = DoorEvent.LOCK
+    UNLOCK: Final = DoorEvent.UNLOCK
+
+
 INITIAL_STATE: Final = DoorState.CLOSED
 FINAL_STATES: Final[frozenset[DoorState]] = frozenset({DoorState.BROKEN})
 TAGS: Final[Mapping[str, frozenset[DoorState]]] = {}
 
 
+@final
 class OpenPayload(TypedDict):
     """Payload of the OPEN event."""
 
 
+@final
 class ClosePayload(TypedDict):
     """Payload of the CLOSE event."""
 
 
+@final
 class LockPayload(TypedDict):
     """Payload of the LOCK event."""
 
     code: str
 
 
+@final
 class UnlockPayload(TypedDict):
     """Payload of the UNLOCK event."""
 
@@ -92,6 +118,28 @@ class DoorHandlers(Protocol[ContextT_contra]):
         ...
 
     def remember_code(self, context: ContextT_contra, payload: LockPayload, /) -> None:
+        """Action used by: closed --LOCK--> locked."""
+        ...
+
+
+class DoorAsyncHandlers(Protocol[ContextT_contra]):
+    """The guards and actions for the async machine: each may also be a coroutine."""
+
+    def alarm_tripped(
+        self, context: ContextT_contra, payload: UnlockPayload, /
+    ) -> Awaitable[bool] | bool:
+        """Guard used by: locked --UNLOCK--> closed; locked --UNLOCK--> broken."""
+        ...
+
+    def code_matches(
+        self, context: ContextT_contra, payload: UnlockPayload, /
+    ) -> Awaitable[bool] | bool:
+        """Guard used by: locked --UNLOCK--> closed."""
+        ...
+
+    def remember_code(
+        self, context: ContextT_contra, payload: LockPayload, /
+    ) -> Awaitable[None] | None:
         """Action used by: closed --LOCK--> locked."""
         ...
 
@@ -213,18 +261,139 @@ class DoorMachine(Machine[DoorState, DoorEvent, ContextT]):
     ) -> None:
         super().__init__(context, handlers, options=options)
 
+    if TYPE_CHECKING:
+        # The event picks the payload: one signature per event for send, try_send, can_send.
+        @overload  # type: ignore[override]  # narrows the generic send
+        def send(self, event: Literal[DoorEvent.OPEN], /) -> DoorState: ...
+        @overload
+        def send(self, event: Literal[DoorEvent.CLOSE], /) -> DoorState: ...
+        @overload
+        def send(
+            self, event: Literal[DoorEvent.LOCK], /, *, code: str
+        ) -> DoorState: ...
+        @overload
+        def send(
+            self, event: Literal[DoorEvent.UNLOCK], /, *, code: str
+        ) -> DoorState: ...
+        def send(self, event: DoorEvent, /, **payload: Any) -> DoorState:
+            return super().send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic try_send
+        def try_send(self, event: Literal[DoorEvent.OPEN], /) -> bool: ...
+        @overload
+        def try_send(self, event: Literal[DoorEvent.CLOSE], /) -> bool: ...
+        @overload
+        def try_send(self, event: Literal[DoorEvent.LOCK], /, *, code: str) -> bool: ...
+        @overload
+        def try_send(
+            self, event: Literal[DoorEvent.UNLOCK], /, *, code: str
+        ) -> bool: ...
+        def try_send(self, event: DoorEvent, /, **payload: Any) -> bool:
+            return super().try_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic can_send
+        def can_send(self, event: Literal[DoorEvent.OPEN], /) -> bool: ...
+        @overload
+        def can_send(self, event: Literal[DoorEvent.CLOSE], /) -> bool: ...
+        @overload
+        def can_send(self, event: Literal[DoorEvent.LOCK], /, *, code: str) -> bool: ...
+        @overload
+        def can_send(
+            self, event: Literal[DoorEvent.UNLOCK], /, *, code: str
+        ) -> bool: ...
+        def can_send(self, event: DoorEvent, /, **payload: Any) -> bool:
+            return super().can_send(event, **payload)
+
     def open(self) -> DoorState:
         """Send OPEN."""
-        return self.send(DoorEvent.OPEN)
+        return self.send(_E.OPEN)
 
     def close(self) -> DoorState:
         """Send CLOSE."""
-        return self.send(DoorEvent.CLOSE)
+        return self.send(_E.CLOSE)
 
     def lock(self, *, code: str) -> DoorState:
         """Send LOCK."""
-        return self.send(DoorEvent.LOCK, code=code)
+        return self.send(_E.LOCK, code=code)
 
     def unlock(self, *, code: str) -> DoorState:
         """Send UNLOCK."""
-        return self.send(DoorEvent.UNLOCK, code=code)
+        return self.send(_E.UNLOCK, code=code)
+
+
+class DoorAsyncMachine(AsyncMachine[DoorState, DoorEvent, ContextT]):
+    """The Door state machine for asyncio: ``await`` each event's method."""
+
+    spec: ClassVar[MachineSpec[DoorState, DoorEvent]] = SPEC
+
+    def __init__(
+        self,
+        context: ContextT,
+        handlers: DoorAsyncHandlers[ContextT],
+        *,
+        options: MachineOptions | None = None,
+    ) -> None:
+        super().__init__(context, handlers, options=options)
+
+    if TYPE_CHECKING:
+        # The event picks the payload: one signature per event for send, try_send, can_send.
+        @overload  # type: ignore[override]  # narrows the generic send
+        async def send(self, event: Literal[DoorEvent.OPEN], /) -> DoorState: ...
+        @overload
+        async def send(self, event: Literal[DoorEvent.CLOSE], /) -> DoorState: ...
+        @overload
+        async def send(
+            self, event: Literal[DoorEvent.LOCK], /, *, code: str
+        ) -> DoorState: ...
+        @overload
+        async def send(
+            self, event: Literal[DoorEvent.UNLOCK], /, *, code: str
+        ) -> DoorState: ...
+        async def send(self, event: DoorEvent, /, **payload: Any) -> DoorState:
+            return await super().send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic try_send
+        async def try_send(self, event: Literal[DoorEvent.OPEN], /) -> bool: ...
+        @overload
+        async def try_send(self, event: Literal[DoorEvent.CLOSE], /) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[DoorEvent.LOCK], /, *, code: str
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[DoorEvent.UNLOCK], /, *, code: str
+        ) -> bool: ...
+        async def try_send(self, event: DoorEvent, /, **payload: Any) -> bool:
+            return await super().try_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic can_send
+        async def can_send(self, event: Literal[DoorEvent.OPEN], /) -> bool: ...
+        @overload
+        async def can_send(self, event: Literal[DoorEvent.CLOSE], /) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[DoorEvent.LOCK], /, *, code: str
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[DoorEvent.UNLOCK], /, *, code: str
+        ) -> bool: ...
+        async def can_send(self, event: DoorEvent, /, **payload: Any) -> bool:
+            return await super().can_send(event, **payload)
+
+    async def open(self) -> DoorState:
+        """Send OPEN."""
+        return await self.send(_E.OPEN)
+
+    async def close(self) -> DoorState:
+        """Send CLOSE."""
+        return await self.send(_E.CLOSE)
+
+    async def lock(self, *, code: str) -> DoorState:
+        """Send LOCK."""
+        return await self.send(_E.LOCK, code=code)
+
+    async def unlock(self, *, code: str) -> DoorState:
+        """Send UNLOCK."""
+        return await self.send(_E.UNLOCK, code=code)

@@ -17,7 +17,7 @@ Generated from spec/notebook_bcc_v1.toml by statewright 0.2.0; do not edit."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -27,10 +27,13 @@ from typing import (
     Protocol,
     TypedDict,
     TypeVar,
+    final,
+    overload,
 )
 
 from statewright import (
     Alternative,
+    AsyncMachine,
     Machine,
     MachineSpec,
     Previous,
@@ -105,6 +108,18 @@ class NotebookBccV1Event(StrEnum):
     """T6 — the Stage Reflection Agent's stage reflection: step evaluation, stage progress and artifacts, goal status, variable management, and the decision (05_Transition_Complete_Stage.xml, prompt 05_COMPELETE_STAGE_OPTIMIZED.txt)."""
 
 
+class _E:
+    """The events as constants: cheap to resolve for mypy, and for Python (an enum class
+    looks members up by name through a slower path)."""
+
+    START_WORKFLOW: Final = NotebookBccV1Event.START_WORKFLOW
+    START_STEP: Final = NotebookBccV1Event.START_STEP
+    START_BEHAVIOR: Final = NotebookBccV1Event.START_BEHAVIOR
+    COMPLETE_ACTION: Final = NotebookBccV1Event.COMPLETE_ACTION
+    TRANSITION_TO_COMPLETE_STEP: Final = NotebookBccV1Event.TRANSITION_TO_COMPLETE_STEP
+    COMPLETE_STAGE: Final = NotebookBccV1Event.COMPLETE_STAGE
+
+
 INITIAL_STATE: Final = NotebookBccV1State.IDLE
 FINAL_STATES: Final[frozenset[NotebookBccV1State]] = frozenset(
     {NotebookBccV1State.WORKFLOW_COMPLETE}
@@ -125,6 +140,7 @@ TAGS: Final[Mapping[str, frozenset[NotebookBccV1State]]] = {
 }
 
 
+@final
 class StartWorkflowPayload(TypedDict):
     """Payload of the START_WORKFLOW event."""
 
@@ -134,6 +150,7 @@ class StartWorkflowPayload(TypedDict):
     focus: str | None
 
 
+@final
 class StartStepPayload(TypedDict):
     """Payload of the START_STEP event."""
 
@@ -143,6 +160,7 @@ class StartStepPayload(TypedDict):
     stage_goals: str | None
 
 
+@final
 class StartBehaviorPayload(TypedDict):
     """Payload of the START_BEHAVIOR event."""
 
@@ -156,6 +174,7 @@ class StartBehaviorPayload(TypedDict):
     effects: bool
 
 
+@final
 class CompleteActionPayload(TypedDict):
     """Payload of the COMPLETE_ACTION event."""
 
@@ -164,6 +183,7 @@ class CompleteActionPayload(TypedDict):
     variables: list[str]
 
 
+@final
 class TransitionToCompleteStepPayload(TypedDict):
     """Payload of the TRANSITION_TO_COMPLETE_STEP event."""
 
@@ -174,6 +194,7 @@ class TransitionToCompleteStepPayload(TypedDict):
     context_for_next: str | None
 
 
+@final
 class CompleteStagePayload(TypedDict):
     """Payload of the COMPLETE_STAGE event."""
 
@@ -362,6 +383,188 @@ class NotebookBccV1Handlers(Protocol[ContextT_contra]):
     def update_variables_with_artifacts(
         self, context: ContextT_contra, payload: TransitionToCompleteStepPayload, /
     ) -> None:
+        """Action used by: entering step_completed."""
+        ...
+
+
+class NotebookBccV1AsyncHandlers(Protocol[ContextT_contra]):
+    """The guards and actions for the async machine: each may also be a coroutine."""
+
+    def retries_left(
+        self,
+        context: ContextT_contra,
+        payload: StartBehaviorPayload | TransitionToCompleteStepPayload,
+        /,
+    ) -> Awaitable[bool] | bool:
+        """Guard used by: behavior_completed --TRANSITION_TO_COMPLETE_STEP-->
+        step_running; behavior_completed --START_BEHAVIOR--> behavior_running."""
+        ...
+
+    def same_behavior(
+        self, context: ContextT_contra, payload: StartBehaviorPayload, /
+    ) -> Awaitable[bool] | bool:
+        """Guard used by: behavior_completed --START_BEHAVIOR--> behavior_running."""
+        ...
+
+    def stage_is_complete(
+        self, context: ContextT_contra, payload: CompleteStagePayload, /
+    ) -> Awaitable[bool] | bool:
+        """Guard used by: step_completed --COMPLETE_STAGE--> stage_running;
+        step_completed --COMPLETE_STAGE--> workflow_complete."""
+        ...
+
+    def stages_remaining(
+        self, context: ContextT_contra, payload: CompleteStagePayload, /
+    ) -> Awaitable[bool] | bool:
+        """Guard used by: step_completed --COMPLETE_STAGE--> stage_running."""
+        ...
+
+    def step_is_complete(
+        self, context: ContextT_contra, payload: TransitionToCompleteStepPayload, /
+    ) -> Awaitable[bool] | bool:
+        """Guard used by: behavior_completed --TRANSITION_TO_COMPLETE_STEP-->
+        step_completed."""
+        ...
+
+    def advance_stage(
+        self, context: ContextT_contra, payload: CompleteStagePayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: step_completed --COMPLETE_STAGE--> stage_running."""
+        ...
+
+    def archive_current_effects(
+        self,
+        context: ContextT_contra,
+        payload: StartBehaviorPayload | TransitionToCompleteStepPayload,
+        /,
+    ) -> Awaitable[None] | None:
+        """Action used by: leaving behavior_completed."""
+        ...
+
+    def assign_agent(
+        self, context: ContextT_contra, payload: StartBehaviorPayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: entering behavior_running."""
+        ...
+
+    def bind_behavior(
+        self, context: ContextT_contra, payload: StartBehaviorPayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: step_running --START_BEHAVIOR--> behavior_running;
+        behavior_completed --START_BEHAVIOR--> behavior_running."""
+        ...
+
+    def bind_input_variables(
+        self, context: ContextT_contra, payload: StartBehaviorPayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: entering behavior_running."""
+        ...
+
+    def capture_effects(
+        self, context: ContextT_contra, payload: CompleteActionPayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: leaving behavior_running."""
+        ...
+
+    def escalate_to_stage_reflection(
+        self, context: ContextT_contra, payload: TransitionToCompleteStepPayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: behavior_completed --TRANSITION_TO_COMPLETE_STEP-->
+        step_completed."""
+        ...
+
+    def increment_behavior_iteration(
+        self,
+        context: ContextT_contra,
+        payload: StartBehaviorPayload | TransitionToCompleteStepPayload,
+        /,
+    ) -> Awaitable[None] | None:
+        """Action used by: behavior_completed --TRANSITION_TO_COMPLETE_STEP-->
+        step_running; behavior_completed --START_BEHAVIOR--> behavior_running."""
+        ...
+
+    def init_stage_outputs_tracking(
+        self,
+        context: ContextT_contra,
+        payload: StartWorkflowPayload | CompleteStagePayload,
+        /,
+    ) -> Awaitable[None] | None:
+        """Action used by: entering stage_running."""
+        ...
+
+    def manage_variables(
+        self, context: ContextT_contra, payload: CompleteStagePayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: step_completed --COMPLETE_STAGE--> step_running."""
+        ...
+
+    def prepare_behavior_queue(
+        self,
+        context: ContextT_contra,
+        payload: (
+            StartStepPayload | TransitionToCompleteStepPayload | CompleteStagePayload
+        ),
+        /,
+    ) -> Awaitable[None] | None:
+        """Action used by: entering step_running."""
+        ...
+
+    def record_stage_experience(
+        self, context: ContextT_contra, payload: CompleteStagePayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: step_completed --COMPLETE_STAGE--> stage_running;
+        step_completed --COMPLETE_STAGE--> workflow_complete."""
+        ...
+
+    def record_stage_plan(
+        self, context: ContextT_contra, payload: StartWorkflowPayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: idle --START_WORKFLOW--> stage_running."""
+        ...
+
+    def record_step_plan(
+        self, context: ContextT_contra, payload: StartStepPayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: stage_running --START_STEP--> step_running; step_completed
+        --START_STEP--> step_running."""
+        ...
+
+    def set_current_stage(
+        self,
+        context: ContextT_contra,
+        payload: StartWorkflowPayload | CompleteStagePayload,
+        /,
+    ) -> Awaitable[None] | None:
+        """Action used by: entering stage_running."""
+        ...
+
+    def set_current_step(
+        self,
+        context: ContextT_contra,
+        payload: (
+            StartStepPayload | TransitionToCompleteStepPayload | CompleteStagePayload
+        ),
+        /,
+    ) -> Awaitable[None] | None:
+        """Action used by: entering step_running."""
+        ...
+
+    def store_artifacts(
+        self, context: ContextT_contra, payload: CompleteActionPayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: entering behavior_completed."""
+        ...
+
+    def update_outputs_tracking(
+        self, context: ContextT_contra, payload: TransitionToCompleteStepPayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: behavior_completed --TRANSITION_TO_COMPLETE_STEP-->
+        step_completed."""
+        ...
+
+    def update_variables_with_artifacts(
+        self, context: ContextT_contra, payload: TransitionToCompleteStepPayload, /
+    ) -> Awaitable[None] | None:
         """Action used by: entering step_completed."""
         ...
 
@@ -696,6 +899,232 @@ class NotebookBccV1Machine(Machine[NotebookBccV1State, NotebookBccV1Event, Conte
     ) -> None:
         super().__init__(context, handlers, options=options)
 
+    if TYPE_CHECKING:
+        # The event picks the payload: one signature per event for send, try_send, can_send.
+        @overload  # type: ignore[override]  # narrows the generic send
+        def send(
+            self,
+            event: Literal[NotebookBccV1Event.START_WORKFLOW],
+            /,
+            *,
+            user_problem: str,
+            user_submit_files: list[str],
+            stages: list[dict[str, str]],
+            focus: str | None = None,
+        ) -> NotebookBccV1State: ...
+        @overload
+        def send(
+            self,
+            event: Literal[NotebookBccV1Event.START_STEP],
+            /,
+            *,
+            stage_id: str,
+            steps: list[dict[str, str]],
+            focus: str | None = None,
+            stage_goals: str | None = None,
+        ) -> NotebookBccV1State: ...
+        @overload
+        def send(
+            self,
+            event: Literal[NotebookBccV1Event.START_BEHAVIOR],
+            /,
+            *,
+            behavior_id: str,
+            step_id: str,
+            agent: str,
+            task: str,
+            inputs: dict[str, str],
+            outputs: dict[str, str],
+            acceptance: list[str],
+            effects: bool,
+        ) -> NotebookBccV1State: ...
+        @overload
+        def send(
+            self,
+            event: Literal[NotebookBccV1Event.COMPLETE_ACTION],
+            /,
+            *,
+            actions: list[dict[str, str]],
+            effects: list[str],
+            variables: list[str],
+        ) -> NotebookBccV1State: ...
+        @overload
+        def send(
+            self,
+            event: Literal[NotebookBccV1Event.TRANSITION_TO_COMPLETE_STEP],
+            /,
+            *,
+            current_step_is_complete: bool,
+            next_state: Literal["STEP_RUNNING", "STEP_COMPLETED"],
+            reasoning: str | None = None,
+            artifacts_produced: list[str] | None = None,
+            context_for_next: str | None = None,
+        ) -> NotebookBccV1State: ...
+        @overload
+        def send(
+            self,
+            event: Literal[NotebookBccV1Event.COMPLETE_STAGE],
+            /,
+            *,
+            stage_is_complete: bool,
+            goal_status: Literal["achieved", "partial", "not_achieved"],
+            next_state: Literal["STAGE_COMPLETED", "STEP_RUNNING"],
+            reasoning: str | None = None,
+            stage_experience: str | None = None,
+        ) -> NotebookBccV1State: ...
+        def send(
+            self, event: NotebookBccV1Event, /, **payload: Any
+        ) -> NotebookBccV1State:
+            return super().send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic try_send
+        def try_send(
+            self,
+            event: Literal[NotebookBccV1Event.START_WORKFLOW],
+            /,
+            *,
+            user_problem: str,
+            user_submit_files: list[str],
+            stages: list[dict[str, str]],
+            focus: str | None = None,
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[NotebookBccV1Event.START_STEP],
+            /,
+            *,
+            stage_id: str,
+            steps: list[dict[str, str]],
+            focus: str | None = None,
+            stage_goals: str | None = None,
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[NotebookBccV1Event.START_BEHAVIOR],
+            /,
+            *,
+            behavior_id: str,
+            step_id: str,
+            agent: str,
+            task: str,
+            inputs: dict[str, str],
+            outputs: dict[str, str],
+            acceptance: list[str],
+            effects: bool,
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[NotebookBccV1Event.COMPLETE_ACTION],
+            /,
+            *,
+            actions: list[dict[str, str]],
+            effects: list[str],
+            variables: list[str],
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[NotebookBccV1Event.TRANSITION_TO_COMPLETE_STEP],
+            /,
+            *,
+            current_step_is_complete: bool,
+            next_state: Literal["STEP_RUNNING", "STEP_COMPLETED"],
+            reasoning: str | None = None,
+            artifacts_produced: list[str] | None = None,
+            context_for_next: str | None = None,
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[NotebookBccV1Event.COMPLETE_STAGE],
+            /,
+            *,
+            stage_is_complete: bool,
+            goal_status: Literal["achieved", "partial", "not_achieved"],
+            next_state: Literal["STAGE_COMPLETED", "STEP_RUNNING"],
+            reasoning: str | None = None,
+            stage_experience: str | None = None,
+        ) -> bool: ...
+        def try_send(self, event: NotebookBccV1Event, /, **payload: Any) -> bool:
+            return super().try_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic can_send
+        def can_send(
+            self,
+            event: Literal[NotebookBccV1Event.START_WORKFLOW],
+            /,
+            *,
+            user_problem: str,
+            user_submit_files: list[str],
+            stages: list[dict[str, str]],
+            focus: str | None = None,
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[NotebookBccV1Event.START_STEP],
+            /,
+            *,
+            stage_id: str,
+            steps: list[dict[str, str]],
+            focus: str | None = None,
+            stage_goals: str | None = None,
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[NotebookBccV1Event.START_BEHAVIOR],
+            /,
+            *,
+            behavior_id: str,
+            step_id: str,
+            agent: str,
+            task: str,
+            inputs: dict[str, str],
+            outputs: dict[str, str],
+            acceptance: list[str],
+            effects: bool,
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[NotebookBccV1Event.COMPLETE_ACTION],
+            /,
+            *,
+            actions: list[dict[str, str]],
+            effects: list[str],
+            variables: list[str],
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[NotebookBccV1Event.TRANSITION_TO_COMPLETE_STEP],
+            /,
+            *,
+            current_step_is_complete: bool,
+            next_state: Literal["STEP_RUNNING", "STEP_COMPLETED"],
+            reasoning: str | None = None,
+            artifacts_produced: list[str] | None = None,
+            context_for_next: str | None = None,
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[NotebookBccV1Event.COMPLETE_STAGE],
+            /,
+            *,
+            stage_is_complete: bool,
+            goal_status: Literal["achieved", "partial", "not_achieved"],
+            next_state: Literal["STAGE_COMPLETED", "STEP_RUNNING"],
+            reasoning: str | None = None,
+            stage_experience: str | None = None,
+        ) -> bool: ...
+        def can_send(self, event: NotebookBccV1Event, /, **payload: Any) -> bool:
+            return super().can_send(event, **payload)
+
     def start_workflow(
         self,
         *,
@@ -706,7 +1135,7 @@ class NotebookBccV1Machine(Machine[NotebookBccV1State, NotebookBccV1Event, Conte
     ) -> NotebookBccV1State:
         """T1 — the user submits a problem and files; the Stage-Planner Agent returns the stages breakdown (00_Transition_planning_START_WORKFLOW.xml)."""
         return self.send(
-            NotebookBccV1Event.START_WORKFLOW,
+            _E.START_WORKFLOW,
             user_problem=user_problem,
             user_submit_files=user_submit_files,
             stages=stages,
@@ -723,7 +1152,7 @@ class NotebookBccV1Machine(Machine[NotebookBccV1State, NotebookBccV1Event, Conte
     ) -> NotebookBccV1State:
         """T2 — a stage becomes active or its previous step completed; the Step-Planner Agent returns the steps of the current stage (01_Transition_planning_START_STEP.xml)."""
         return self.send(
-            NotebookBccV1Event.START_STEP,
+            _E.START_STEP,
             stage_id=stage_id,
             steps=steps,
             focus=focus,
@@ -744,7 +1173,7 @@ class NotebookBccV1Machine(Machine[NotebookBccV1State, NotebookBccV1Event, Conte
     ) -> NotebookBccV1State:
         """T3 — a step becomes active or its previous behavior completed; the Behavior Arrangement Agent returns the behavior: agent, task, bound inputs, expected outputs, acceptance criteria (02_Transition_planning_START_BEHAVIOUR.xml)."""
         return self.send(
-            NotebookBccV1Event.START_BEHAVIOR,
+            _E.START_BEHAVIOR,
             behavior_id=behavior_id,
             step_id=step_id,
             agent=agent,
@@ -760,7 +1189,7 @@ class NotebookBccV1Machine(Machine[NotebookBccV1State, NotebookBccV1Event, Conte
     ) -> NotebookBccV1State:
         """T4 — the Action-Generator Agent's actions (03_START_ACTION.txt prompt) were generated and executed: text and code cells, new variables, title updates, messages to other agents."""
         return self.send(
-            NotebookBccV1Event.COMPLETE_ACTION,
+            _E.COMPLETE_ACTION,
             actions=actions,
             effects=effects,
             variables=variables,
@@ -777,7 +1206,7 @@ class NotebookBccV1Machine(Machine[NotebookBccV1State, NotebookBccV1Event, Conte
     ) -> NotebookBccV1State:
         """T5 — the Behavior Reflection Agent's reflection: artifacts produced, acceptance validation, execution quality, goal achievement, and the decision STEP_RUNNING | STEP_COMPLETED (04_Transition_Complete_Step.xml)."""
         return self.send(
-            NotebookBccV1Event.TRANSITION_TO_COMPLETE_STEP,
+            _E.TRANSITION_TO_COMPLETE_STEP,
             current_step_is_complete=current_step_is_complete,
             next_state=next_state,
             reasoning=reasoning,
@@ -796,7 +1225,358 @@ class NotebookBccV1Machine(Machine[NotebookBccV1State, NotebookBccV1Event, Conte
     ) -> NotebookBccV1State:
         """T6 — the Stage Reflection Agent's stage reflection: step evaluation, stage progress and artifacts, goal status, variable management, and the decision (05_Transition_Complete_Stage.xml, prompt 05_COMPELETE_STAGE_OPTIMIZED.txt)."""
         return self.send(
-            NotebookBccV1Event.COMPLETE_STAGE,
+            _E.COMPLETE_STAGE,
+            stage_is_complete=stage_is_complete,
+            goal_status=goal_status,
+            next_state=next_state,
+            reasoning=reasoning,
+            stage_experience=stage_experience,
+        )
+
+
+class NotebookBccV1AsyncMachine(
+    AsyncMachine[NotebookBccV1State, NotebookBccV1Event, ContextT]
+):
+    """The NotebookBccV1 state machine for asyncio: ``await`` each event's method."""
+
+    spec: ClassVar[MachineSpec[NotebookBccV1State, NotebookBccV1Event]] = SPEC
+
+    def __init__(
+        self,
+        context: ContextT,
+        handlers: NotebookBccV1AsyncHandlers[ContextT],
+        *,
+        options: MachineOptions | None = None,
+    ) -> None:
+        super().__init__(context, handlers, options=options)
+
+    if TYPE_CHECKING:
+        # The event picks the payload: one signature per event for send, try_send, can_send.
+        @overload  # type: ignore[override]  # narrows the generic send
+        async def send(
+            self,
+            event: Literal[NotebookBccV1Event.START_WORKFLOW],
+            /,
+            *,
+            user_problem: str,
+            user_submit_files: list[str],
+            stages: list[dict[str, str]],
+            focus: str | None = None,
+        ) -> NotebookBccV1State: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[NotebookBccV1Event.START_STEP],
+            /,
+            *,
+            stage_id: str,
+            steps: list[dict[str, str]],
+            focus: str | None = None,
+            stage_goals: str | None = None,
+        ) -> NotebookBccV1State: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[NotebookBccV1Event.START_BEHAVIOR],
+            /,
+            *,
+            behavior_id: str,
+            step_id: str,
+            agent: str,
+            task: str,
+            inputs: dict[str, str],
+            outputs: dict[str, str],
+            acceptance: list[str],
+            effects: bool,
+        ) -> NotebookBccV1State: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[NotebookBccV1Event.COMPLETE_ACTION],
+            /,
+            *,
+            actions: list[dict[str, str]],
+            effects: list[str],
+            variables: list[str],
+        ) -> NotebookBccV1State: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[NotebookBccV1Event.TRANSITION_TO_COMPLETE_STEP],
+            /,
+            *,
+            current_step_is_complete: bool,
+            next_state: Literal["STEP_RUNNING", "STEP_COMPLETED"],
+            reasoning: str | None = None,
+            artifacts_produced: list[str] | None = None,
+            context_for_next: str | None = None,
+        ) -> NotebookBccV1State: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[NotebookBccV1Event.COMPLETE_STAGE],
+            /,
+            *,
+            stage_is_complete: bool,
+            goal_status: Literal["achieved", "partial", "not_achieved"],
+            next_state: Literal["STAGE_COMPLETED", "STEP_RUNNING"],
+            reasoning: str | None = None,
+            stage_experience: str | None = None,
+        ) -> NotebookBccV1State: ...
+        async def send(
+            self, event: NotebookBccV1Event, /, **payload: Any
+        ) -> NotebookBccV1State:
+            return await super().send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic try_send
+        async def try_send(
+            self,
+            event: Literal[NotebookBccV1Event.START_WORKFLOW],
+            /,
+            *,
+            user_problem: str,
+            user_submit_files: list[str],
+            stages: list[dict[str, str]],
+            focus: str | None = None,
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[NotebookBccV1Event.START_STEP],
+            /,
+            *,
+            stage_id: str,
+            steps: list[dict[str, str]],
+            focus: str | None = None,
+            stage_goals: str | None = None,
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[NotebookBccV1Event.START_BEHAVIOR],
+            /,
+            *,
+            behavior_id: str,
+            step_id: str,
+            agent: str,
+            task: str,
+            inputs: dict[str, str],
+            outputs: dict[str, str],
+            acceptance: list[str],
+            effects: bool,
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[NotebookBccV1Event.COMPLETE_ACTION],
+            /,
+            *,
+            actions: list[dict[str, str]],
+            effects: list[str],
+            variables: list[str],
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[NotebookBccV1Event.TRANSITION_TO_COMPLETE_STEP],
+            /,
+            *,
+            current_step_is_complete: bool,
+            next_state: Literal["STEP_RUNNING", "STEP_COMPLETED"],
+            reasoning: str | None = None,
+            artifacts_produced: list[str] | None = None,
+            context_for_next: str | None = None,
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[NotebookBccV1Event.COMPLETE_STAGE],
+            /,
+            *,
+            stage_is_complete: bool,
+            goal_status: Literal["achieved", "partial", "not_achieved"],
+            next_state: Literal["STAGE_COMPLETED", "STEP_RUNNING"],
+            reasoning: str | None = None,
+            stage_experience: str | None = None,
+        ) -> bool: ...
+        async def try_send(self, event: NotebookBccV1Event, /, **payload: Any) -> bool:
+            return await super().try_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic can_send
+        async def can_send(
+            self,
+            event: Literal[NotebookBccV1Event.START_WORKFLOW],
+            /,
+            *,
+            user_problem: str,
+            user_submit_files: list[str],
+            stages: list[dict[str, str]],
+            focus: str | None = None,
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[NotebookBccV1Event.START_STEP],
+            /,
+            *,
+            stage_id: str,
+            steps: list[dict[str, str]],
+            focus: str | None = None,
+            stage_goals: str | None = None,
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[NotebookBccV1Event.START_BEHAVIOR],
+            /,
+            *,
+            behavior_id: str,
+            step_id: str,
+            agent: str,
+            task: str,
+            inputs: dict[str, str],
+            outputs: dict[str, str],
+            acceptance: list[str],
+            effects: bool,
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[NotebookBccV1Event.COMPLETE_ACTION],
+            /,
+            *,
+            actions: list[dict[str, str]],
+            effects: list[str],
+            variables: list[str],
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[NotebookBccV1Event.TRANSITION_TO_COMPLETE_STEP],
+            /,
+            *,
+            current_step_is_complete: bool,
+            next_state: Literal["STEP_RUNNING", "STEP_COMPLETED"],
+            reasoning: str | None = None,
+            artifacts_produced: list[str] | None = None,
+            context_for_next: str | None = None,
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[NotebookBccV1Event.COMPLETE_STAGE],
+            /,
+            *,
+            stage_is_complete: bool,
+            goal_status: Literal["achieved", "partial", "not_achieved"],
+            next_state: Literal["STAGE_COMPLETED", "STEP_RUNNING"],
+            reasoning: str | None = None,
+            stage_experience: str | None = None,
+        ) -> bool: ...
+        async def can_send(self, event: NotebookBccV1Event, /, **payload: Any) -> bool:
+            return await super().can_send(event, **payload)
+
+    async def start_workflow(
+        self,
+        *,
+        user_problem: str,
+        user_submit_files: list[str],
+        stages: list[dict[str, str]],
+        focus: str | None = None,
+    ) -> NotebookBccV1State:
+        """T1 — the user submits a problem and files; the Stage-Planner Agent returns the stages breakdown (00_Transition_planning_START_WORKFLOW.xml)."""
+        return await self.send(
+            _E.START_WORKFLOW,
+            user_problem=user_problem,
+            user_submit_files=user_submit_files,
+            stages=stages,
+            focus=focus,
+        )
+
+    async def start_step(
+        self,
+        *,
+        stage_id: str,
+        steps: list[dict[str, str]],
+        focus: str | None = None,
+        stage_goals: str | None = None,
+    ) -> NotebookBccV1State:
+        """T2 — a stage becomes active or its previous step completed; the Step-Planner Agent returns the steps of the current stage (01_Transition_planning_START_STEP.xml)."""
+        return await self.send(
+            _E.START_STEP,
+            stage_id=stage_id,
+            steps=steps,
+            focus=focus,
+            stage_goals=stage_goals,
+        )
+
+    async def start_behavior(
+        self,
+        *,
+        behavior_id: str,
+        step_id: str,
+        agent: str,
+        task: str,
+        inputs: dict[str, str],
+        outputs: dict[str, str],
+        acceptance: list[str],
+        effects: bool,
+    ) -> NotebookBccV1State:
+        """T3 — a step becomes active or its previous behavior completed; the Behavior Arrangement Agent returns the behavior: agent, task, bound inputs, expected outputs, acceptance criteria (02_Transition_planning_START_BEHAVIOUR.xml)."""
+        return await self.send(
+            _E.START_BEHAVIOR,
+            behavior_id=behavior_id,
+            step_id=step_id,
+            agent=agent,
+            task=task,
+            inputs=inputs,
+            outputs=outputs,
+            acceptance=acceptance,
+            effects=effects,
+        )
+
+    async def complete_action(
+        self, *, actions: list[dict[str, str]], effects: list[str], variables: list[str]
+    ) -> NotebookBccV1State:
+        """T4 — the Action-Generator Agent's actions (03_START_ACTION.txt prompt) were generated and executed: text and code cells, new variables, title updates, messages to other agents."""
+        return await self.send(
+            _E.COMPLETE_ACTION,
+            actions=actions,
+            effects=effects,
+            variables=variables,
+        )
+
+    async def transition_to_complete_step(
+        self,
+        *,
+        current_step_is_complete: bool,
+        next_state: Literal["STEP_RUNNING", "STEP_COMPLETED"],
+        reasoning: str | None = None,
+        artifacts_produced: list[str] | None = None,
+        context_for_next: str | None = None,
+    ) -> NotebookBccV1State:
+        """T5 — the Behavior Reflection Agent's reflection: artifacts produced, acceptance validation, execution quality, goal achievement, and the decision STEP_RUNNING | STEP_COMPLETED (04_Transition_Complete_Step.xml)."""
+        return await self.send(
+            _E.TRANSITION_TO_COMPLETE_STEP,
+            current_step_is_complete=current_step_is_complete,
+            next_state=next_state,
+            reasoning=reasoning,
+            artifacts_produced=artifacts_produced,
+            context_for_next=context_for_next,
+        )
+
+    async def complete_stage(
+        self,
+        *,
+        stage_is_complete: bool,
+        goal_status: Literal["achieved", "partial", "not_achieved"],
+        next_state: Literal["STAGE_COMPLETED", "STEP_RUNNING"],
+        reasoning: str | None = None,
+        stage_experience: str | None = None,
+    ) -> NotebookBccV1State:
+        """T6 — the Stage Reflection Agent's stage reflection: step evaluation, stage progress and artifacts, goal status, variable management, and the decision (05_Transition_Complete_Stage.xml, prompt 05_COMPELETE_STAGE_OPTIMIZED.txt)."""
+        return await self.send(
+            _E.COMPLETE_STAGE,
             stage_is_complete=stage_is_complete,
             goal_status=goal_status,
             next_state=next_state,

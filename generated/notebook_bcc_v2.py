@@ -17,10 +17,22 @@ Generated from spec/notebook_bcc_v2.toml by statewright 0.2.0; do not edit."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, ClassVar, Final, Protocol, TypedDict, TypeVar
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Final,
+    Literal,
+    Protocol,
+    TypedDict,
+    TypeVar,
+    final,
+    overload,
+)
 
 from statewright import (
     Alternative,
+    AsyncMachine,
     Machine,
     MachineSpec,
     Previous,
@@ -123,6 +135,34 @@ class NotebookBccV2Event(StrEnum):
     """Generating API 返回 Actions 列表（流式或批量）：开始执行 Action 队列。种子的 Client 事件表也列出了它；按转移表（负责方 Generating，/generating）记为 Generating API。"""
 
 
+class _E:
+    """The events as constants: cheap to resolve for mypy, and for Python (an enum class
+    looks members up by name through a slower path)."""
+
+    START_BEHAVIOR: Final = NotebookBccV2Event.START_BEHAVIOR
+    COMPLETE_BEHAVIOR: Final = NotebookBccV2Event.COMPLETE_BEHAVIOR
+    NEXT_BEHAVIOR: Final = NotebookBccV2Event.NEXT_BEHAVIOR
+    COMPLETE_STEP: Final = NotebookBccV2Event.COMPLETE_STEP
+    COMPLETE_STAGE: Final = NotebookBccV2Event.COMPLETE_STAGE
+    COMPLETE_WORKFLOW: Final = NotebookBccV2Event.COMPLETE_WORKFLOW
+    UPDATE_WORKFLOW: Final = NotebookBccV2Event.UPDATE_WORKFLOW
+    UPDATE_STEP: Final = NotebookBccV2Event.UPDATE_STEP
+    START_WORKFLOW: Final = NotebookBccV2Event.START_WORKFLOW
+    START_STEP: Final = NotebookBccV2Event.START_STEP
+    COMPLETE_ACTION: Final = NotebookBccV2Event.COMPLETE_ACTION
+    NEXT_ACTION: Final = NotebookBccV2Event.NEXT_ACTION
+    NEXT_STEP: Final = NotebookBccV2Event.NEXT_STEP
+    NEXT_STAGE: Final = NotebookBccV2Event.NEXT_STAGE
+    FAIL: Final = NotebookBccV2Event.FAIL
+    CANCEL: Final = NotebookBccV2Event.CANCEL
+    RESET: Final = NotebookBccV2Event.RESET
+    UPDATE_WORKFLOW_CONFIRMED: Final = NotebookBccV2Event.UPDATE_WORKFLOW_CONFIRMED
+    UPDATE_WORKFLOW_REJECTED: Final = NotebookBccV2Event.UPDATE_WORKFLOW_REJECTED
+    UPDATE_STEP_CONFIRMED: Final = NotebookBccV2Event.UPDATE_STEP_CONFIRMED
+    UPDATE_STEP_REJECTED: Final = NotebookBccV2Event.UPDATE_STEP_REJECTED
+    START_ACTION: Final = NotebookBccV2Event.START_ACTION
+
+
 INITIAL_STATE: Final = NotebookBccV2State.IDLE
 FINAL_STATES: Final[frozenset[NotebookBccV2State]] = frozenset()
 TAG_RUNNING: Final[frozenset[NotebookBccV2State]] = frozenset(
@@ -157,95 +197,121 @@ TAGS: Final[Mapping[str, frozenset[NotebookBccV2State]]] = {
 }
 
 
+@final
 class StartBehaviorPayload(TypedDict):
     """Payload of the START_BEHAVIOR event."""
 
 
+@final
 class CompleteBehaviorPayload(TypedDict):
     """Payload of the COMPLETE_BEHAVIOR event."""
 
 
+@final
 class NextBehaviorPayload(TypedDict):
     """Payload of the NEXT_BEHAVIOR event."""
 
 
+@final
 class CompleteStepPayload(TypedDict):
     """Payload of the COMPLETE_STEP event."""
 
 
+@final
 class CompleteStagePayload(TypedDict):
     """Payload of the COMPLETE_STAGE event."""
 
 
+@final
 class CompleteWorkflowPayload(TypedDict):
     """Payload of the COMPLETE_WORKFLOW event."""
 
 
+@final
 class UpdateWorkflowPayload(TypedDict):
     """Payload of the UPDATE_WORKFLOW event."""
 
 
+@final
 class UpdateStepPayload(TypedDict):
     """Payload of the UPDATE_STEP event."""
 
 
+@final
 class StartWorkflowPayload(TypedDict):
     """Payload of the START_WORKFLOW event."""
 
 
+@final
 class StartStepPayload(TypedDict):
     """Payload of the START_STEP event."""
 
 
+@final
 class CompleteActionPayload(TypedDict):
     """Payload of the COMPLETE_ACTION event."""
 
 
+@final
 class NextActionPayload(TypedDict):
     """Payload of the NEXT_ACTION event."""
 
 
+@final
 class NextStepPayload(TypedDict):
     """Payload of the NEXT_STEP event."""
 
 
+@final
 class NextStagePayload(TypedDict):
     """Payload of the NEXT_STAGE event."""
 
 
+@final
 class FailPayload(TypedDict):
     """Payload of the FAIL event."""
 
 
+@final
 class CancelPayload(TypedDict):
     """Payload of the CANCEL event."""
 
 
+@final
 class ResetPayload(TypedDict):
     """Payload of the RESET event."""
 
 
+@final
 class UpdateWorkflowConfirmedPayload(TypedDict):
     """Payload of the UPDATE_WORKFLOW_CONFIRMED event."""
 
 
+@final
 class UpdateWorkflowRejectedPayload(TypedDict):
     """Payload of the UPDATE_WORKFLOW_REJECTED event."""
 
 
+@final
 class UpdateStepConfirmedPayload(TypedDict):
     """Payload of the UPDATE_STEP_CONFIRMED event."""
 
 
+@final
 class UpdateStepRejectedPayload(TypedDict):
     """Payload of the UPDATE_STEP_REJECTED event."""
 
 
+@final
 class StartActionPayload(TypedDict):
     """Payload of the START_ACTION event."""
 
 
 class NotebookBccV2Handlers(Protocol):
+    """The spec names no guards or actions, so the machine needs no handlers object."""
+
+
+class NotebookBccV2AsyncHandlers(Protocol):
     """The spec names no guards or actions, so the machine needs no handlers object."""
 
 
@@ -986,90 +1052,733 @@ class NotebookBccV2Machine(Machine[NotebookBccV2State, NotebookBccV2Event, Conte
     ) -> None:
         super().__init__(context, handlers, options=options)
 
+    if TYPE_CHECKING:
+        # The event picks the payload: one signature per event for send, try_send, can_send.
+        @overload  # type: ignore[override]  # narrows the generic send
+        def send(
+            self, event: Literal[NotebookBccV2Event.START_BEHAVIOR], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        def send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_BEHAVIOR], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        def send(
+            self, event: Literal[NotebookBccV2Event.NEXT_BEHAVIOR], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        def send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_STEP], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        def send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_STAGE], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        def send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_WORKFLOW], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        def send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_WORKFLOW], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        def send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_STEP], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        def send(
+            self, event: Literal[NotebookBccV2Event.START_WORKFLOW], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        def send(
+            self, event: Literal[NotebookBccV2Event.START_STEP], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        def send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_ACTION], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        def send(
+            self, event: Literal[NotebookBccV2Event.NEXT_ACTION], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        def send(
+            self, event: Literal[NotebookBccV2Event.NEXT_STEP], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        def send(
+            self, event: Literal[NotebookBccV2Event.NEXT_STAGE], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        def send(
+            self, event: Literal[NotebookBccV2Event.FAIL], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        def send(
+            self, event: Literal[NotebookBccV2Event.CANCEL], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        def send(
+            self, event: Literal[NotebookBccV2Event.RESET], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        def send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_WORKFLOW_CONFIRMED], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        def send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_WORKFLOW_REJECTED], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        def send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_STEP_CONFIRMED], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        def send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_STEP_REJECTED], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        def send(
+            self, event: Literal[NotebookBccV2Event.START_ACTION], /
+        ) -> NotebookBccV2State: ...
+        def send(
+            self, event: NotebookBccV2Event, /, **payload: Any
+        ) -> NotebookBccV2State:
+            return super().send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic try_send
+        def try_send(
+            self, event: Literal[NotebookBccV2Event.START_BEHAVIOR], /
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_BEHAVIOR], /
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self, event: Literal[NotebookBccV2Event.NEXT_BEHAVIOR], /
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_STEP], /
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_STAGE], /
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_WORKFLOW], /
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_WORKFLOW], /
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_STEP], /
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self, event: Literal[NotebookBccV2Event.START_WORKFLOW], /
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self, event: Literal[NotebookBccV2Event.START_STEP], /
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_ACTION], /
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self, event: Literal[NotebookBccV2Event.NEXT_ACTION], /
+        ) -> bool: ...
+        @overload
+        def try_send(self, event: Literal[NotebookBccV2Event.NEXT_STEP], /) -> bool: ...
+        @overload
+        def try_send(
+            self, event: Literal[NotebookBccV2Event.NEXT_STAGE], /
+        ) -> bool: ...
+        @overload
+        def try_send(self, event: Literal[NotebookBccV2Event.FAIL], /) -> bool: ...
+        @overload
+        def try_send(self, event: Literal[NotebookBccV2Event.CANCEL], /) -> bool: ...
+        @overload
+        def try_send(self, event: Literal[NotebookBccV2Event.RESET], /) -> bool: ...
+        @overload
+        def try_send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_WORKFLOW_CONFIRMED], /
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_WORKFLOW_REJECTED], /
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_STEP_CONFIRMED], /
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_STEP_REJECTED], /
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self, event: Literal[NotebookBccV2Event.START_ACTION], /
+        ) -> bool: ...
+        def try_send(self, event: NotebookBccV2Event, /, **payload: Any) -> bool:
+            return super().try_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic can_send
+        def can_send(
+            self, event: Literal[NotebookBccV2Event.START_BEHAVIOR], /
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_BEHAVIOR], /
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self, event: Literal[NotebookBccV2Event.NEXT_BEHAVIOR], /
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_STEP], /
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_STAGE], /
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_WORKFLOW], /
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_WORKFLOW], /
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_STEP], /
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self, event: Literal[NotebookBccV2Event.START_WORKFLOW], /
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self, event: Literal[NotebookBccV2Event.START_STEP], /
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_ACTION], /
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self, event: Literal[NotebookBccV2Event.NEXT_ACTION], /
+        ) -> bool: ...
+        @overload
+        def can_send(self, event: Literal[NotebookBccV2Event.NEXT_STEP], /) -> bool: ...
+        @overload
+        def can_send(
+            self, event: Literal[NotebookBccV2Event.NEXT_STAGE], /
+        ) -> bool: ...
+        @overload
+        def can_send(self, event: Literal[NotebookBccV2Event.FAIL], /) -> bool: ...
+        @overload
+        def can_send(self, event: Literal[NotebookBccV2Event.CANCEL], /) -> bool: ...
+        @overload
+        def can_send(self, event: Literal[NotebookBccV2Event.RESET], /) -> bool: ...
+        @overload
+        def can_send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_WORKFLOW_CONFIRMED], /
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_WORKFLOW_REJECTED], /
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_STEP_CONFIRMED], /
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_STEP_REJECTED], /
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self, event: Literal[NotebookBccV2Event.START_ACTION], /
+        ) -> bool: ...
+        def can_send(self, event: NotebookBccV2Event, /, **payload: Any) -> bool:
+            return super().can_send(event, **payload)
+
     def start_behavior(self) -> NotebookBccV2State:
         """Step 目标未达成，需要生成 Behavior（Planning API 响应 targetAchieved: false）。error 状态下 Client 用它容错重启 Behavior。"""
-        return self.send(NotebookBccV2Event.START_BEHAVIOR)
+        return self.send(_E.START_BEHAVIOR)
 
     def complete_behavior(self) -> NotebookBccV2State:
         """Behavior 完成反馈后，不再继续（Planning API 响应 transition.continue_behaviors: false）"""
-        return self.send(NotebookBccV2Event.COMPLETE_BEHAVIOR)
+        return self.send(_E.COMPLETE_BEHAVIOR)
 
     def next_behavior(self) -> NotebookBccV2State:
         """需要更多 Behavior（Planning API 响应 transition.continue_behaviors: true）"""
-        return self.send(NotebookBccV2Event.NEXT_BEHAVIOR)
+        return self.send(_E.NEXT_BEHAVIOR)
 
     def complete_step(self) -> NotebookBccV2State:
         """Step 目标达成（Planning API 响应 targetAchieved: true）"""
-        return self.send(NotebookBccV2Event.COMPLETE_STEP)
+        return self.send(_E.COMPLETE_STEP)
 
     def complete_stage(self) -> NotebookBccV2State:
         """Stage 所有步骤完成（Planning API 响应 targetAchieved: true）"""
-        return self.send(NotebookBccV2Event.COMPLETE_STAGE)
+        return self.send(_E.COMPLETE_STAGE)
 
     def complete_workflow(self) -> NotebookBccV2State:
         """所有 Stage 完成（Planning API 响应 targetAchieved: true）"""
-        return self.send(NotebookBccV2Event.COMPLETE_WORKFLOW)
+        return self.send(_E.COMPLETE_WORKFLOW)
 
     def update_workflow(self) -> NotebookBccV2State:
         """需要更新工作流（Planning API 响应 context_update.workflow_update）"""
-        return self.send(NotebookBccV2Event.UPDATE_WORKFLOW)
+        return self.send(_E.UPDATE_WORKFLOW)
 
     def update_step(self) -> NotebookBccV2State:
         """需要更新步骤列表（Planning API 响应 context_update.stage_steps_update）"""
-        return self.send(NotebookBccV2Event.UPDATE_STEP)
+        return self.send(_E.UPDATE_STEP)
 
     def start_workflow(self) -> NotebookBccV2State:
         """用户开始工作流：导航到第一个 Stage。error 状态下用于容错重启整个工作流。"""
-        return self.send(NotebookBccV2Event.START_WORKFLOW)
+        return self.send(_E.START_WORKFLOW)
 
     def start_step(self) -> NotebookBccV2State:
         """进入新的 Step：导航到 Step"""
-        return self.send(NotebookBccV2Event.START_STEP)
+        return self.send(_E.START_STEP)
 
     def complete_action(self) -> NotebookBccV2State:
         """Action 执行器完成一个 Action：标记 Action 完成。在 workflow_update_pending 中是占位符，保持挂起。"""
-        return self.send(NotebookBccV2Event.COMPLETE_ACTION)
+        return self.send(_E.COMPLETE_ACTION)
 
     def next_action(self) -> NotebookBccV2State:
         """队列中还有 Action：继续执行下一个"""
-        return self.send(NotebookBccV2Event.NEXT_ACTION)
+        return self.send(_E.NEXT_ACTION)
 
     def next_step(self) -> NotebookBccV2State:
         """Step 完成，还有剩余 Steps：导航到下一个 Step"""
-        return self.send(NotebookBccV2Event.NEXT_STEP)
+        return self.send(_E.NEXT_STEP)
 
     def next_stage(self) -> NotebookBccV2State:
         """Stage 完成，还有剩余 Stages：导航到下一个 Stage"""
-        return self.send(NotebookBccV2Event.NEXT_STAGE)
+        return self.send(_E.NEXT_STAGE)
 
     def fail(self) -> NotebookBccV2State:
         """执行出错：错误处理"""
-        return self.send(NotebookBccV2Event.FAIL)
+        return self.send(_E.FAIL)
 
     def cancel(self) -> NotebookBccV2State:
         """用户取消：终止执行"""
-        return self.send(NotebookBccV2Event.CANCEL)
+        return self.send(_E.CANCEL)
 
     def reset(self) -> NotebookBccV2State:
         """RESET — 重置状态机：回到 idle。"""
-        return self.send(NotebookBccV2Event.RESET)
+        return self.send(_E.RESET)
 
     def update_workflow_confirmed(self) -> NotebookBccV2State:
         """用户确认工作流更新：应用更新"""
-        return self.send(NotebookBccV2Event.UPDATE_WORKFLOW_CONFIRMED)
+        return self.send(_E.UPDATE_WORKFLOW_CONFIRMED)
 
     def update_workflow_rejected(self) -> NotebookBccV2State:
         """用户拒绝工作流更新：拒绝更新"""
-        return self.send(NotebookBccV2Event.UPDATE_WORKFLOW_REJECTED)
+        return self.send(_E.UPDATE_WORKFLOW_REJECTED)
 
     def update_step_confirmed(self) -> NotebookBccV2State:
         """用户确认步骤更新：应用更新"""
-        return self.send(NotebookBccV2Event.UPDATE_STEP_CONFIRMED)
+        return self.send(_E.UPDATE_STEP_CONFIRMED)
 
     def update_step_rejected(self) -> NotebookBccV2State:
         """用户拒绝步骤更新：拒绝更新（注意：转到 error，而工作流更新被拒绝时回到 action_completed）"""
-        return self.send(NotebookBccV2Event.UPDATE_STEP_REJECTED)
+        return self.send(_E.UPDATE_STEP_REJECTED)
 
     def start_action(self) -> NotebookBccV2State:
         """Generating API 返回 Actions 列表（流式或批量）：开始执行 Action 队列。种子的 Client 事件表也列出了它；按转移表（负责方 Generating，/generating）记为 Generating API。"""
-        return self.send(NotebookBccV2Event.START_ACTION)
+        return self.send(_E.START_ACTION)
+
+
+class NotebookBccV2AsyncMachine(
+    AsyncMachine[NotebookBccV2State, NotebookBccV2Event, ContextT]
+):
+    """The NotebookBccV2 state machine for asyncio: ``await`` each event's method."""
+
+    spec: ClassVar[MachineSpec[NotebookBccV2State, NotebookBccV2Event]] = SPEC
+
+    def __init__(
+        self,
+        context: ContextT,
+        handlers: NotebookBccV2AsyncHandlers | None = None,
+        *,
+        options: MachineOptions | None = None,
+    ) -> None:
+        super().__init__(context, handlers, options=options)
+
+    if TYPE_CHECKING:
+        # The event picks the payload: one signature per event for send, try_send, can_send.
+        @overload  # type: ignore[override]  # narrows the generic send
+        async def send(
+            self, event: Literal[NotebookBccV2Event.START_BEHAVIOR], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        async def send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_BEHAVIOR], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        async def send(
+            self, event: Literal[NotebookBccV2Event.NEXT_BEHAVIOR], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        async def send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_STEP], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        async def send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_STAGE], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        async def send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_WORKFLOW], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        async def send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_WORKFLOW], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        async def send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_STEP], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        async def send(
+            self, event: Literal[NotebookBccV2Event.START_WORKFLOW], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        async def send(
+            self, event: Literal[NotebookBccV2Event.START_STEP], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        async def send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_ACTION], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        async def send(
+            self, event: Literal[NotebookBccV2Event.NEXT_ACTION], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        async def send(
+            self, event: Literal[NotebookBccV2Event.NEXT_STEP], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        async def send(
+            self, event: Literal[NotebookBccV2Event.NEXT_STAGE], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        async def send(
+            self, event: Literal[NotebookBccV2Event.FAIL], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        async def send(
+            self, event: Literal[NotebookBccV2Event.CANCEL], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        async def send(
+            self, event: Literal[NotebookBccV2Event.RESET], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        async def send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_WORKFLOW_CONFIRMED], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        async def send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_WORKFLOW_REJECTED], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        async def send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_STEP_CONFIRMED], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        async def send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_STEP_REJECTED], /
+        ) -> NotebookBccV2State: ...
+        @overload
+        async def send(
+            self, event: Literal[NotebookBccV2Event.START_ACTION], /
+        ) -> NotebookBccV2State: ...
+        async def send(
+            self, event: NotebookBccV2Event, /, **payload: Any
+        ) -> NotebookBccV2State:
+            return await super().send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic try_send
+        async def try_send(
+            self, event: Literal[NotebookBccV2Event.START_BEHAVIOR], /
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_BEHAVIOR], /
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[NotebookBccV2Event.NEXT_BEHAVIOR], /
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_STEP], /
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_STAGE], /
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_WORKFLOW], /
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_WORKFLOW], /
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_STEP], /
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[NotebookBccV2Event.START_WORKFLOW], /
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[NotebookBccV2Event.START_STEP], /
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_ACTION], /
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[NotebookBccV2Event.NEXT_ACTION], /
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[NotebookBccV2Event.NEXT_STEP], /
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[NotebookBccV2Event.NEXT_STAGE], /
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[NotebookBccV2Event.FAIL], /
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[NotebookBccV2Event.CANCEL], /
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[NotebookBccV2Event.RESET], /
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_WORKFLOW_CONFIRMED], /
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_WORKFLOW_REJECTED], /
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_STEP_CONFIRMED], /
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_STEP_REJECTED], /
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[NotebookBccV2Event.START_ACTION], /
+        ) -> bool: ...
+        async def try_send(self, event: NotebookBccV2Event, /, **payload: Any) -> bool:
+            return await super().try_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic can_send
+        async def can_send(
+            self, event: Literal[NotebookBccV2Event.START_BEHAVIOR], /
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_BEHAVIOR], /
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[NotebookBccV2Event.NEXT_BEHAVIOR], /
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_STEP], /
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_STAGE], /
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_WORKFLOW], /
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_WORKFLOW], /
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_STEP], /
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[NotebookBccV2Event.START_WORKFLOW], /
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[NotebookBccV2Event.START_STEP], /
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[NotebookBccV2Event.COMPLETE_ACTION], /
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[NotebookBccV2Event.NEXT_ACTION], /
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[NotebookBccV2Event.NEXT_STEP], /
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[NotebookBccV2Event.NEXT_STAGE], /
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[NotebookBccV2Event.FAIL], /
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[NotebookBccV2Event.CANCEL], /
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[NotebookBccV2Event.RESET], /
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_WORKFLOW_CONFIRMED], /
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_WORKFLOW_REJECTED], /
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_STEP_CONFIRMED], /
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[NotebookBccV2Event.UPDATE_STEP_REJECTED], /
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[NotebookBccV2Event.START_ACTION], /
+        ) -> bool: ...
+        async def can_send(self, event: NotebookBccV2Event, /, **payload: Any) -> bool:
+            return await super().can_send(event, **payload)
+
+    async def start_behavior(self) -> NotebookBccV2State:
+        """Step 目标未达成，需要生成 Behavior（Planning API 响应 targetAchieved: false）。error 状态下 Client 用它容错重启 Behavior。"""
+        return await self.send(_E.START_BEHAVIOR)
+
+    async def complete_behavior(self) -> NotebookBccV2State:
+        """Behavior 完成反馈后，不再继续（Planning API 响应 transition.continue_behaviors: false）"""
+        return await self.send(_E.COMPLETE_BEHAVIOR)
+
+    async def next_behavior(self) -> NotebookBccV2State:
+        """需要更多 Behavior（Planning API 响应 transition.continue_behaviors: true）"""
+        return await self.send(_E.NEXT_BEHAVIOR)
+
+    async def complete_step(self) -> NotebookBccV2State:
+        """Step 目标达成（Planning API 响应 targetAchieved: true）"""
+        return await self.send(_E.COMPLETE_STEP)
+
+    async def complete_stage(self) -> NotebookBccV2State:
+        """Stage 所有步骤完成（Planning API 响应 targetAchieved: true）"""
+        return await self.send(_E.COMPLETE_STAGE)
+
+    async def complete_workflow(self) -> NotebookBccV2State:
+        """所有 Stage 完成（Planning API 响应 targetAchieved: true）"""
+        return await self.send(_E.COMPLETE_WORKFLOW)
+
+    async def update_workflow(self) -> NotebookBccV2State:
+        """需要更新工作流（Planning API 响应 context_update.workflow_update）"""
+        return await self.send(_E.UPDATE_WORKFLOW)
+
+    async def update_step(self) -> NotebookBccV2State:
+        """需要更新步骤列表（Planning API 响应 context_update.stage_steps_update）"""
+        return await self.send(_E.UPDATE_STEP)
+
+    async def start_workflow(self) -> NotebookBccV2State:
+        """用户开始工作流：导航到第一个 Stage。error 状态下用于容错重启整个工作流。"""
+        return await self.send(_E.START_WORKFLOW)
+
+    async def start_step(self) -> NotebookBccV2State:
+        """进入新的 Step：导航到 Step"""
+        return await self.send(_E.START_STEP)
+
+    async def complete_action(self) -> NotebookBccV2State:
+        """Action 执行器完成一个 Action：标记 Action 完成。在 workflow_update_pending 中是占位符，保持挂起。"""
+        return await self.send(_E.COMPLETE_ACTION)
+
+    async def next_action(self) -> NotebookBccV2State:
+        """队列中还有 Action：继续执行下一个"""
+        return await self.send(_E.NEXT_ACTION)
+
+    async def next_step(self) -> NotebookBccV2State:
+        """Step 完成，还有剩余 Steps：导航到下一个 Step"""
+        return await self.send(_E.NEXT_STEP)
+
+    async def next_stage(self) -> NotebookBccV2State:
+        """Stage 完成，还有剩余 Stages：导航到下一个 Stage"""
+        return await self.send(_E.NEXT_STAGE)
+
+    async def fail(self) -> NotebookBccV2State:
+        """执行出错：错误处理"""
+        return await self.send(_E.FAIL)
+
+    async def cancel(self) -> NotebookBccV2State:
+        """用户取消：终止执行"""
+        return await self.send(_E.CANCEL)
+
+    async def reset(self) -> NotebookBccV2State:
+        """RESET — 重置状态机：回到 idle。"""
+        return await self.send(_E.RESET)
+
+    async def update_workflow_confirmed(self) -> NotebookBccV2State:
+        """用户确认工作流更新：应用更新"""
+        return await self.send(_E.UPDATE_WORKFLOW_CONFIRMED)
+
+    async def update_workflow_rejected(self) -> NotebookBccV2State:
+        """用户拒绝工作流更新：拒绝更新"""
+        return await self.send(_E.UPDATE_WORKFLOW_REJECTED)
+
+    async def update_step_confirmed(self) -> NotebookBccV2State:
+        """用户确认步骤更新：应用更新"""
+        return await self.send(_E.UPDATE_STEP_CONFIRMED)
+
+    async def update_step_rejected(self) -> NotebookBccV2State:
+        """用户拒绝步骤更新：拒绝更新（注意：转到 error，而工作流更新被拒绝时回到 action_completed）"""
+        return await self.send(_E.UPDATE_STEP_REJECTED)
+
+    async def start_action(self) -> NotebookBccV2State:
+        """Generating API 返回 Actions 列表（流式或批量）：开始执行 Action 队列。种子的 Client 事件表也列出了它；按转移表（负责方 Generating，/generating）记为 Generating API。"""
+        return await self.send(_E.START_ACTION)

@@ -15,7 +15,7 @@ Generated from spec/pegasus_task.toml by statewright 0.2.0; do not edit."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -25,11 +25,14 @@ from typing import (
     Protocol,
     TypedDict,
     TypeVar,
+    final,
+    overload,
 )
 
 from statewright import (
     PREVIOUS,
     Alternative,
+    AsyncMachine,
     Machine,
     MachineSpec,
     Previous,
@@ -105,6 +108,25 @@ class PegasusTaskEvent(StrEnum):
     """任务失败（任意非终态均可触发）。"""
 
 
+class _E:
+    """The events as constants: cheap to resolve for mypy, and for Python (an enum class
+    looks members up by name through a slower path)."""
+
+    TASK_CREATED: Final = PegasusTaskEvent.TASK_CREATED
+    PERCEIVE_DONE: Final = PegasusTaskEvent.PERCEIVE_DONE
+    THINK_DONE: Final = PegasusTaskEvent.THINK_DONE
+    NEED_MORE_INFO: Final = PegasusTaskEvent.NEED_MORE_INFO
+    PLAN_DONE: Final = PegasusTaskEvent.PLAN_DONE
+    TOOL_CALL_COMPLETED: Final = PegasusTaskEvent.TOOL_CALL_COMPLETED
+    TOOL_CALL_FAILED: Final = PegasusTaskEvent.TOOL_CALL_FAILED
+    ACT_DONE: Final = PegasusTaskEvent.ACT_DONE
+    REFLECT_DONE: Final = PegasusTaskEvent.REFLECT_DONE
+    MESSAGE_RECEIVED: Final = PegasusTaskEvent.MESSAGE_RECEIVED
+    TASK_RESUMED: Final = PegasusTaskEvent.TASK_RESUMED
+    TASK_SUSPENDED: Final = PegasusTaskEvent.TASK_SUSPENDED
+    TASK_FAILED: Final = PegasusTaskEvent.TASK_FAILED
+
+
 INITIAL_STATE: Final = PegasusTaskState.IDLE
 FINAL_STATES: Final[frozenset[PegasusTaskState]] = frozenset(
     {PegasusTaskState.COMPLETED, PegasusTaskState.FAILED}
@@ -121,6 +143,7 @@ TAG_ACTIVE: Final[frozenset[PegasusTaskState]] = frozenset(
 TAGS: Final[Mapping[str, frozenset[PegasusTaskState]]] = {"active": TAG_ACTIVE}
 
 
+@final
 class TaskCreatedPayload(TypedDict):
     """Payload of the TASK_CREATED event."""
 
@@ -130,24 +153,28 @@ class TaskCreatedPayload(TypedDict):
     priority: int | None
 
 
+@final
 class PerceiveDonePayload(TypedDict):
     """Payload of the PERCEIVE_DONE event."""
 
     perception: dict[str, Any] | None
 
 
+@final
 class ThinkDonePayload(TypedDict):
     """Payload of the THINK_DONE event."""
 
     reasoning: dict[str, Any] | None
 
 
+@final
 class NeedMoreInfoPayload(TypedDict):
     """Payload of the NEED_MORE_INFO event."""
 
     reason: str | None
 
 
+@final
 class PlanDonePayload(TypedDict):
     """Payload of the PLAN_DONE event."""
 
@@ -156,6 +183,7 @@ class PlanDonePayload(TypedDict):
     reasoning: str | None
 
 
+@final
 class ToolCallCompletedPayload(TypedDict):
     """Payload of the TOOL_CALL_COMPLETED event."""
 
@@ -163,6 +191,7 @@ class ToolCallCompletedPayload(TypedDict):
     output: str | None
 
 
+@final
 class ToolCallFailedPayload(TypedDict):
     """Payload of the TOOL_CALL_FAILED event."""
 
@@ -170,12 +199,14 @@ class ToolCallFailedPayload(TypedDict):
     error: str
 
 
+@final
 class ActDonePayload(TypedDict):
     """Payload of the ACT_DONE event."""
 
     action_result: dict[str, Any] | None
 
 
+@final
 class ReflectDonePayload(TypedDict):
     """Payload of the REFLECT_DONE event."""
 
@@ -185,22 +216,26 @@ class ReflectDonePayload(TypedDict):
     next_focus: str | None
 
 
+@final
 class MessageReceivedPayload(TypedDict):
     """Payload of the MESSAGE_RECEIVED event."""
 
     message: dict[str, str]
 
 
+@final
 class TaskResumedPayload(TypedDict):
     """Payload of the TASK_RESUMED event."""
 
 
+@final
 class TaskSuspendedPayload(TypedDict):
     """Payload of the TASK_SUSPENDED event."""
 
     reason: str | None
 
 
+@final
 class TaskFailedPayload(TypedDict):
     """Payload of the TASK_FAILED event."""
 
@@ -235,6 +270,38 @@ class PegasusTaskHandlers(Protocol[ContextT_contra]):
     def verdict_is_replan(
         self, context: ContextT_contra, payload: ReflectDonePayload, /
     ) -> bool:
+        """Guard used by: reflecting --REFLECT_DONE--> planning."""
+        ...
+
+
+class PegasusTaskAsyncHandlers(Protocol[ContextT_contra]):
+    """The guards and actions for the async machine: each may also be a coroutine."""
+
+    def plan_has_more_steps(
+        self,
+        context: ContextT_contra,
+        payload: ToolCallCompletedPayload | ToolCallFailedPayload,
+        /,
+    ) -> Awaitable[bool] | bool:
+        """Guard used by: acting --TOOL_CALL_COMPLETED--> acting; acting
+        --TOOL_CALL_FAILED--> acting."""
+        ...
+
+    def verdict_is_complete(
+        self, context: ContextT_contra, payload: ReflectDonePayload, /
+    ) -> Awaitable[bool] | bool:
+        """Guard used by: reflecting --REFLECT_DONE--> completed."""
+        ...
+
+    def verdict_is_continue(
+        self, context: ContextT_contra, payload: ReflectDonePayload, /
+    ) -> Awaitable[bool] | bool:
+        """Guard used by: reflecting --REFLECT_DONE--> thinking."""
+        ...
+
+    def verdict_is_replan(
+        self, context: ContextT_contra, payload: ReflectDonePayload, /
+    ) -> Awaitable[bool] | bool:
         """Guard used by: reflecting --REFLECT_DONE--> planning."""
         ...
 
@@ -632,6 +699,335 @@ class PegasusTaskMachine(Machine[PegasusTaskState, PegasusTaskEvent, ContextT]):
     ) -> None:
         super().__init__(context, handlers, options=options)
 
+    if TYPE_CHECKING:
+        # The event picks the payload: one signature per event for send, try_send, can_send.
+        @overload  # type: ignore[override]  # narrows the generic send
+        def send(
+            self,
+            event: Literal[PegasusTaskEvent.TASK_CREATED],
+            /,
+            *,
+            input_text: str,
+            source: str,
+            input_metadata: dict[str, Any] | None = None,
+            priority: int | None = None,
+        ) -> PegasusTaskState: ...
+        @overload
+        def send(
+            self,
+            event: Literal[PegasusTaskEvent.PERCEIVE_DONE],
+            /,
+            *,
+            perception: dict[str, Any] | None = None,
+        ) -> PegasusTaskState: ...
+        @overload
+        def send(
+            self,
+            event: Literal[PegasusTaskEvent.THINK_DONE],
+            /,
+            *,
+            reasoning: dict[str, Any] | None = None,
+        ) -> PegasusTaskState: ...
+        @overload
+        def send(
+            self,
+            event: Literal[PegasusTaskEvent.NEED_MORE_INFO],
+            /,
+            *,
+            reason: str | None = None,
+        ) -> PegasusTaskState: ...
+        @overload
+        def send(
+            self,
+            event: Literal[PegasusTaskEvent.PLAN_DONE],
+            /,
+            *,
+            goal: str,
+            steps: list[str],
+            reasoning: str | None = None,
+        ) -> PegasusTaskState: ...
+        @overload
+        def send(
+            self,
+            event: Literal[PegasusTaskEvent.TOOL_CALL_COMPLETED],
+            /,
+            *,
+            step_index: int,
+            output: str | None = None,
+        ) -> PegasusTaskState: ...
+        @overload
+        def send(
+            self,
+            event: Literal[PegasusTaskEvent.TOOL_CALL_FAILED],
+            /,
+            *,
+            step_index: int,
+            error: str,
+        ) -> PegasusTaskState: ...
+        @overload
+        def send(
+            self,
+            event: Literal[PegasusTaskEvent.ACT_DONE],
+            /,
+            *,
+            action_result: dict[str, Any] | None = None,
+        ) -> PegasusTaskState: ...
+        @overload
+        def send(
+            self,
+            event: Literal[PegasusTaskEvent.REFLECT_DONE],
+            /,
+            *,
+            verdict: Literal["complete", "continue", "replan"],
+            assessment: str | None = None,
+            lessons: list[str] | None = None,
+            next_focus: str | None = None,
+        ) -> PegasusTaskState: ...
+        @overload
+        def send(
+            self,
+            event: Literal[PegasusTaskEvent.MESSAGE_RECEIVED],
+            /,
+            *,
+            message: dict[str, str],
+        ) -> PegasusTaskState: ...
+        @overload
+        def send(
+            self, event: Literal[PegasusTaskEvent.TASK_RESUMED], /
+        ) -> PegasusTaskState: ...
+        @overload
+        def send(
+            self,
+            event: Literal[PegasusTaskEvent.TASK_SUSPENDED],
+            /,
+            *,
+            reason: str | None = None,
+        ) -> PegasusTaskState: ...
+        @overload
+        def send(
+            self, event: Literal[PegasusTaskEvent.TASK_FAILED], /, *, error: str
+        ) -> PegasusTaskState: ...
+        def send(self, event: PegasusTaskEvent, /, **payload: Any) -> PegasusTaskState:
+            return super().send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic try_send
+        def try_send(
+            self,
+            event: Literal[PegasusTaskEvent.TASK_CREATED],
+            /,
+            *,
+            input_text: str,
+            source: str,
+            input_metadata: dict[str, Any] | None = None,
+            priority: int | None = None,
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[PegasusTaskEvent.PERCEIVE_DONE],
+            /,
+            *,
+            perception: dict[str, Any] | None = None,
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[PegasusTaskEvent.THINK_DONE],
+            /,
+            *,
+            reasoning: dict[str, Any] | None = None,
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[PegasusTaskEvent.NEED_MORE_INFO],
+            /,
+            *,
+            reason: str | None = None,
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[PegasusTaskEvent.PLAN_DONE],
+            /,
+            *,
+            goal: str,
+            steps: list[str],
+            reasoning: str | None = None,
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[PegasusTaskEvent.TOOL_CALL_COMPLETED],
+            /,
+            *,
+            step_index: int,
+            output: str | None = None,
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[PegasusTaskEvent.TOOL_CALL_FAILED],
+            /,
+            *,
+            step_index: int,
+            error: str,
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[PegasusTaskEvent.ACT_DONE],
+            /,
+            *,
+            action_result: dict[str, Any] | None = None,
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[PegasusTaskEvent.REFLECT_DONE],
+            /,
+            *,
+            verdict: Literal["complete", "continue", "replan"],
+            assessment: str | None = None,
+            lessons: list[str] | None = None,
+            next_focus: str | None = None,
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[PegasusTaskEvent.MESSAGE_RECEIVED],
+            /,
+            *,
+            message: dict[str, str],
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self, event: Literal[PegasusTaskEvent.TASK_RESUMED], /
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[PegasusTaskEvent.TASK_SUSPENDED],
+            /,
+            *,
+            reason: str | None = None,
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self, event: Literal[PegasusTaskEvent.TASK_FAILED], /, *, error: str
+        ) -> bool: ...
+        def try_send(self, event: PegasusTaskEvent, /, **payload: Any) -> bool:
+            return super().try_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic can_send
+        def can_send(
+            self,
+            event: Literal[PegasusTaskEvent.TASK_CREATED],
+            /,
+            *,
+            input_text: str,
+            source: str,
+            input_metadata: dict[str, Any] | None = None,
+            priority: int | None = None,
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[PegasusTaskEvent.PERCEIVE_DONE],
+            /,
+            *,
+            perception: dict[str, Any] | None = None,
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[PegasusTaskEvent.THINK_DONE],
+            /,
+            *,
+            reasoning: dict[str, Any] | None = None,
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[PegasusTaskEvent.NEED_MORE_INFO],
+            /,
+            *,
+            reason: str | None = None,
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[PegasusTaskEvent.PLAN_DONE],
+            /,
+            *,
+            goal: str,
+            steps: list[str],
+            reasoning: str | None = None,
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[PegasusTaskEvent.TOOL_CALL_COMPLETED],
+            /,
+            *,
+            step_index: int,
+            output: str | None = None,
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[PegasusTaskEvent.TOOL_CALL_FAILED],
+            /,
+            *,
+            step_index: int,
+            error: str,
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[PegasusTaskEvent.ACT_DONE],
+            /,
+            *,
+            action_result: dict[str, Any] | None = None,
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[PegasusTaskEvent.REFLECT_DONE],
+            /,
+            *,
+            verdict: Literal["complete", "continue", "replan"],
+            assessment: str | None = None,
+            lessons: list[str] | None = None,
+            next_focus: str | None = None,
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[PegasusTaskEvent.MESSAGE_RECEIVED],
+            /,
+            *,
+            message: dict[str, str],
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self, event: Literal[PegasusTaskEvent.TASK_RESUMED], /
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[PegasusTaskEvent.TASK_SUSPENDED],
+            /,
+            *,
+            reason: str | None = None,
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self, event: Literal[PegasusTaskEvent.TASK_FAILED], /, *, error: str
+        ) -> bool: ...
+        def can_send(self, event: PegasusTaskEvent, /, **payload: Any) -> bool:
+            return super().can_send(event, **payload)
+
     def task_created(
         self,
         *,
@@ -642,7 +1038,7 @@ class PegasusTaskMachine(Machine[PegasusTaskState, PegasusTaskEvent, ContextT]):
     ) -> PegasusTaskState:
         """从外部输入事件创建任务（TaskFSM.from_event）：原始输入进入 TaskContext。"""
         return self.send(
-            PegasusTaskEvent.TASK_CREATED,
+            _E.TASK_CREATED,
             input_text=input_text,
             source=source,
             input_metadata=input_metadata,
@@ -653,52 +1049,39 @@ class PegasusTaskMachine(Machine[PegasusTaskState, PegasusTaskEvent, ContextT]):
         self, *, perception: dict[str, Any] | None = None
     ) -> PegasusTaskState:
         """感知完成，输出 perception。"""
-        return self.send(PegasusTaskEvent.PERCEIVE_DONE, perception=perception)
+        return self.send(_E.PERCEIVE_DONE, perception=perception)
 
     def think_done(
         self, *, reasoning: dict[str, Any] | None = None
     ) -> PegasusTaskState:
         """推理完成，输出 reasoning。"""
-        return self.send(PegasusTaskEvent.THINK_DONE, reasoning=reasoning)
+        return self.send(_E.THINK_DONE, reasoning=reasoning)
 
     def need_more_info(self, *, reason: str | None = None) -> PegasusTaskState:
         """思考阶段发现信息不足，需要等待外部输入。"""
-        return self.send(PegasusTaskEvent.NEED_MORE_INFO, reason=reason)
+        return self.send(_E.NEED_MORE_INFO, reason=reason)
 
     def plan_done(
         self, *, goal: str, steps: list[str], reasoning: str | None = None
     ) -> PegasusTaskState:
         """规划完成，输出 Plan（goal、steps、reasoning）。"""
-        return self.send(
-            PegasusTaskEvent.PLAN_DONE,
-            goal=goal,
-            steps=steps,
-            reasoning=reasoning,
-        )
+        return self.send(_E.PLAN_DONE, goal=goal, steps=steps, reasoning=reasoning)
 
     def tool_call_completed(
         self, *, step_index: int, output: str | None = None
     ) -> PegasusTaskState:
         """当前 plan 步骤的工具调用完成（动态转换：plan 还有步骤 → ACTING，否则 → REFLECTING）。"""
-        return self.send(
-            PegasusTaskEvent.TOOL_CALL_COMPLETED,
-            step_index=step_index,
-            output=output,
-        )
+        return self.send(_E.TOOL_CALL_COMPLETED, step_index=step_index, output=output)
 
     def tool_call_failed(self, *, step_index: int, error: str) -> PegasusTaskState:
         """当前 plan 步骤的工具调用失败（动态转换：plan 还有步骤 → ACTING，否则 → REFLECTING）。"""
-        return self.send(
-            PegasusTaskEvent.TOOL_CALL_FAILED,
-            step_index=step_index,
-            error=error,
-        )
+        return self.send(_E.TOOL_CALL_FAILED, step_index=step_index, error=error)
 
     def act_done(
         self, *, action_result: dict[str, Any] | None = None
     ) -> PegasusTaskState:
         """行动完成，输出 ActionResult。"""
-        return self.send(PegasusTaskEvent.ACT_DONE, action_result=action_result)
+        return self.send(_E.ACT_DONE, action_result=action_result)
 
     def reflect_done(
         self,
@@ -710,7 +1093,7 @@ class PegasusTaskMachine(Machine[PegasusTaskState, PegasusTaskEvent, ContextT]):
     ) -> PegasusTaskState:
         """反思完成，输出 Reflection；verdict 决定 REFLECTING 之后的走向（动态转换）。"""
         return self.send(
-            PegasusTaskEvent.REFLECT_DONE,
+            _E.REFLECT_DONE,
             verdict=verdict,
             assessment=assessment,
             lessons=lessons,
@@ -719,16 +1102,463 @@ class PegasusTaskMachine(Machine[PegasusTaskState, PegasusTaskEvent, ContextT]):
 
     def message_received(self, *, message: dict[str, str]) -> PegasusTaskState:
         """挂起期间收到外部消息（写入对话历史 messages）。"""
-        return self.send(PegasusTaskEvent.MESSAGE_RECEIVED, message=message)
+        return self.send(_E.MESSAGE_RECEIVED, message=message)
 
     def task_resumed(self) -> PegasusTaskState:
         """恢复挂起的任务，回到挂起前的状态。"""
-        return self.send(PegasusTaskEvent.TASK_RESUMED)
+        return self.send(_E.TASK_RESUMED)
 
     def task_suspended(self, *, reason: str | None = None) -> PegasusTaskState:
         """挂起一个活跃任务。"""
-        return self.send(PegasusTaskEvent.TASK_SUSPENDED, reason=reason)
+        return self.send(_E.TASK_SUSPENDED, reason=reason)
 
     def task_failed(self, *, error: str) -> PegasusTaskState:
         """任务失败（任意非终态均可触发）。"""
-        return self.send(PegasusTaskEvent.TASK_FAILED, error=error)
+        return self.send(_E.TASK_FAILED, error=error)
+
+
+class PegasusTaskAsyncMachine(
+    AsyncMachine[PegasusTaskState, PegasusTaskEvent, ContextT]
+):
+    """The PegasusTask state machine for asyncio: ``await`` each event's method."""
+
+    spec: ClassVar[MachineSpec[PegasusTaskState, PegasusTaskEvent]] = SPEC
+
+    def __init__(
+        self,
+        context: ContextT,
+        handlers: PegasusTaskAsyncHandlers[ContextT],
+        *,
+        options: MachineOptions | None = None,
+    ) -> None:
+        super().__init__(context, handlers, options=options)
+
+    if TYPE_CHECKING:
+        # The event picks the payload: one signature per event for send, try_send, can_send.
+        @overload  # type: ignore[override]  # narrows the generic send
+        async def send(
+            self,
+            event: Literal[PegasusTaskEvent.TASK_CREATED],
+            /,
+            *,
+            input_text: str,
+            source: str,
+            input_metadata: dict[str, Any] | None = None,
+            priority: int | None = None,
+        ) -> PegasusTaskState: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[PegasusTaskEvent.PERCEIVE_DONE],
+            /,
+            *,
+            perception: dict[str, Any] | None = None,
+        ) -> PegasusTaskState: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[PegasusTaskEvent.THINK_DONE],
+            /,
+            *,
+            reasoning: dict[str, Any] | None = None,
+        ) -> PegasusTaskState: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[PegasusTaskEvent.NEED_MORE_INFO],
+            /,
+            *,
+            reason: str | None = None,
+        ) -> PegasusTaskState: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[PegasusTaskEvent.PLAN_DONE],
+            /,
+            *,
+            goal: str,
+            steps: list[str],
+            reasoning: str | None = None,
+        ) -> PegasusTaskState: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[PegasusTaskEvent.TOOL_CALL_COMPLETED],
+            /,
+            *,
+            step_index: int,
+            output: str | None = None,
+        ) -> PegasusTaskState: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[PegasusTaskEvent.TOOL_CALL_FAILED],
+            /,
+            *,
+            step_index: int,
+            error: str,
+        ) -> PegasusTaskState: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[PegasusTaskEvent.ACT_DONE],
+            /,
+            *,
+            action_result: dict[str, Any] | None = None,
+        ) -> PegasusTaskState: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[PegasusTaskEvent.REFLECT_DONE],
+            /,
+            *,
+            verdict: Literal["complete", "continue", "replan"],
+            assessment: str | None = None,
+            lessons: list[str] | None = None,
+            next_focus: str | None = None,
+        ) -> PegasusTaskState: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[PegasusTaskEvent.MESSAGE_RECEIVED],
+            /,
+            *,
+            message: dict[str, str],
+        ) -> PegasusTaskState: ...
+        @overload
+        async def send(
+            self, event: Literal[PegasusTaskEvent.TASK_RESUMED], /
+        ) -> PegasusTaskState: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[PegasusTaskEvent.TASK_SUSPENDED],
+            /,
+            *,
+            reason: str | None = None,
+        ) -> PegasusTaskState: ...
+        @overload
+        async def send(
+            self, event: Literal[PegasusTaskEvent.TASK_FAILED], /, *, error: str
+        ) -> PegasusTaskState: ...
+        async def send(
+            self, event: PegasusTaskEvent, /, **payload: Any
+        ) -> PegasusTaskState:
+            return await super().send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic try_send
+        async def try_send(
+            self,
+            event: Literal[PegasusTaskEvent.TASK_CREATED],
+            /,
+            *,
+            input_text: str,
+            source: str,
+            input_metadata: dict[str, Any] | None = None,
+            priority: int | None = None,
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[PegasusTaskEvent.PERCEIVE_DONE],
+            /,
+            *,
+            perception: dict[str, Any] | None = None,
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[PegasusTaskEvent.THINK_DONE],
+            /,
+            *,
+            reasoning: dict[str, Any] | None = None,
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[PegasusTaskEvent.NEED_MORE_INFO],
+            /,
+            *,
+            reason: str | None = None,
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[PegasusTaskEvent.PLAN_DONE],
+            /,
+            *,
+            goal: str,
+            steps: list[str],
+            reasoning: str | None = None,
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[PegasusTaskEvent.TOOL_CALL_COMPLETED],
+            /,
+            *,
+            step_index: int,
+            output: str | None = None,
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[PegasusTaskEvent.TOOL_CALL_FAILED],
+            /,
+            *,
+            step_index: int,
+            error: str,
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[PegasusTaskEvent.ACT_DONE],
+            /,
+            *,
+            action_result: dict[str, Any] | None = None,
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[PegasusTaskEvent.REFLECT_DONE],
+            /,
+            *,
+            verdict: Literal["complete", "continue", "replan"],
+            assessment: str | None = None,
+            lessons: list[str] | None = None,
+            next_focus: str | None = None,
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[PegasusTaskEvent.MESSAGE_RECEIVED],
+            /,
+            *,
+            message: dict[str, str],
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[PegasusTaskEvent.TASK_RESUMED], /
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[PegasusTaskEvent.TASK_SUSPENDED],
+            /,
+            *,
+            reason: str | None = None,
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[PegasusTaskEvent.TASK_FAILED], /, *, error: str
+        ) -> bool: ...
+        async def try_send(self, event: PegasusTaskEvent, /, **payload: Any) -> bool:
+            return await super().try_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic can_send
+        async def can_send(
+            self,
+            event: Literal[PegasusTaskEvent.TASK_CREATED],
+            /,
+            *,
+            input_text: str,
+            source: str,
+            input_metadata: dict[str, Any] | None = None,
+            priority: int | None = None,
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[PegasusTaskEvent.PERCEIVE_DONE],
+            /,
+            *,
+            perception: dict[str, Any] | None = None,
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[PegasusTaskEvent.THINK_DONE],
+            /,
+            *,
+            reasoning: dict[str, Any] | None = None,
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[PegasusTaskEvent.NEED_MORE_INFO],
+            /,
+            *,
+            reason: str | None = None,
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[PegasusTaskEvent.PLAN_DONE],
+            /,
+            *,
+            goal: str,
+            steps: list[str],
+            reasoning: str | None = None,
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[PegasusTaskEvent.TOOL_CALL_COMPLETED],
+            /,
+            *,
+            step_index: int,
+            output: str | None = None,
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[PegasusTaskEvent.TOOL_CALL_FAILED],
+            /,
+            *,
+            step_index: int,
+            error: str,
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[PegasusTaskEvent.ACT_DONE],
+            /,
+            *,
+            action_result: dict[str, Any] | None = None,
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[PegasusTaskEvent.REFLECT_DONE],
+            /,
+            *,
+            verdict: Literal["complete", "continue", "replan"],
+            assessment: str | None = None,
+            lessons: list[str] | None = None,
+            next_focus: str | None = None,
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[PegasusTaskEvent.MESSAGE_RECEIVED],
+            /,
+            *,
+            message: dict[str, str],
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[PegasusTaskEvent.TASK_RESUMED], /
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[PegasusTaskEvent.TASK_SUSPENDED],
+            /,
+            *,
+            reason: str | None = None,
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[PegasusTaskEvent.TASK_FAILED], /, *, error: str
+        ) -> bool: ...
+        async def can_send(self, event: PegasusTaskEvent, /, **payload: Any) -> bool:
+            return await super().can_send(event, **payload)
+
+    async def task_created(
+        self,
+        *,
+        input_text: str,
+        source: str,
+        input_metadata: dict[str, Any] | None = None,
+        priority: int | None = None,
+    ) -> PegasusTaskState:
+        """从外部输入事件创建任务（TaskFSM.from_event）：原始输入进入 TaskContext。"""
+        return await self.send(
+            _E.TASK_CREATED,
+            input_text=input_text,
+            source=source,
+            input_metadata=input_metadata,
+            priority=priority,
+        )
+
+    async def perceive_done(
+        self, *, perception: dict[str, Any] | None = None
+    ) -> PegasusTaskState:
+        """感知完成，输出 perception。"""
+        return await self.send(_E.PERCEIVE_DONE, perception=perception)
+
+    async def think_done(
+        self, *, reasoning: dict[str, Any] | None = None
+    ) -> PegasusTaskState:
+        """推理完成，输出 reasoning。"""
+        return await self.send(_E.THINK_DONE, reasoning=reasoning)
+
+    async def need_more_info(self, *, reason: str | None = None) -> PegasusTaskState:
+        """思考阶段发现信息不足，需要等待外部输入。"""
+        return await self.send(_E.NEED_MORE_INFO, reason=reason)
+
+    async def plan_done(
+        self, *, goal: str, steps: list[str], reasoning: str | None = None
+    ) -> PegasusTaskState:
+        """规划完成，输出 Plan（goal、steps、reasoning）。"""
+        return await self.send(
+            _E.PLAN_DONE,
+            goal=goal,
+            steps=steps,
+            reasoning=reasoning,
+        )
+
+    async def tool_call_completed(
+        self, *, step_index: int, output: str | None = None
+    ) -> PegasusTaskState:
+        """当前 plan 步骤的工具调用完成（动态转换：plan 还有步骤 → ACTING，否则 → REFLECTING）。"""
+        return await self.send(
+            _E.TOOL_CALL_COMPLETED,
+            step_index=step_index,
+            output=output,
+        )
+
+    async def tool_call_failed(
+        self, *, step_index: int, error: str
+    ) -> PegasusTaskState:
+        """当前 plan 步骤的工具调用失败（动态转换：plan 还有步骤 → ACTING，否则 → REFLECTING）。"""
+        return await self.send(_E.TOOL_CALL_FAILED, step_index=step_index, error=error)
+
+    async def act_done(
+        self, *, action_result: dict[str, Any] | None = None
+    ) -> PegasusTaskState:
+        """行动完成，输出 ActionResult。"""
+        return await self.send(_E.ACT_DONE, action_result=action_result)
+
+    async def reflect_done(
+        self,
+        *,
+        verdict: Literal["complete", "continue", "replan"],
+        assessment: str | None = None,
+        lessons: list[str] | None = None,
+        next_focus: str | None = None,
+    ) -> PegasusTaskState:
+        """反思完成，输出 Reflection；verdict 决定 REFLECTING 之后的走向（动态转换）。"""
+        return await self.send(
+            _E.REFLECT_DONE,
+            verdict=verdict,
+            assessment=assessment,
+            lessons=lessons,
+            next_focus=next_focus,
+        )
+
+    async def message_received(self, *, message: dict[str, str]) -> PegasusTaskState:
+        """挂起期间收到外部消息（写入对话历史 messages）。"""
+        return await self.send(_E.MESSAGE_RECEIVED, message=message)
+
+    async def task_resumed(self) -> PegasusTaskState:
+        """恢复挂起的任务，回到挂起前的状态。"""
+        return await self.send(_E.TASK_RESUMED)
+
+    async def task_suspended(self, *, reason: str | None = None) -> PegasusTaskState:
+        """挂起一个活跃任务。"""
+        return await self.send(_E.TASK_SUSPENDED, reason=reason)
+
+    async def task_failed(self, *, error: str) -> PegasusTaskState:
+        """任务失败（任意非终态均可触发）。"""
+        return await self.send(_E.TASK_FAILED, error=error)

@@ -15,7 +15,7 @@ Generated from spec/remem.toml by statewright 0.2.0; do not edit."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -25,10 +25,13 @@ from typing import (
     Protocol,
     TypedDict,
     TypeVar,
+    final,
+    overload,
 )
 
 from statewright import (
     Alternative,
+    AsyncMachine,
     Machine,
     MachineSpec,
     Previous,
@@ -88,6 +91,19 @@ class ReMemEvent(StrEnum):
     """reset()：清除所有状态和历史。"""
 
 
+class _E:
+    """The events as constants: cheap to resolve for mypy, and for Python (an enum class
+    looks members up by name through a slower path)."""
+
+    INITIALIZE: Final = ReMemEvent.INITIALIZE
+    THINK: Final = ReMemEvent.THINK
+    REFINE: Final = ReMemEvent.REFINE
+    ACT: Final = ReMemEvent.ACT
+    TIMEOUT: Final = ReMemEvent.TIMEOUT
+    LOOP_DETECTED: Final = ReMemEvent.LOOP_DETECTED
+    RESET: Final = ReMemEvent.RESET
+
+
 INITIAL_STATE: Final = ReMemState.UNINITIALIZED
 FINAL_STATES: Final[frozenset[ReMemState]] = frozenset()
 TAG_ACTIVE: Final[frozenset[ReMemState]] = frozenset(
@@ -102,6 +118,7 @@ TAGS: Final[Mapping[str, frozenset[ReMemState]]] = {
 }
 
 
+@final
 class InitializePayload(TypedDict):
     """Payload of the INITIALIZE event."""
 
@@ -109,36 +126,42 @@ class InitializePayload(TypedDict):
     max_iterations: int | None
 
 
+@final
 class ThinkPayload(TypedDict):
     """Payload of the THINK event."""
 
     thought: str | None
 
 
+@final
 class RefinePayload(TypedDict):
     """Payload of the REFINE event."""
 
     delta: dict[str, list[int | str]]
 
 
+@final
 class ActPayload(TypedDict):
     """Payload of the ACT event."""
 
     result: str
 
 
+@final
 class TimeoutPayload(TypedDict):
     """Payload of the TIMEOUT event."""
 
     elapsed_seconds: float | None
 
 
+@final
 class LoopDetectedPayload(TypedDict):
     """Payload of the LOOP_DETECTED event."""
 
     action: Literal["THINK", "REFINE"] | None
 
 
+@final
 class ResetPayload(TypedDict):
     """Payload of the RESET event."""
 
@@ -206,6 +229,80 @@ class ReMemHandlers(Protocol[ContextT_contra]):
         payload: ThinkPayload | RefinePayload | ActPayload,
         /,
     ) -> None:
+        """Action used by: any state tagged 'active' --THINK--> done; any state
+        tagged 'active' --THINK--> thinking; any state tagged 'active' --REFINE-->
+        done; any state tagged 'active' --REFINE--> refining; any state tagged
+        'active' --ACT--> done."""
+        ...
+
+
+class ReMemAsyncHandlers(Protocol[ContextT_contra]):
+    """The guards and actions for the async machine: each may also be a coroutine."""
+
+    def iterations_exhausted(
+        self, context: ContextT_contra, payload: ThinkPayload | RefinePayload, /
+    ) -> Awaitable[bool] | bool:
+        """Guard used by: any state tagged 'active' --THINK--> done; any state tagged
+        'active' --REFINE--> done."""
+        ...
+
+    def repeated_action(
+        self, context: ContextT_contra, payload: ThinkPayload | RefinePayload, /
+    ) -> Awaitable[bool] | bool:
+        """Guard used by: any state tagged 'active' --THINK--> loop_detected; any
+        state tagged 'active' --REFINE--> loop_detected."""
+        ...
+
+    def apply_memory_delta(
+        self, context: ContextT_contra, payload: RefinePayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: any state tagged 'active' --REFINE--> refining."""
+        ...
+
+    def clear_state(
+        self, context: ContextT_contra, payload: ResetPayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: any non-final state --RESET--> uninitialized."""
+        ...
+
+    def force_act(
+        self, context: ContextT_contra, payload: ThinkPayload | RefinePayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: any state tagged 'active' --THINK--> done; any state
+        tagged 'active' --REFINE--> done."""
+        ...
+
+    def increment_iteration(
+        self, context: ContextT_contra, payload: ThinkPayload | RefinePayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: any state tagged 'active' --THINK--> thinking; any state
+        tagged 'active' --REFINE--> refining."""
+        ...
+
+    def init_state(
+        self, context: ContextT_contra, payload: InitializePayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: uninitialized --INITIALIZE--> ready."""
+        ...
+
+    def record_result(
+        self, context: ContextT_contra, payload: ActPayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: any state tagged 'active' --ACT--> done."""
+        ...
+
+    def record_thought(
+        self, context: ContextT_contra, payload: ThinkPayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: any state tagged 'active' --THINK--> thinking."""
+        ...
+
+    def update_mdp(
+        self,
+        context: ContextT_contra,
+        payload: ThinkPayload | RefinePayload | ActPayload,
+        /,
+    ) -> Awaitable[None] | None:
         """Action used by: any state tagged 'active' --THINK--> done; any state
         tagged 'active' --THINK--> thinking; any state tagged 'active' --REFINE-->
         done; any state tagged 'active' --REFINE--> refining; any state tagged
@@ -565,38 +662,369 @@ class ReMemMachine(Machine[ReMemState, ReMemEvent, ContextT]):
     ) -> None:
         super().__init__(context, handlers, options=options)
 
+    if TYPE_CHECKING:
+        # The event picks the payload: one signature per event for send, try_send, can_send.
+        @overload  # type: ignore[override]  # narrows the generic send
+        def send(
+            self,
+            event: Literal[ReMemEvent.INITIALIZE],
+            /,
+            *,
+            task_input: str,
+            max_iterations: int | None = None,
+        ) -> ReMemState: ...
+        @overload
+        def send(
+            self, event: Literal[ReMemEvent.THINK], /, *, thought: str | None = None
+        ) -> ReMemState: ...
+        @overload
+        def send(
+            self,
+            event: Literal[ReMemEvent.REFINE],
+            /,
+            *,
+            delta: dict[str, list[int | str]],
+        ) -> ReMemState: ...
+        @overload
+        def send(
+            self, event: Literal[ReMemEvent.ACT], /, *, result: str
+        ) -> ReMemState: ...
+        @overload
+        def send(
+            self,
+            event: Literal[ReMemEvent.TIMEOUT],
+            /,
+            *,
+            elapsed_seconds: float | None = None,
+        ) -> ReMemState: ...
+        @overload
+        def send(
+            self,
+            event: Literal[ReMemEvent.LOOP_DETECTED],
+            /,
+            *,
+            action: Literal["THINK", "REFINE"] | None = None,
+        ) -> ReMemState: ...
+        @overload
+        def send(self, event: Literal[ReMemEvent.RESET], /) -> ReMemState: ...
+        def send(self, event: ReMemEvent, /, **payload: Any) -> ReMemState:
+            return super().send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic try_send
+        def try_send(
+            self,
+            event: Literal[ReMemEvent.INITIALIZE],
+            /,
+            *,
+            task_input: str,
+            max_iterations: int | None = None,
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self, event: Literal[ReMemEvent.THINK], /, *, thought: str | None = None
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[ReMemEvent.REFINE],
+            /,
+            *,
+            delta: dict[str, list[int | str]],
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self, event: Literal[ReMemEvent.ACT], /, *, result: str
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[ReMemEvent.TIMEOUT],
+            /,
+            *,
+            elapsed_seconds: float | None = None,
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[ReMemEvent.LOOP_DETECTED],
+            /,
+            *,
+            action: Literal["THINK", "REFINE"] | None = None,
+        ) -> bool: ...
+        @overload
+        def try_send(self, event: Literal[ReMemEvent.RESET], /) -> bool: ...
+        def try_send(self, event: ReMemEvent, /, **payload: Any) -> bool:
+            return super().try_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic can_send
+        def can_send(
+            self,
+            event: Literal[ReMemEvent.INITIALIZE],
+            /,
+            *,
+            task_input: str,
+            max_iterations: int | None = None,
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self, event: Literal[ReMemEvent.THINK], /, *, thought: str | None = None
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[ReMemEvent.REFINE],
+            /,
+            *,
+            delta: dict[str, list[int | str]],
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self, event: Literal[ReMemEvent.ACT], /, *, result: str
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[ReMemEvent.TIMEOUT],
+            /,
+            *,
+            elapsed_seconds: float | None = None,
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[ReMemEvent.LOOP_DETECTED],
+            /,
+            *,
+            action: Literal["THINK", "REFINE"] | None = None,
+        ) -> bool: ...
+        @overload
+        def can_send(self, event: Literal[ReMemEvent.RESET], /) -> bool: ...
+        def can_send(self, event: ReMemEvent, /, **payload: Any) -> bool:
+            return super().can_send(event, **payload)
+
     def initialize(
         self, *, task_input: str, max_iterations: int | None = None
     ) -> ReMemState:
         """initialize(task_input, memory_bank)：初始化状态机。memory_bank 本身由 handlers / context 持有（载荷类型语法没有任意对象类型）；max_iterations 省略时为 8。"""
         return self.send(
-            ReMemEvent.INITIALIZE,
+            _E.INITIALIZE,
             task_input=task_input,
             max_iterations=max_iterations,
         )
 
     def think(self, *, thought: str | None = None) -> ReMemState:
         """THINK：内部推理，分析任务和记忆。"""
-        return self.send(ReMemEvent.THINK, thought=thought)
+        return self.send(_E.THINK, thought=thought)
 
     def refine(self, *, delta: dict[str, list[int | str]]) -> ReMemState:
         """REFINE：记忆编辑，修改记忆库。delta 例：{"delete": [1], "add": ["新记忆"]}（delete 为条目序号，add 为新记忆）。"""
-        return self.send(ReMemEvent.REFINE, delta=delta)
+        return self.send(_E.REFINE, delta=delta)
 
     def act(self, *, result: str) -> ReMemState:
         """ACT：对外输出，执行最终动作（result 为最终答案）。"""
-        return self.send(ReMemEvent.ACT, result=result)
+        return self.send(_E.ACT, result=result)
 
     def timeout(self, *, elapsed_seconds: float | None = None) -> ReMemState:
         """超时（默认 30 秒）。"""
-        return self.send(ReMemEvent.TIMEOUT, elapsed_seconds=elapsed_seconds)
+        return self.send(_E.TIMEOUT, elapsed_seconds=elapsed_seconds)
 
     def loop_detected(
         self, *, action: Literal["THINK", "REFINE"] | None = None
     ) -> ReMemState:
         """检测到循环：最近 5 次动作相同。"""
-        return self.send(ReMemEvent.LOOP_DETECTED, action=action)
+        return self.send(_E.LOOP_DETECTED, action=action)
 
     def reset(self) -> ReMemState:
         """reset()：清除所有状态和历史。"""
-        return self.send(ReMemEvent.RESET)
+        return self.send(_E.RESET)
+
+
+class ReMemAsyncMachine(AsyncMachine[ReMemState, ReMemEvent, ContextT]):
+    """The ReMem state machine for asyncio: ``await`` each event's method."""
+
+    spec: ClassVar[MachineSpec[ReMemState, ReMemEvent]] = SPEC
+
+    def __init__(
+        self,
+        context: ContextT,
+        handlers: ReMemAsyncHandlers[ContextT],
+        *,
+        options: MachineOptions | None = None,
+    ) -> None:
+        super().__init__(context, handlers, options=options)
+
+    if TYPE_CHECKING:
+        # The event picks the payload: one signature per event for send, try_send, can_send.
+        @overload  # type: ignore[override]  # narrows the generic send
+        async def send(
+            self,
+            event: Literal[ReMemEvent.INITIALIZE],
+            /,
+            *,
+            task_input: str,
+            max_iterations: int | None = None,
+        ) -> ReMemState: ...
+        @overload
+        async def send(
+            self, event: Literal[ReMemEvent.THINK], /, *, thought: str | None = None
+        ) -> ReMemState: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[ReMemEvent.REFINE],
+            /,
+            *,
+            delta: dict[str, list[int | str]],
+        ) -> ReMemState: ...
+        @overload
+        async def send(
+            self, event: Literal[ReMemEvent.ACT], /, *, result: str
+        ) -> ReMemState: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[ReMemEvent.TIMEOUT],
+            /,
+            *,
+            elapsed_seconds: float | None = None,
+        ) -> ReMemState: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[ReMemEvent.LOOP_DETECTED],
+            /,
+            *,
+            action: Literal["THINK", "REFINE"] | None = None,
+        ) -> ReMemState: ...
+        @overload
+        async def send(self, event: Literal[ReMemEvent.RESET], /) -> ReMemState: ...
+        async def send(self, event: ReMemEvent, /, **payload: Any) -> ReMemState:
+            return await super().send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic try_send
+        async def try_send(
+            self,
+            event: Literal[ReMemEvent.INITIALIZE],
+            /,
+            *,
+            task_input: str,
+            max_iterations: int | None = None,
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[ReMemEvent.THINK], /, *, thought: str | None = None
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[ReMemEvent.REFINE],
+            /,
+            *,
+            delta: dict[str, list[int | str]],
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[ReMemEvent.ACT], /, *, result: str
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[ReMemEvent.TIMEOUT],
+            /,
+            *,
+            elapsed_seconds: float | None = None,
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[ReMemEvent.LOOP_DETECTED],
+            /,
+            *,
+            action: Literal["THINK", "REFINE"] | None = None,
+        ) -> bool: ...
+        @overload
+        async def try_send(self, event: Literal[ReMemEvent.RESET], /) -> bool: ...
+        async def try_send(self, event: ReMemEvent, /, **payload: Any) -> bool:
+            return await super().try_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic can_send
+        async def can_send(
+            self,
+            event: Literal[ReMemEvent.INITIALIZE],
+            /,
+            *,
+            task_input: str,
+            max_iterations: int | None = None,
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[ReMemEvent.THINK], /, *, thought: str | None = None
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[ReMemEvent.REFINE],
+            /,
+            *,
+            delta: dict[str, list[int | str]],
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[ReMemEvent.ACT], /, *, result: str
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[ReMemEvent.TIMEOUT],
+            /,
+            *,
+            elapsed_seconds: float | None = None,
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[ReMemEvent.LOOP_DETECTED],
+            /,
+            *,
+            action: Literal["THINK", "REFINE"] | None = None,
+        ) -> bool: ...
+        @overload
+        async def can_send(self, event: Literal[ReMemEvent.RESET], /) -> bool: ...
+        async def can_send(self, event: ReMemEvent, /, **payload: Any) -> bool:
+            return await super().can_send(event, **payload)
+
+    async def initialize(
+        self, *, task_input: str, max_iterations: int | None = None
+    ) -> ReMemState:
+        """initialize(task_input, memory_bank)：初始化状态机。memory_bank 本身由 handlers / context 持有（载荷类型语法没有任意对象类型）；max_iterations 省略时为 8。"""
+        return await self.send(
+            _E.INITIALIZE,
+            task_input=task_input,
+            max_iterations=max_iterations,
+        )
+
+    async def think(self, *, thought: str | None = None) -> ReMemState:
+        """THINK：内部推理，分析任务和记忆。"""
+        return await self.send(_E.THINK, thought=thought)
+
+    async def refine(self, *, delta: dict[str, list[int | str]]) -> ReMemState:
+        """REFINE：记忆编辑，修改记忆库。delta 例：{"delete": [1], "add": ["新记忆"]}（delete 为条目序号，add 为新记忆）。"""
+        return await self.send(_E.REFINE, delta=delta)
+
+    async def act(self, *, result: str) -> ReMemState:
+        """ACT：对外输出，执行最终动作（result 为最终答案）。"""
+        return await self.send(_E.ACT, result=result)
+
+    async def timeout(self, *, elapsed_seconds: float | None = None) -> ReMemState:
+        """超时（默认 30 秒）。"""
+        return await self.send(_E.TIMEOUT, elapsed_seconds=elapsed_seconds)
+
+    async def loop_detected(
+        self, *, action: Literal["THINK", "REFINE"] | None = None
+    ) -> ReMemState:
+        """检测到循环：最近 5 次动作相同。"""
+        return await self.send(_E.LOOP_DETECTED, action=action)
+
+    async def reset(self) -> ReMemState:
+        """reset()：清除所有状态和历史。"""
+        return await self.send(_E.RESET)

@@ -9,7 +9,8 @@ Templates print every statement on one logical line. Lines that are too long are
 Black and ruff split them, so the output reads like formatted code:
 
 * at a bracket pair ("right-hand split"): the rightmost pair whose opening line and closing line
-  fit, else the rightmost pair; the part between the brackets goes on its own, deeper line;
+  fit, else the rightmost pair (a ``def`` or ``class`` line: its first pair, as Black does); the
+  part between the brackets goes on its own, deeper line;
 * a part that still does not fit is split at its top-level commas, one item per line, each
   followed by a comma (the "magic trailing comma" that keeps ruff and Black from joining it
   again); without commas, at ``or``, ``and`` or ``|`` inside brackets, the operator leading;
@@ -40,6 +41,7 @@ _TOKEN = re.compile(
     |(?P<open>[(\[{{])
     |(?P<close>[)\]}}])
     |(?P<comma>,)
+    |(?P<comment>\#.*)
     |(?P<space>[ \t]+)
     |(?P<word>[A-Za-z0-9_.]+|[^\sA-Za-z0-9_."'()\[\]{{}},]+)""",
     re.VERBOSE,
@@ -222,8 +224,14 @@ class _Splitter:
         pairs = _bracket_pairs(tokens)
         if not pairs:
             return None
-        opening, closing = pairs[-1]
-        for candidate_opening, candidate_closing in reversed(pairs):
+        words = [token.text for token in tokens if token.kind != "space"]
+        if words[0] in {"def", "class"} or words[:2] == ["async", "def"]:
+            # Black's "left-hand split": a definition breaks at its parameter (or base) list.
+            candidates = pairs[:1]
+        else:
+            candidates = list(reversed(pairs))
+        opening, closing = candidates[0]
+        for candidate_opening, candidate_closing in candidates:
             head = _text(tokens[: candidate_opening + 1])
             tail = _text(tokens[candidate_closing:])
             if self.fits(indent, head) and self.fits(indent, tail):
@@ -252,9 +260,17 @@ def format_source(source: str, width: int = WIDTH) -> str:
         tokens = None if len(line) <= width or number in verbatim else _tokens(line)
         if tokens is None:
             output.append(line)
-        else:
-            indent = line[: len(line) - len(line.lstrip(" "))]
-            output += splitter.lines(tokens, indent, in_brackets=False)
+            continue
+        indent = line[: len(line) - len(line.lstrip(" "))]
+        comment = tokens.pop().text if tokens and tokens[-1].kind == "comment" else None
+        if not _text(tokens):  # a comment alone on its line: nothing to split
+            output.append(line)
+            continue
+        lines = splitter.lines(tokens, indent, in_brackets=False)
+        if comment is not None:
+            # A trailing comment stays on the first line (where a ``type: ignore`` applies).
+            lines[0] += "  " + comment
+        output += lines
     return "\n".join(output)
 
 

@@ -30,6 +30,8 @@ TYPING_IMPORTS: Final = (
     "Protocol",
     "TypedDict",
     "TypeVar",
+    "final",
+    "overload",
 )
 #: Runtime names a generated module uses only in annotations: imported for type checkers only,
 #: so that importing the module does not load what they need at run time (dataclasses).
@@ -37,6 +39,7 @@ TYPE_CHECKING_IMPORTS: Final = ("MachineOptions",)
 RUNTIME_IMPORTS: Final = (
     "PREVIOUS",
     "Alternative",
+    "AsyncMachine",
     "ErrorRoute",
     "Machine",
     "MachineSpec",
@@ -54,6 +57,7 @@ PARAMETER_NAMES: Final = frozenset(
 MODULE_NAMES: Final = frozenset(
     {
         "annotations",
+        "Awaitable",
         "Mapping",
         *TYPING_IMPORTS,
         *RUNTIME_IMPORTS,

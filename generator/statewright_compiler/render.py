@@ -367,21 +367,60 @@ class _ModuleView:
             cases.append(MatchCase(" | ".join(no_transitions), "()"))
         return self._chunked(cases)
 
+    def typed_send(self, asynchronous: bool) -> list[str]:
+        """Per-event signatures of ``send``, ``try_send`` and ``can_send`` (lines; "" = blank).
+
+        They narrow the runtime's generic methods (any member, any payload), which mypy calls an
+        incompatible override: the ``type: ignore`` says so. A machine with one event has one
+        signature (an overload needs two); at run time the runtime's methods run unchanged.
+        """
+        prefix = "async " if asynchronous else ""
+        signatures = [self.send_signature(event) for event in self.machine.events]
+        lines: list[str] = []
+        for name, returns in (
+            ("send", self.state_class),
+            ("try_send", "bool"),
+            ("can_send", "bool"),
+        ):
+            ignore = f"  # type: ignore[override]  # narrows the generic {name}"
+            if len(signatures) == 1:
+                lines += [f"{prefix}def {name}({signatures[0]}) -> {returns}: ...{ignore}", ""]
+                continue
+            for index, signature in enumerate(signatures):
+                lines.append("@overload" + (ignore if index == 0 else ""))
+                lines.append(f"{prefix}def {name}({signature}) -> {returns}: ...")
+            call = f"{'await ' if asynchronous else ''}super().{name}(event, **payload)"
+            parameters = f"self, event: {self.event_class}, /, **payload: Any"
+            lines += [f"{prefix}def {name}({parameters}) -> {returns}:", f"    return {call}", ""]
+        return lines[:-1]
+
+    def send_signature(self, event: Event) -> str:
+        """``self, event: Literal[<Member>], /, *, field: type, ...`` for ``event``."""
+        member = f"{self.event_class}.{event.member}"
+        parameters = self.payload_parameters(event)
+        keywords = f", *, {', '.join(parameters)}" if parameters else ""
+        return f"self, event: Literal[{member}], /{keywords}"
+
+    @staticmethod
+    def payload_parameters(event: Event) -> list[str]:
+        """Keyword parameters for the payload fields, optional ones (default None) last."""
+        fields = sorted(event.payload, key=lambda field: field.optional)
+        return [
+            f"{field.name}: {field.annotation}{' = None' if field.optional else ''}"
+            for field in fields
+        ]
+
     def event_methods(self) -> list[EventMethod]:
         return [self.event_method(event) for event in self.machine.events]
 
     def event_method(self, event: Event) -> EventMethod:
-        fields = sorted(event.payload, key=lambda field: field.optional)
-        parameters = [
-            f"{field.name}: {field.annotation}{' = None' if field.optional else ''}"
-            for field in fields
-        ]
+        parameters = self.payload_parameters(event)
         signature = f"self, *, {', '.join(parameters)}" if parameters else "self"
         arguments = "".join(f", {field.name}={field.name}" for field in event.payload)
         text = event.description or f"Send {event.name}."
         return EventMethod(
             event.method,
-            self.event_member[event.name],
+            f"_E.{event.member}",
             signature,
             arguments,
             docstring_literal(text),
@@ -393,16 +432,20 @@ def _used_imports(machine: Machine, view: _ModuleView) -> dict[str, list[str]]:
     payload_typing = {
         name for event in machine.events for field in event.payload for name in field.typing_names
     }
+    has_events = bool(machine.events)
     optional = {
-        "Any": bool(view.guard_functions) or "Any" in payload_typing,
-        "Literal": "Literal" in payload_typing,
-        "TypedDict": bool(machine.events),
+        "Any": bool(view.guard_functions) or len(machine.events) > 1 or "Any" in payload_typing,
+        "Literal": has_events or "Literal" in payload_typing,
+        "TypedDict": has_events,
+        "final": has_events,
+        "overload": len(machine.events) > 1,
         "PREVIOUS": any(t.returns_to_previous for t in machine.transitions),
         "ErrorRoute": bool(machine.error_handlers),
     }
+    has_handlers = bool(machine.guards or machine.actions)
     imports: dict[str, list[str]] = {
         "__future__": ["annotations"],
-        "collections.abc": ["Mapping"],
+        "collections.abc": ["Awaitable", "Mapping"] if has_handlers else ["Mapping"],
         "typing": [name for name in TYPING_IMPORTS if optional.get(name, True)],
         "statewright": [name for name in RUNTIME_IMPORTS if optional.get(name, True)],
     }
@@ -462,6 +505,9 @@ def render_module(machine: Machine) -> str:
         ),
         machine_docstring=docstring_literal(
             f"The {machine.name} state machine: one typed method per event.{description}", "    "
+        ),
+        async_machine_docstring=docstring_literal(
+            f"The {machine.name} state machine for asyncio: ``await`` each event's method.", "    "
         ),
         import_blocks=import_blocks(_used_imports(machine, view)),
         type_checking_imports=_import_statement("statewright", list(TYPE_CHECKING_IMPORTS)),

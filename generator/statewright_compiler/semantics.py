@@ -34,7 +34,8 @@ __all__ = ["build_machine", "generated_names"]
 
 def generated_names(prefix: str, tags: Iterable[str] = ()) -> frozenset[str]:
     """Top-level names a generated module defines, which imports and payloads must not reuse."""
-    classes = {f"{prefix}{suffix}" for suffix in ("State", "Event", "Handlers", "Machine")}
+    suffixes = ("State", "Event", "Handlers", "Machine", "AsyncHandlers", "AsyncMachine")
+    classes = {f"{prefix}{suffix}" for suffix in suffixes}
     return MODULE_NAMES | classes | {tag_constant(tag) for tag in tags}
 
 

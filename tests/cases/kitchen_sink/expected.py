@@ -12,7 +12,7 @@ Generated from tests/cases/kitchen_sink/spec.toml by statewright 0.2.0; do not e
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from decimal import Decimal
 from typing import (
     TYPE_CHECKING,
@@ -23,11 +23,14 @@ from typing import (
     Protocol,
     TypedDict,
     TypeVar,
+    final,
+    overload,
 )
 
 from statewright import (
     PREVIOUS,
     Alternative,
+    AsyncMachine,
     ErrorRoute,
     Machine,
     MachineSpec,
@@ -78,6 +81,20 @@ class KitchenSinkEvent(StrEnum):
     CANCEL = "cancel-order"
 
 
+class _E:
+    """The events as constants: cheap to resolve for mypy, and for Python (an enum class
+    looks members up by name through a slower path)."""
+
+    SUBMIT: Final = KitchenSinkEvent.SUBMIT
+    APPROVE: Final = KitchenSinkEvent.APPROVE
+    REJECT: Final = KitchenSinkEvent.REJECT
+    SHIPPED: Final = KitchenSinkEvent.SHIPPED
+    HOLD: Final = KitchenSinkEvent.HOLD
+    RESUME: Final = KitchenSinkEvent.RESUME
+    RETRY: Final = KitchenSinkEvent.RETRY
+    CANCEL: Final = KitchenSinkEvent.CANCEL
+
+
 INITIAL_STATE: Final = KitchenSinkState.DRAFT
 FINAL_STATES: Final[frozenset[KitchenSinkState]] = frozenset(
     {KitchenSinkState.REJECTED, KitchenSinkState.DONE}
@@ -94,6 +111,7 @@ TAGS: Final[Mapping[str, frozenset[KitchenSinkState]]] = {
 }
 
 
+@final
 class SubmitPayload(TypedDict):
     """Payload of the SUBMIT event."""
 
@@ -102,6 +120,7 @@ class SubmitPayload(TypedDict):
     items: list[dict[str, int | str]]
 
 
+@final
 class ApprovePayload(TypedDict):
     """Payload of the APPROVE event."""
 
@@ -109,6 +128,7 @@ class ApprovePayload(TypedDict):
     priority: Literal["low", "high", 1]
 
 
+@final
 class RejectPayload(TypedDict):
     """Payload of the REJECT event."""
 
@@ -117,22 +137,27 @@ class RejectPayload(TypedDict):
     raw: object
 
 
+@final
 class ShippedPayload(TypedDict):
     """Payload of the SHIPPED event."""
 
 
+@final
 class HoldPayload(TypedDict):
     """Payload of the HOLD event."""
 
 
+@final
 class ResumePayload(TypedDict):
     """Payload of the RESUME event."""
 
 
+@final
 class RetryPayload(TypedDict):
     """Payload of the RETRY event."""
 
 
+@final
 class CancelPayload(TypedDict):
     """Payload of the CANCEL event."""
 
@@ -192,6 +217,73 @@ class KitchenSinkHandlers(Protocol[ContextT_contra]):
     def stamp(
         self, context: ContextT_contra, payload: SubmitPayload | ApprovePayload, /
     ) -> None:
+        """Action used by: draft --SUBMIT--> review; review --APPROVE--> shipping."""
+        ...
+
+
+class KitchenSinkAsyncHandlers(Protocol[ContextT_contra]):
+    """The guards and actions for the async machine: each may also be a coroutine."""
+
+    def complete(
+        self, context: ContextT_contra, payload: SubmitPayload, /
+    ) -> Awaitable[bool] | bool:
+        """Guard used by: draft --SUBMIT--> review."""
+        ...
+
+    def flagged(
+        self, context: ContextT_contra, payload: SubmitPayload, /
+    ) -> Awaitable[bool] | bool:
+        """Guard used by: draft --SUBMIT--> review; draft --SUBMIT--> rejected."""
+        ...
+
+    def over_limit(
+        self, context: ContextT_contra, payload: SubmitPayload, /
+    ) -> Awaitable[bool] | bool:
+        """Guard used by: draft --SUBMIT--> review."""
+        ...
+
+    def charge(
+        self, context: ContextT_contra, payload: ApprovePayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: review --APPROVE--> shipping."""
+        ...
+
+    def clear_reviewers(
+        self,
+        context: ContextT_contra,
+        payload: ApprovePayload | RejectPayload | HoldPayload | CancelPayload,
+        /,
+    ) -> Awaitable[None] | None:
+        """Action used by: leaving review."""
+        ...
+
+    def log_error(
+        self,
+        context: ContextT_contra,
+        payload: (
+            SubmitPayload
+            | ApprovePayload
+            | RejectPayload
+            | ShippedPayload
+            | HoldPayload
+            | ResumePayload
+            | CancelPayload
+        ),
+        /,
+    ) -> Awaitable[None] | None:
+        """Action used by: on an action error leaving any non-final state except
+        failed."""
+        ...
+
+    def notify_reviewers(
+        self, context: ContextT_contra, payload: SubmitPayload | ResumePayload, /
+    ) -> Awaitable[None] | None:
+        """Action used by: entering review."""
+        ...
+
+    def stamp(
+        self, context: ContextT_contra, payload: SubmitPayload | ApprovePayload, /
+    ) -> Awaitable[None] | None:
         """Action used by: draft --SUBMIT--> review; review --APPROVE--> shipping."""
         ...
 
@@ -440,6 +532,144 @@ class KitchenSinkMachine(Machine[KitchenSinkState, KitchenSinkEvent, ContextT]):
     ) -> None:
         super().__init__(context, handlers, options=options)
 
+    if TYPE_CHECKING:
+        # The event picks the payload: one signature per event for send, try_send, can_send.
+        @overload  # type: ignore[override]  # narrows the generic send
+        def send(
+            self,
+            event: Literal[KitchenSinkEvent.SUBMIT],
+            /,
+            *,
+            total: Decimal,
+            items: list[dict[str, int | str]],
+            coupon: str | None = None,
+        ) -> KitchenSinkState: ...
+        @overload
+        def send(
+            self,
+            event: Literal[KitchenSinkEvent.APPROVE],
+            /,
+            *,
+            reviewer: str,
+            priority: Literal["low", "high", 1],
+        ) -> KitchenSinkState: ...
+        @overload
+        def send(
+            self,
+            event: Literal[KitchenSinkEvent.REJECT],
+            /,
+            *,
+            reason: str,
+            raw: object,
+            details: dict[str, Any] | None = None,
+        ) -> KitchenSinkState: ...
+        @overload
+        def send(
+            self, event: Literal[KitchenSinkEvent.SHIPPED], /
+        ) -> KitchenSinkState: ...
+        @overload
+        def send(
+            self, event: Literal[KitchenSinkEvent.HOLD], /
+        ) -> KitchenSinkState: ...
+        @overload
+        def send(
+            self, event: Literal[KitchenSinkEvent.RESUME], /
+        ) -> KitchenSinkState: ...
+        @overload
+        def send(
+            self, event: Literal[KitchenSinkEvent.RETRY], /
+        ) -> KitchenSinkState: ...
+        @overload
+        def send(
+            self, event: Literal[KitchenSinkEvent.CANCEL], /
+        ) -> KitchenSinkState: ...
+        def send(self, event: KitchenSinkEvent, /, **payload: Any) -> KitchenSinkState:
+            return super().send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic try_send
+        def try_send(
+            self,
+            event: Literal[KitchenSinkEvent.SUBMIT],
+            /,
+            *,
+            total: Decimal,
+            items: list[dict[str, int | str]],
+            coupon: str | None = None,
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[KitchenSinkEvent.APPROVE],
+            /,
+            *,
+            reviewer: str,
+            priority: Literal["low", "high", 1],
+        ) -> bool: ...
+        @overload
+        def try_send(
+            self,
+            event: Literal[KitchenSinkEvent.REJECT],
+            /,
+            *,
+            reason: str,
+            raw: object,
+            details: dict[str, Any] | None = None,
+        ) -> bool: ...
+        @overload
+        def try_send(self, event: Literal[KitchenSinkEvent.SHIPPED], /) -> bool: ...
+        @overload
+        def try_send(self, event: Literal[KitchenSinkEvent.HOLD], /) -> bool: ...
+        @overload
+        def try_send(self, event: Literal[KitchenSinkEvent.RESUME], /) -> bool: ...
+        @overload
+        def try_send(self, event: Literal[KitchenSinkEvent.RETRY], /) -> bool: ...
+        @overload
+        def try_send(self, event: Literal[KitchenSinkEvent.CANCEL], /) -> bool: ...
+        def try_send(self, event: KitchenSinkEvent, /, **payload: Any) -> bool:
+            return super().try_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic can_send
+        def can_send(
+            self,
+            event: Literal[KitchenSinkEvent.SUBMIT],
+            /,
+            *,
+            total: Decimal,
+            items: list[dict[str, int | str]],
+            coupon: str | None = None,
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[KitchenSinkEvent.APPROVE],
+            /,
+            *,
+            reviewer: str,
+            priority: Literal["low", "high", 1],
+        ) -> bool: ...
+        @overload
+        def can_send(
+            self,
+            event: Literal[KitchenSinkEvent.REJECT],
+            /,
+            *,
+            reason: str,
+            raw: object,
+            details: dict[str, Any] | None = None,
+        ) -> bool: ...
+        @overload
+        def can_send(self, event: Literal[KitchenSinkEvent.SHIPPED], /) -> bool: ...
+        @overload
+        def can_send(self, event: Literal[KitchenSinkEvent.HOLD], /) -> bool: ...
+        @overload
+        def can_send(self, event: Literal[KitchenSinkEvent.RESUME], /) -> bool: ...
+        @overload
+        def can_send(self, event: Literal[KitchenSinkEvent.RETRY], /) -> bool: ...
+        @overload
+        def can_send(self, event: Literal[KitchenSinkEvent.CANCEL], /) -> bool: ...
+        def can_send(self, event: KitchenSinkEvent, /, **payload: Any) -> bool:
+            return super().can_send(event, **payload)
+
     def submit(
         self,
         *,
@@ -448,46 +678,247 @@ class KitchenSinkMachine(Machine[KitchenSinkState, KitchenSinkEvent, ContextT]):
         coupon: str | None = None,
     ) -> KitchenSinkState:
         """The customer submits the order."""
-        return self.send(
-            KitchenSinkEvent.SUBMIT,
-            total=total,
-            coupon=coupon,
-            items=items,
-        )
+        return self.send(_E.SUBMIT, total=total, coupon=coupon, items=items)
 
     def approve(
         self, *, reviewer: str, priority: Literal["low", "high", 1]
     ) -> KitchenSinkState:
         """Send APPROVE."""
-        return self.send(KitchenSinkEvent.APPROVE, reviewer=reviewer, priority=priority)
+        return self.send(_E.APPROVE, reviewer=reviewer, priority=priority)
 
     def reject(
         self, *, reason: str, raw: object, details: dict[str, Any] | None = None
     ) -> KitchenSinkState:
         """Send REJECT."""
-        return self.send(
-            KitchenSinkEvent.REJECT,
-            reason=reason,
-            details=details,
-            raw=raw,
-        )
+        return self.send(_E.REJECT, reason=reason, details=details, raw=raw)
 
     def shipped(self) -> KitchenSinkState:
         """Send SHIPPED."""
-        return self.send(KitchenSinkEvent.SHIPPED)
+        return self.send(_E.SHIPPED)
 
     def hold(self) -> KitchenSinkState:
         """Send HOLD."""
-        return self.send(KitchenSinkEvent.HOLD)
+        return self.send(_E.HOLD)
 
     def resume(self) -> KitchenSinkState:
         """Send RESUME."""
-        return self.send(KitchenSinkEvent.RESUME)
+        return self.send(_E.RESUME)
 
     def retry(self) -> KitchenSinkState:
         """Send RETRY."""
-        return self.send(KitchenSinkEvent.RETRY)
+        return self.send(_E.RETRY)
 
     def cancel(self) -> KitchenSinkState:
         """Send CANCEL."""
-        return self.send(KitchenSinkEvent.CANCEL)
+        return self.send(_E.CANCEL)
+
+
+class KitchenSinkAsyncMachine(
+    AsyncMachine[KitchenSinkState, KitchenSinkEvent, ContextT]
+):
+    """The KitchenSink state machine for asyncio: ``await`` each event's method."""
+
+    spec: ClassVar[MachineSpec[KitchenSinkState, KitchenSinkEvent]] = SPEC
+
+    def __init__(
+        self,
+        context: ContextT,
+        handlers: KitchenSinkAsyncHandlers[ContextT],
+        *,
+        options: MachineOptions | None = None,
+    ) -> None:
+        super().__init__(context, handlers, options=options)
+
+    if TYPE_CHECKING:
+        # The event picks the payload: one signature per event for send, try_send, can_send.
+        @overload  # type: ignore[override]  # narrows the generic send
+        async def send(
+            self,
+            event: Literal[KitchenSinkEvent.SUBMIT],
+            /,
+            *,
+            total: Decimal,
+            items: list[dict[str, int | str]],
+            coupon: str | None = None,
+        ) -> KitchenSinkState: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[KitchenSinkEvent.APPROVE],
+            /,
+            *,
+            reviewer: str,
+            priority: Literal["low", "high", 1],
+        ) -> KitchenSinkState: ...
+        @overload
+        async def send(
+            self,
+            event: Literal[KitchenSinkEvent.REJECT],
+            /,
+            *,
+            reason: str,
+            raw: object,
+            details: dict[str, Any] | None = None,
+        ) -> KitchenSinkState: ...
+        @overload
+        async def send(
+            self, event: Literal[KitchenSinkEvent.SHIPPED], /
+        ) -> KitchenSinkState: ...
+        @overload
+        async def send(
+            self, event: Literal[KitchenSinkEvent.HOLD], /
+        ) -> KitchenSinkState: ...
+        @overload
+        async def send(
+            self, event: Literal[KitchenSinkEvent.RESUME], /
+        ) -> KitchenSinkState: ...
+        @overload
+        async def send(
+            self, event: Literal[KitchenSinkEvent.RETRY], /
+        ) -> KitchenSinkState: ...
+        @overload
+        async def send(
+            self, event: Literal[KitchenSinkEvent.CANCEL], /
+        ) -> KitchenSinkState: ...
+        async def send(
+            self, event: KitchenSinkEvent, /, **payload: Any
+        ) -> KitchenSinkState:
+            return await super().send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic try_send
+        async def try_send(
+            self,
+            event: Literal[KitchenSinkEvent.SUBMIT],
+            /,
+            *,
+            total: Decimal,
+            items: list[dict[str, int | str]],
+            coupon: str | None = None,
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[KitchenSinkEvent.APPROVE],
+            /,
+            *,
+            reviewer: str,
+            priority: Literal["low", "high", 1],
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self,
+            event: Literal[KitchenSinkEvent.REJECT],
+            /,
+            *,
+            reason: str,
+            raw: object,
+            details: dict[str, Any] | None = None,
+        ) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[KitchenSinkEvent.SHIPPED], /
+        ) -> bool: ...
+        @overload
+        async def try_send(self, event: Literal[KitchenSinkEvent.HOLD], /) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[KitchenSinkEvent.RESUME], /
+        ) -> bool: ...
+        @overload
+        async def try_send(self, event: Literal[KitchenSinkEvent.RETRY], /) -> bool: ...
+        @overload
+        async def try_send(
+            self, event: Literal[KitchenSinkEvent.CANCEL], /
+        ) -> bool: ...
+        async def try_send(self, event: KitchenSinkEvent, /, **payload: Any) -> bool:
+            return await super().try_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic can_send
+        async def can_send(
+            self,
+            event: Literal[KitchenSinkEvent.SUBMIT],
+            /,
+            *,
+            total: Decimal,
+            items: list[dict[str, int | str]],
+            coupon: str | None = None,
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[KitchenSinkEvent.APPROVE],
+            /,
+            *,
+            reviewer: str,
+            priority: Literal["low", "high", 1],
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self,
+            event: Literal[KitchenSinkEvent.REJECT],
+            /,
+            *,
+            reason: str,
+            raw: object,
+            details: dict[str, Any] | None = None,
+        ) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[KitchenSinkEvent.SHIPPED], /
+        ) -> bool: ...
+        @overload
+        async def can_send(self, event: Literal[KitchenSinkEvent.HOLD], /) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[KitchenSinkEvent.RESUME], /
+        ) -> bool: ...
+        @overload
+        async def can_send(self, event: Literal[KitchenSinkEvent.RETRY], /) -> bool: ...
+        @overload
+        async def can_send(
+            self, event: Literal[KitchenSinkEvent.CANCEL], /
+        ) -> bool: ...
+        async def can_send(self, event: KitchenSinkEvent, /, **payload: Any) -> bool:
+            return await super().can_send(event, **payload)
+
+    async def submit(
+        self,
+        *,
+        total: Decimal,
+        items: list[dict[str, int | str]],
+        coupon: str | None = None,
+    ) -> KitchenSinkState:
+        """The customer submits the order."""
+        return await self.send(_E.SUBMIT, total=total, coupon=coupon, items=items)
+
+    async def approve(
+        self, *, reviewer: str, priority: Literal["low", "high", 1]
+    ) -> KitchenSinkState:
+        """Send APPROVE."""
+        return await self.send(_E.APPROVE, reviewer=reviewer, priority=priority)
+
+    async def reject(
+        self, *, reason: str, raw: object, details: dict[str, Any] | None = None
+    ) -> KitchenSinkState:
+        """Send REJECT."""
+        return await self.send(_E.REJECT, reason=reason, details=details, raw=raw)
+
+    async def shipped(self) -> KitchenSinkState:
+        """Send SHIPPED."""
+        return await self.send(_E.SHIPPED)
+
+    async def hold(self) -> KitchenSinkState:
+        """Send HOLD."""
+        return await self.send(_E.HOLD)
+
+    async def resume(self) -> KitchenSinkState:
+        """Send RESUME."""
+        return await self.send(_E.RESUME)
+
+    async def retry(self) -> KitchenSinkState:
+        """Send RETRY."""
+        return await self.send(_E.RETRY)
+
+    async def cancel(self) -> KitchenSinkState:
+        """Send CANCEL."""
+        return await self.send(_E.CANCEL)
