@@ -457,8 +457,9 @@ SPEC: Final[MachineSpec[ApprovalWorkflowState, ApprovalWorkflowEvent]] = Machine
 )
 
 
-def allowed_events(state: ApprovalWorkflowState) -> frozenset[ApprovalWorkflowEvent]:
-    """Events with at least one transition out of ``state`` (guards not evaluated)."""
+def _match_allowed_events(
+    state: ApprovalWorkflowState
+) -> frozenset[ApprovalWorkflowEvent]:
     match state:
         case ApprovalWorkflowState.SUBMITTED:
             return frozenset(
@@ -484,13 +485,9 @@ def allowed_events(state: ApprovalWorkflowState) -> frozenset[ApprovalWorkflowEv
             assert_never(state)
 
 
-def transition_targets(
+def _match_transition_targets(
     state: ApprovalWorkflowState, event: ApprovalWorkflowEvent
 ) -> tuple[ApprovalWorkflowState | Previous, ...]:
-    """Targets of the alternatives for (``state``, ``event``), in the order they are tried.
-
-    Empty when the event is rejected in that state; ``PREVIOUS`` means "the state before".
-    """
     match state:
         case ApprovalWorkflowState.SUBMITTED:
             match event:
@@ -563,6 +560,47 @@ def transition_targets(
             return ()
         case _:
             assert_never(state)
+
+
+#: Each state's answers, from the exhaustive ``match`` functions above (which mypy proves
+#: complete), kept after the first call: a lookup costs about what a dict lookup costs.
+_ALLOWED_EVENTS: Final[
+    dict[ApprovalWorkflowState, frozenset[ApprovalWorkflowEvent]]
+] = {}
+_TRANSITION_TARGETS: Final[
+    dict[
+        ApprovalWorkflowState,
+        dict[ApprovalWorkflowEvent, tuple[ApprovalWorkflowState | Previous, ...]],
+    ]
+] = {}
+
+
+def allowed_events(state: ApprovalWorkflowState) -> frozenset[ApprovalWorkflowEvent]:
+    """Events with at least one transition out of ``state`` (guards not evaluated)."""
+    try:
+        return _ALLOWED_EVENTS[state]
+    except KeyError:
+        allowed = _ALLOWED_EVENTS[state] = _match_allowed_events(state)
+        return allowed
+
+
+def transition_targets(
+    state: ApprovalWorkflowState, event: ApprovalWorkflowEvent
+) -> tuple[ApprovalWorkflowState | Previous, ...]:
+    """Targets of the alternatives for (``state``, ``event``), in the order they are tried.
+
+    Empty when the event is rejected in that state; ``PREVIOUS`` means "the state before".
+    """
+    try:
+        return _TRANSITION_TARGETS[state][event]
+    except KeyError:
+        row = {
+            each: _match_transition_targets(
+                state, each
+            ) for each in ApprovalWorkflowEvent
+        }
+        _TRANSITION_TARGETS[state] = row
+        return row[event]
 
 
 def is_final(state: ApprovalWorkflowState) -> bool:

@@ -188,8 +188,7 @@ SPEC: Final[MachineSpec[DoorState, DoorEvent]] = MachineSpec(
 )
 
 
-def allowed_events(state: DoorState) -> frozenset[DoorEvent]:
-    """Events with at least one transition out of ``state`` (guards not evaluated)."""
+def _match_allowed_events(state: DoorState) -> frozenset[DoorEvent]:
     match state:
         case DoorState.CLOSED:
             return frozenset({DoorEvent.OPEN, DoorEvent.LOCK})
@@ -203,13 +202,9 @@ def allowed_events(state: DoorState) -> frozenset[DoorEvent]:
             assert_never(state)
 
 
-def transition_targets(
+def _match_transition_targets(
     state: DoorState, event: DoorEvent
 ) -> tuple[DoorState | Previous, ...]:
-    """Targets of the alternatives for (``state``, ``event``), in the order they are tried.
-
-    Empty when the event is rejected in that state; ``PREVIOUS`` means "the state before".
-    """
     match state:
         case DoorState.CLOSED:
             match event:
@@ -241,6 +236,38 @@ def transition_targets(
             return ()
         case _:
             assert_never(state)
+
+
+#: Each state's answers, from the exhaustive ``match`` functions above (which mypy proves
+#: complete), kept after the first call: a lookup costs about what a dict lookup costs.
+_ALLOWED_EVENTS: Final[dict[DoorState, frozenset[DoorEvent]]] = {}
+_TRANSITION_TARGETS: Final[
+    dict[DoorState, dict[DoorEvent, tuple[DoorState | Previous, ...]]]
+] = {}
+
+
+def allowed_events(state: DoorState) -> frozenset[DoorEvent]:
+    """Events with at least one transition out of ``state`` (guards not evaluated)."""
+    try:
+        return _ALLOWED_EVENTS[state]
+    except KeyError:
+        allowed = _ALLOWED_EVENTS[state] = _match_allowed_events(state)
+        return allowed
+
+
+def transition_targets(
+    state: DoorState, event: DoorEvent
+) -> tuple[DoorState | Previous, ...]:
+    """Targets of the alternatives for (``state``, ``event``), in the order they are tried.
+
+    Empty when the event is rejected in that state; ``PREVIOUS`` means "the state before".
+    """
+    try:
+        return _TRANSITION_TARGETS[state][event]
+    except KeyError:
+        row = {each: _match_transition_targets(state, each) for each in DoorEvent}
+        _TRANSITION_TARGETS[state] = row
+        return row[event]
 
 
 def is_final(state: DoorState) -> bool:

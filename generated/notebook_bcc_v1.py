@@ -735,8 +735,7 @@ SPEC: Final[MachineSpec[NotebookBccV1State, NotebookBccV1Event]] = MachineSpec(
 )
 
 
-def allowed_events(state: NotebookBccV1State) -> frozenset[NotebookBccV1Event]:
-    """Events with at least one transition out of ``state`` (guards not evaluated)."""
+def _match_allowed_events(state: NotebookBccV1State) -> frozenset[NotebookBccV1Event]:
     match state:
         case NotebookBccV1State.IDLE:
             return frozenset({NotebookBccV1Event.START_WORKFLOW})
@@ -763,13 +762,9 @@ def allowed_events(state: NotebookBccV1State) -> frozenset[NotebookBccV1Event]:
             assert_never(state)
 
 
-def transition_targets(
+def _match_transition_targets(
     state: NotebookBccV1State, event: NotebookBccV1Event
 ) -> tuple[NotebookBccV1State | Previous, ...]:
-    """Targets of the alternatives for (``state``, ``event``), in the order they are tried.
-
-    Empty when the event is rejected in that state; ``PREVIOUS`` means "the state before".
-    """
     match state:
         case NotebookBccV1State.IDLE:
             match event:
@@ -872,6 +867,43 @@ def transition_targets(
             return ()
         case _:
             assert_never(state)
+
+
+#: Each state's answers, from the exhaustive ``match`` functions above (which mypy proves
+#: complete), kept after the first call: a lookup costs about what a dict lookup costs.
+_ALLOWED_EVENTS: Final[dict[NotebookBccV1State, frozenset[NotebookBccV1Event]]] = {}
+_TRANSITION_TARGETS: Final[
+    dict[
+        NotebookBccV1State,
+        dict[NotebookBccV1Event, tuple[NotebookBccV1State | Previous, ...]],
+    ]
+] = {}
+
+
+def allowed_events(state: NotebookBccV1State) -> frozenset[NotebookBccV1Event]:
+    """Events with at least one transition out of ``state`` (guards not evaluated)."""
+    try:
+        return _ALLOWED_EVENTS[state]
+    except KeyError:
+        allowed = _ALLOWED_EVENTS[state] = _match_allowed_events(state)
+        return allowed
+
+
+def transition_targets(
+    state: NotebookBccV1State, event: NotebookBccV1Event
+) -> tuple[NotebookBccV1State | Previous, ...]:
+    """Targets of the alternatives for (``state``, ``event``), in the order they are tried.
+
+    Empty when the event is rejected in that state; ``PREVIOUS`` means "the state before".
+    """
+    try:
+        return _TRANSITION_TARGETS[state][event]
+    except KeyError:
+        row = {
+            each: _match_transition_targets(state, each) for each in NotebookBccV1Event
+        }
+        _TRANSITION_TARGETS[state] = row
+        return row[event]
 
 
 def is_final(state: NotebookBccV1State) -> bool:

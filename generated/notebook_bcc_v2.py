@@ -457,8 +457,7 @@ SPEC: Final[MachineSpec[NotebookBccV2State, NotebookBccV2Event]] = MachineSpec(
 )
 
 
-def allowed_events(state: NotebookBccV2State) -> frozenset[NotebookBccV2Event]:
-    """Events with at least one transition out of ``state`` (guards not evaluated)."""
+def _match_allowed_events(state: NotebookBccV2State) -> frozenset[NotebookBccV2Event]:
     match state:
         case NotebookBccV2State.IDLE:
             return frozenset({NotebookBccV2Event.START_WORKFLOW})
@@ -565,13 +564,9 @@ def allowed_events(state: NotebookBccV2State) -> frozenset[NotebookBccV2Event]:
             assert_never(state)
 
 
-def transition_targets(
+def _match_transition_targets(
     state: NotebookBccV2State, event: NotebookBccV2Event
 ) -> tuple[NotebookBccV2State | Previous, ...]:
-    """Targets of the alternatives for (``state``, ``event``), in the order they are tried.
-
-    Empty when the event is rejected in that state; ``PREVIOUS`` means "the state before".
-    """
     match state:
         case NotebookBccV2State.IDLE:
             match event:
@@ -1026,6 +1021,43 @@ def transition_targets(
                     assert_never(event)
         case _:
             assert_never(state)
+
+
+#: Each state's answers, from the exhaustive ``match`` functions above (which mypy proves
+#: complete), kept after the first call: a lookup costs about what a dict lookup costs.
+_ALLOWED_EVENTS: Final[dict[NotebookBccV2State, frozenset[NotebookBccV2Event]]] = {}
+_TRANSITION_TARGETS: Final[
+    dict[
+        NotebookBccV2State,
+        dict[NotebookBccV2Event, tuple[NotebookBccV2State | Previous, ...]],
+    ]
+] = {}
+
+
+def allowed_events(state: NotebookBccV2State) -> frozenset[NotebookBccV2Event]:
+    """Events with at least one transition out of ``state`` (guards not evaluated)."""
+    try:
+        return _ALLOWED_EVENTS[state]
+    except KeyError:
+        allowed = _ALLOWED_EVENTS[state] = _match_allowed_events(state)
+        return allowed
+
+
+def transition_targets(
+    state: NotebookBccV2State, event: NotebookBccV2Event
+) -> tuple[NotebookBccV2State | Previous, ...]:
+    """Targets of the alternatives for (``state``, ``event``), in the order they are tried.
+
+    Empty when the event is rejected in that state; ``PREVIOUS`` means "the state before".
+    """
+    try:
+        return _TRANSITION_TARGETS[state][event]
+    except KeyError:
+        row = {
+            each: _match_transition_targets(state, each) for each in NotebookBccV2Event
+        }
+        _TRANSITION_TARGETS[state] = row
+        return row[event]
 
 
 def is_final(state: NotebookBccV2State) -> bool:

@@ -431,8 +431,7 @@ SPEC: Final[MachineSpec[PegasusTaskState, PegasusTaskEvent]] = MachineSpec(
 )
 
 
-def allowed_events(state: PegasusTaskState) -> frozenset[PegasusTaskEvent]:
-    """Events with at least one transition out of ``state`` (guards not evaluated)."""
+def _match_allowed_events(state: PegasusTaskState) -> frozenset[PegasusTaskEvent]:
     match state:
         case PegasusTaskState.IDLE:
             return frozenset(
@@ -495,13 +494,9 @@ def allowed_events(state: PegasusTaskState) -> frozenset[PegasusTaskEvent]:
             assert_never(state)
 
 
-def transition_targets(
+def _match_transition_targets(
     state: PegasusTaskState, event: PegasusTaskEvent
 ) -> tuple[PegasusTaskState | Previous, ...]:
-    """Targets of the alternatives for (``state``, ``event``), in the order they are tried.
-
-    Empty when the event is rejected in that state; ``PREVIOUS`` means "the state before".
-    """
     match state:
         case PegasusTaskState.IDLE:
             match event:
@@ -674,6 +669,43 @@ def transition_targets(
             return ()
         case _:
             assert_never(state)
+
+
+#: Each state's answers, from the exhaustive ``match`` functions above (which mypy proves
+#: complete), kept after the first call: a lookup costs about what a dict lookup costs.
+_ALLOWED_EVENTS: Final[dict[PegasusTaskState, frozenset[PegasusTaskEvent]]] = {}
+_TRANSITION_TARGETS: Final[
+    dict[
+        PegasusTaskState,
+        dict[PegasusTaskEvent, tuple[PegasusTaskState | Previous, ...]],
+    ]
+] = {}
+
+
+def allowed_events(state: PegasusTaskState) -> frozenset[PegasusTaskEvent]:
+    """Events with at least one transition out of ``state`` (guards not evaluated)."""
+    try:
+        return _ALLOWED_EVENTS[state]
+    except KeyError:
+        allowed = _ALLOWED_EVENTS[state] = _match_allowed_events(state)
+        return allowed
+
+
+def transition_targets(
+    state: PegasusTaskState, event: PegasusTaskEvent
+) -> tuple[PegasusTaskState | Previous, ...]:
+    """Targets of the alternatives for (``state``, ``event``), in the order they are tried.
+
+    Empty when the event is rejected in that state; ``PREVIOUS`` means "the state before".
+    """
+    try:
+        return _TRANSITION_TARGETS[state][event]
+    except KeyError:
+        row = {
+            each: _match_transition_targets(state, each) for each in PegasusTaskEvent
+        }
+        _TRANSITION_TARGETS[state] = row
+        return row[event]
 
 
 def is_final(state: PegasusTaskState) -> bool:

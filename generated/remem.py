@@ -466,8 +466,7 @@ SPEC: Final[MachineSpec[ReMemState, ReMemEvent]] = MachineSpec(
 )
 
 
-def allowed_events(state: ReMemState) -> frozenset[ReMemEvent]:
-    """Events with at least one transition out of ``state`` (guards not evaluated)."""
+def _match_allowed_events(state: ReMemState) -> frozenset[ReMemEvent]:
     match state:
         case ReMemState.UNINITIALIZED:
             return frozenset({ReMemEvent.INITIALIZE, ReMemEvent.RESET})
@@ -488,13 +487,9 @@ def allowed_events(state: ReMemState) -> frozenset[ReMemEvent]:
             assert_never(state)
 
 
-def transition_targets(
+def _match_transition_targets(
     state: ReMemState, event: ReMemEvent
 ) -> tuple[ReMemState | Previous, ...]:
-    """Targets of the alternatives for (``state``, ``event``), in the order they are tried.
-
-    Empty when the event is rejected in that state; ``PREVIOUS`` means "the state before".
-    """
     match state:
         case ReMemState.UNINITIALIZED:
             match event:
@@ -637,6 +632,38 @@ def transition_targets(
                     assert_never(event)
         case _:
             assert_never(state)
+
+
+#: Each state's answers, from the exhaustive ``match`` functions above (which mypy proves
+#: complete), kept after the first call: a lookup costs about what a dict lookup costs.
+_ALLOWED_EVENTS: Final[dict[ReMemState, frozenset[ReMemEvent]]] = {}
+_TRANSITION_TARGETS: Final[
+    dict[ReMemState, dict[ReMemEvent, tuple[ReMemState | Previous, ...]]]
+] = {}
+
+
+def allowed_events(state: ReMemState) -> frozenset[ReMemEvent]:
+    """Events with at least one transition out of ``state`` (guards not evaluated)."""
+    try:
+        return _ALLOWED_EVENTS[state]
+    except KeyError:
+        allowed = _ALLOWED_EVENTS[state] = _match_allowed_events(state)
+        return allowed
+
+
+def transition_targets(
+    state: ReMemState, event: ReMemEvent
+) -> tuple[ReMemState | Previous, ...]:
+    """Targets of the alternatives for (``state``, ``event``), in the order they are tried.
+
+    Empty when the event is rejected in that state; ``PREVIOUS`` means "the state before".
+    """
+    try:
+        return _TRANSITION_TARGETS[state][event]
+    except KeyError:
+        row = {each: _match_transition_targets(state, each) for each in ReMemEvent}
+        _TRANSITION_TARGETS[state] = row
+        return row[event]
 
 
 def is_final(state: ReMemState) -> bool:

@@ -77,7 +77,10 @@ MODULE_NAMES: Final = frozenset(
         "is_final",
         "_S",
         "_E",
-        "_TARGETS",
+        "_ALLOWED_EVENTS",
+        "_TRANSITION_TARGETS",
+        "_match_allowed_events",
+        "_match_transition_targets",
         # Parameters of generated functions and methods: an import of the same name would be
         # shadowed by them (pyflakes' F811).
         *PARAMETER_NAMES,

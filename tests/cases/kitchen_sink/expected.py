@@ -375,8 +375,7 @@ SPEC: Final[MachineSpec[KitchenSinkState, KitchenSinkEvent]] = MachineSpec(
 )
 
 
-def allowed_events(state: KitchenSinkState) -> frozenset[KitchenSinkEvent]:
-    """Events with at least one transition out of ``state`` (guards not evaluated)."""
+def _match_allowed_events(state: KitchenSinkState) -> frozenset[KitchenSinkEvent]:
     match state:
         case KitchenSinkState.DRAFT:
             return frozenset(
@@ -407,13 +406,9 @@ def allowed_events(state: KitchenSinkState) -> frozenset[KitchenSinkEvent]:
             assert_never(state)
 
 
-def transition_targets(
+def _match_transition_targets(
     state: KitchenSinkState, event: KitchenSinkEvent
 ) -> tuple[KitchenSinkState | Previous, ...]:
-    """Targets of the alternatives for (``state``, ``event``), in the order they are tried.
-
-    Empty when the event is rejected in that state; ``PREVIOUS`` means "the state before".
-    """
     match state:
         case KitchenSinkState.DRAFT:
             match event:
@@ -509,6 +504,43 @@ def transition_targets(
             return ()
         case _:
             assert_never(state)
+
+
+#: Each state's answers, from the exhaustive ``match`` functions above (which mypy proves
+#: complete), kept after the first call: a lookup costs about what a dict lookup costs.
+_ALLOWED_EVENTS: Final[dict[KitchenSinkState, frozenset[KitchenSinkEvent]]] = {}
+_TRANSITION_TARGETS: Final[
+    dict[
+        KitchenSinkState,
+        dict[KitchenSinkEvent, tuple[KitchenSinkState | Previous, ...]],
+    ]
+] = {}
+
+
+def allowed_events(state: KitchenSinkState) -> frozenset[KitchenSinkEvent]:
+    """Events with at least one transition out of ``state`` (guards not evaluated)."""
+    try:
+        return _ALLOWED_EVENTS[state]
+    except KeyError:
+        allowed = _ALLOWED_EVENTS[state] = _match_allowed_events(state)
+        return allowed
+
+
+def transition_targets(
+    state: KitchenSinkState, event: KitchenSinkEvent
+) -> tuple[KitchenSinkState | Previous, ...]:
+    """Targets of the alternatives for (``state``, ``event``), in the order they are tried.
+
+    Empty when the event is rejected in that state; ``PREVIOUS`` means "the state before".
+    """
+    try:
+        return _TRANSITION_TARGETS[state][event]
+    except KeyError:
+        row = {
+            each: _match_transition_targets(state, each) for each in KitchenSinkEvent
+        }
+        _TRANSITION_TARGETS[state] = row
+        return row[event]
 
 
 def is_final(state: KitchenSinkState) -> bool:
