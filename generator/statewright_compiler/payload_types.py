@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from statewright_compiler.limits import MAX_LITERAL_DIGITS, MAX_TYPE_DEPTH
 from statewright_compiler.literals import string_literal
@@ -21,6 +22,7 @@ __all__ = [
     "PayloadTypeTooLarge",
     "annotation",
     "parse_payload_type",
+    "runtime_shape",
 ]
 
 _TOKEN = re.compile(
@@ -84,6 +86,19 @@ def annotation(node: PayloadType) -> str:
     if node.kind == "literal":
         return f"Literal[{', '.join(_literal_text(value) for value in node.values)}]"
     return node.name
+
+
+def runtime_shape(node: PayloadType) -> tuple[Any, ...]:
+    """The type as the runtime's payload boundary reads it (see ``statewright._payloads``)."""
+    if node.kind in ("list", "dict"):
+        return (node.kind, runtime_shape(node.children[0]))
+    if node.kind == "union":
+        return ("union", tuple(runtime_shape(child) for child in node.children))
+    if node.kind == "literal":
+        return ("literal", node.values)
+    if node.kind == "named":
+        return ("named", f"{node.module}.{node.name}")
+    return (node.kind,)
 
 
 def _literal_text(value: LiteralValue) -> str:
