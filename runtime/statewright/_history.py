@@ -3,14 +3,21 @@
 The hot path appends one plain tuple per transition (a frozen dataclass costs about three tuples)
 and keeps the epoch float from the clock; :class:`TransitionRecord` objects, ISO-8601 strings and
 JSON forms of payloads are only built when someone reads the history.
+
+:class:`TransitionRecord` is a dataclass made one on first use (see :mod:`statewright._lazy`), so
+that importing this module, which every machine needs, does not import dataclasses.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:
+    from statewright._lazy import dataclass
 
 __all__ = ["RawRecord", "TransitionRecord", "format_timestamp", "to_json_value"]
 
@@ -47,12 +54,14 @@ def to_json_value(value: object) -> Any:
     if isinstance(value, (list, tuple, set, frozenset)):
         items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
         return [to_json_value(v) for v in items]
+    import dataclasses  # here: see the module docstring
+
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return to_json_value(dataclasses.asdict(value))
     return repr(value)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class TransitionRecord:
     """One applied transition, as readers see it. Built lazily from the stored tuple.
 
