@@ -3,9 +3,13 @@
 Standard library only. Generated modules subclass :class:`Machine` (or :class:`AsyncMachine`) and
 hand it a :class:`MachineSpec`; everything else here is for the application around them.
 
-Importing a generated module should cost little, so :class:`AsyncMachine` (asyncio) and the
-store implementations (json, pathlib, tempfile, sqlite3) are imported on first use of the name
-(PEP 562 ``__getattr__``); type checkers see ordinary imports.
+Importing a generated module should cost little, so :class:`AsyncMachine` (asyncio),
+:class:`MachineRegistry` (logging, threading) and the store implementations (json, pathlib,
+tempfile, sqlite3) are imported on first use of the name (PEP 562 ``__getattr__``); type checkers
+see ordinary imports. The rest imports neither dataclasses, inspect, logging nor threading: the
+spec values are plain slotted classes, :class:`MachineOptions` and :class:`TransitionRecord`
+become dataclasses on first use (:mod:`statewright._lazy`), and machines import logging and
+threading when the first one is constructed.
 """
 
 from typing import TYPE_CHECKING
@@ -26,7 +30,6 @@ from statewright._errors import (
 from statewright._history import TransitionRecord
 from statewright._machine import Machine
 from statewright._options import ContextCodec, MachineOptions, Migration
-from statewright._registry import MachineRegistry
 from statewright._snapshot import SNAPSHOT_FORMAT
 from statewright._spec import (
     PREVIOUS,
@@ -41,6 +44,7 @@ from statewright._version import RUNTIME_API, RuntimeVersionError, __version__, 
 
 if TYPE_CHECKING:
     from statewright._async import AsyncMachine
+    from statewright._registry import MachineRegistry
     from statewright._sqlite import SqliteStore
     from statewright._stores import JsonFileStore, MemoryStore
 else:
@@ -50,6 +54,7 @@ else:
     _LAZY = {
         "AsyncMachine": "statewright._async",
         "JsonFileStore": "statewright._stores",
+        "MachineRegistry": "statewright._registry",
         "MemoryStore": "statewright._stores",
         "SqliteStore": "statewright._sqlite",
     }

@@ -3,16 +3,19 @@
 Everything here either never calls user code or is the bookkeeping that runs after user code
 succeeded (:meth:`MachineCore._commit`), so the sync and async flavours share one definition of
 what a transition *records*; they differ only in how they call guards and actions.
+
+Every generated module imports this module (through :class:`Machine`), so it imports nothing
+costly: logging is imported by the first machine constructed (:func:`statewright_logger`),
+inspect only when a listener returns something, and the values it builds are cheap to import
+(see :mod:`statewright._spec` and :mod:`statewright._lazy`).
 """
 
 from __future__ import annotations
 
-import inspect
-import logging
 import os
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any, ClassVar, Final, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, Protocol, TypeVar
 
 from statewright._compat import StrEnum
 from statewright._errors import (
@@ -27,6 +30,9 @@ from statewright._options import MachineOptions
 from statewright._spec import ErrorRoute, MachineSpec
 from statewright._table import CompiledAlt, Fast, Plan, Table, compile_spec
 
+if TYPE_CHECKING:
+    import logging
+
 __all__ = ["Listener", "MachineCore"]
 
 S = TypeVar("S", bound=StrEnum)
@@ -36,11 +42,13 @@ C = TypeVar("C")
 #: Called after every applied transition with its record.
 Listener = Callable[[TransitionRecord], object]
 
-_LOG = logging.getLogger("statewright")
-_DEFAULT_OPTIONS = MachineOptions()
 #: Row installed while user code runs, so a re-entrant ``send`` falls into the slow path.
 _BUSY_ROW: dict[Any, Fast] = {}
-_INFO = logging.INFO
+#: ``logging.INFO``, spelled out so that importing this module does not import logging.
+_INFO: Final = 20
+#: The ``statewright`` logger and the default options, made by the first machine constructed.
+_LOG: logging.Logger | None = None
+_DEFAULT_OPTIONS: MachineOptions | None = None
 
 
 class Lock(Protocol):
@@ -84,13 +92,13 @@ class MachineCore(Generic[S, E, C]):
     ) -> None:
         table = type(self)._table()
         spec = table.spec
-        opts = _DEFAULT_OPTIONS if options is None else options
+        opts = _default_options() if options is None else options
         self._spec_table = table
         self._context = context
         self._handlers = handlers
         self._calls = _bind_handlers(spec, handlers)
         self._options = opts
-        self._logger = opts.logger if opts.logger is not None else _LOG
+        self._logger = opts.logger if opts.logger is not None else statewright_logger()
         self._log_on = opts.log_transitions
         #: ``logging.Logger._cache`` maps level -> enabled and is cleared by logging whenever
         #: levels change; reading it is a third of an ``isEnabledFor`` call. ``False`` at INFO
@@ -418,8 +426,11 @@ class MachineCore(Generic[S, E, C]):
                 except Exception:
                     self._logger.exception("listener %r failed; transition kept", listener)
                     continue
-                if inspect.isawaitable(result):
-                    pending.append(result)
+                if result is not None:  # most listeners return None: spare importing inspect
+                    import inspect
+
+                    if inspect.isawaitable(result):
+                        pending.append(result)
         return pending
 
     def _mark_stale(self, conflict: Conflict) -> None:
@@ -457,6 +468,23 @@ class MachineCore(Generic[S, E, C]):
                 raw = (index, epoch, payload) if error is None else (index, epoch, payload, error)
                 self._history.append(raw)
         self._revision = revision
+
+
+def statewright_logger() -> logging.Logger:
+    """The ``statewright`` logger (importing logging on first use: it costs ~5 ms to import)."""
+    global _LOG
+    if _LOG is None:
+        import logging
+
+        _LOG = logging.getLogger("statewright")
+    return _LOG
+
+
+def _default_options() -> MachineOptions:
+    global _DEFAULT_OPTIONS
+    if _DEFAULT_OPTIONS is None:
+        _DEFAULT_OPTIONS = MachineOptions()
+    return _DEFAULT_OPTIONS
 
 
 def _random_id() -> str:
