@@ -10,16 +10,19 @@ itself (``if TYPE_CHECKING`` imports). The first time the class is used,
 ``dataclasses.dataclass(cls, **params)`` is applied to it in place; from then on it is an
 ordinary dataclass, and every name bound to it sees that.
 
-First use is calling the class (constructing an instance, ``dataclasses.replace``) or reading,
-on the class, an attribute it does not have yet: ``__dataclass_fields__`` (``fields``,
-``is_dataclass``, dataclass subclasses), ``__signature__`` (``inspect.signature``, ``help``),
-``__no_type_check__`` (``typing.get_type_hints``), ``__match_args__``, or a field whose default
-is :func:`field`. Until then the class has only what its class statement wrote.
+First use is any of: calling the class (constructing an instance); setting the state of an
+instance made without calling it (unpickling, which uses ``cls.__new__``); reading, on the class,
+an attribute it does not have yet: ``__dataclass_fields__`` (``fields``, ``is_dataclass``,
+dataclass subclasses), ``__signature__`` (``inspect.signature``, ``help``), ``__no_type_check__``
+(``typing.get_type_hints``), ``__match_args__``, or a field whose default is :func:`field`. Until
+then the class has only what its class statement wrote (``vars(cls)`` shows no ``__init__``).
 
 The decorator builds the class anew (as ``dataclass(slots=True)`` does) with a metaclass of its
-own whose ``__call__`` and ``__getattr__`` catch the first use; both are deleted from it then,
-so calls and attribute reads go straight to ``type`` afterwards. What differs from the
-``@dataclass(frozen=True, slots=True)`` these classes were before:
+own whose ``__call__`` and ``__getattr__`` catch the first use, and a ``__setstate__``; all three
+are deleted then, so calls and attribute reads go straight to ``type`` afterwards and pickling
+works as for any dataclass. (A placeholder ``__new__`` cannot be the hook: once deleted, CPython
+still dispatches through it, and ``object.__new__`` then rejects the constructor's arguments.)
+What differs from the ``@dataclass(frozen=True, slots=True)`` these classes were before:
 
 - no slots: slots need a new class, which names bound before first use would not see; so
   instances have a ``__dict__`` (assigning a field still raises ``FrozenInstanceError``);
