@@ -16,19 +16,21 @@ Generated from spec/approval_workflow.toml by statewright 0.2.0; do not edit."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Final, Protocol, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Protocol, TypedDict, TypeVar
 
 from statewright import (
     Alternative,
     ErrorRoute,
     Machine,
-    MachineOptions,
     MachineSpec,
     Previous,
     StrEnum,
     assert_never,
     require_runtime,
 )
+
+if TYPE_CHECKING:
+    from statewright import MachineOptions
 
 require_runtime(1, module="approval_workflow", generator_version="0.2.0")
 

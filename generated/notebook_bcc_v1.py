@@ -18,18 +18,29 @@ Generated from spec/notebook_bcc_v1.toml by statewright 0.2.0; do not edit."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Final, Literal, Protocol, TypedDict, TypeVar
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Final,
+    Literal,
+    Protocol,
+    TypedDict,
+    TypeVar,
+)
 
 from statewright import (
     Alternative,
     Machine,
-    MachineOptions,
     MachineSpec,
     Previous,
     StrEnum,
     assert_never,
     require_runtime,
 )
+
+if TYPE_CHECKING:
+    from statewright import MachineOptions
 
 require_runtime(1, module="notebook_bcc_v1", generator_version="0.2.0")
 

@@ -17,18 +17,20 @@ Generated from spec/notebook_bcc_v2.toml by statewright 0.2.0; do not edit."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar, Final, Protocol, TypedDict, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Final, Protocol, TypedDict, TypeVar
 
 from statewright import (
     Alternative,
     Machine,
-    MachineOptions,
     MachineSpec,
     Previous,
     StrEnum,
     assert_never,
     require_runtime,
 )
+
+if TYPE_CHECKING:
+    from statewright import MachineOptions
 
 require_runtime(1, module="notebook_bcc_v2", generator_version="0.2.0")
 

@@ -154,6 +154,11 @@ def _with_invisible_parentheses(tokens: list[_Token]) -> list[_Token]:
     end = words[-1] + 1
     if tokens[words[-1]].text in {":", ","} and words[-1] >= start:
         end = words[-1]
+    default = [i for i in words if start <= i < end and depths[i] == 0 and tokens[i].text == "="]
+    if default:
+        end = default[0]  # ``name: A | B = None``: the annotation ends at its default
+    while end > start and tokens[end - 1].kind == "space":
+        end -= 1
     inside = [i for i in range(start, end) if depths[i] == 0 and tokens[i].text in _OPERATORS]
     if not inside or not _text(tokens[start:end]):
         return tokens

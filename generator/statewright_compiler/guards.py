@@ -9,9 +9,10 @@ from __future__ import annotations
 import keyword
 import re
 
+from statewright_compiler.limits import MAX_GUARD_DEPTH
 from statewright_compiler.model import And, GuardCall, GuardExpression, Not, Or
 
-__all__ = ["GuardSyntaxError", "guard_names", "guard_text", "parse_guard"]
+__all__ = ["GuardSyntaxError", "GuardTooDeep", "guard_names", "guard_text", "parse_guard"]
 
 _TOKEN = re.compile(r"\s*(?:(?P<paren>[()])|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<other>\S))")
 _OPERATORS = frozenset({"and", "or", "not"})
@@ -20,9 +21,17 @@ _OPERATORS = frozenset({"and", "or", "not"})
 class GuardSyntaxError(ValueError):
     """A guard that does not parse; ``offset`` is the 0-based character offset in the text."""
 
+    code = "invalid-guard"
+
     def __init__(self, message: str, offset: int) -> None:
         super().__init__(message)
         self.offset = offset
+
+
+class GuardTooDeep(GuardSyntaxError):
+    """Parentheses and ``not`` nest deeper than :data:`~limits.MAX_GUARD_DEPTH`."""
+
+    code = "limit-exceeded"
 
 
 def _tokens(text: str) -> list[tuple[str, int]]:
@@ -47,6 +56,7 @@ class _Parser:
         self.text = text
         self.tokens = _tokens(text)
         self.index = 0
+        self.depth = 0
 
     def peek(self) -> str | None:
         return self.tokens[self.index][0] if self.index < len(self.tokens) else None
@@ -81,11 +91,29 @@ class _Parser:
             operands.append(self.parse_not())
         return operands[0] if len(operands) == 1 else And(tuple(operands))
 
+    def nest(self) -> None:
+        """One more level of ``not`` or parentheses; bounded so the parser cannot recurse away."""
+        self.depth += 1
+        if self.depth > MAX_GUARD_DEPTH:
+            raise GuardTooDeep(
+                f"the guard nests 'not' and parentheses more than {MAX_GUARD_DEPTH} levels deep",
+                self.offset(),
+            )
+
     def parse_not(self) -> GuardExpression:
-        if self.peek() == "not":
+        if self.peek() != "not":
+            return self.parse_atom()
+        negations = 0
+        while self.peek() == "not":
             self.take()
-            return Not(self.parse_not())
-        return self.parse_atom()
+            self.nest()
+            negations += 1
+        operand = self.parse_atom()
+        self.depth -= negations
+        # ``not not x`` and ``not (not x)`` mean ``x`` (guards are truth values).
+        for _ in range(negations):
+            operand = operand.operand if isinstance(operand, Not) else Not(operand)
+        return operand
 
     def parse_atom(self) -> GuardExpression:
         token, offset = self.peek(), self.offset()
@@ -93,10 +121,12 @@ class _Parser:
             raise GuardSyntaxError("guard expression ends too early", offset)
         if token == "(":
             self.take()
+            self.nest()
             expression = self.parse_or()
             if self.peek() != ")":
                 raise GuardSyntaxError("missing ')' in guard", self.offset())
             self.take()
+            self.depth -= 1
             return expression
         if token == ")" or token in _OPERATORS:
             raise GuardSyntaxError(f"expected a guard name, found {token!r}", offset)

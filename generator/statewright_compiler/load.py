@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from statewright_compiler.diagnostics import Diagnostic, SpecError
+from statewright_compiler.limits import MAX_SPEC_BYTES, MAX_TOML_DEPTH, toml_nesting_error
 from statewright_compiler.positions import KeyPath, Position, scan_positions
 from statewright_compiler.toml_compat import tomllib
 
@@ -38,10 +39,22 @@ class SpecSource:
         return Position(1, 1)
 
 
+def _position(text: str, offset: int) -> tuple[int, int]:
+    line_start = text.rfind("\n", 0, offset) + 1
+    return text.count("\n", 0, offset) + 1, offset - line_start + 1
+
+
 def parse_spec_text(text: str, display_path: str, sha256: str | None = None) -> SpecSource:
     """Parse TOML text; a syntax error becomes a ``toml-syntax`` diagnostic, not a traceback."""
+    nesting = toml_nesting_error(text)
+    if nesting is not None:
+        line, column = _position(text, nesting.offset)
+        raise SpecError([Diagnostic(nesting.code, display_path, line, column, str(nesting))])
     try:
         document = tomllib.loads(text)
+    except RecursionError:  # the scan above keeps well below this; a last line of defence
+        message = f"the document nests too deeply (limit {MAX_TOML_DEPTH} levels)"
+        raise SpecError([Diagnostic("limit-exceeded", display_path, 1, 1, message)]) from None
     except tomllib.TOMLDecodeError as error:
         message = str(error)
         found = _TOML_ERROR_POSITION.search(message)
@@ -59,6 +72,10 @@ def load_spec(path: Path, display_path: str | None = None) -> SpecSource:
     """Read and parse ``path``; unreadable or non-UTF-8 files are diagnostics too."""
     shown = display_path or path.as_posix()
     try:
+        size = path.stat().st_size
+        if size > MAX_SPEC_BYTES:
+            message = f"the file has {size:,} bytes; specs are limited to {MAX_SPEC_BYTES:,}"
+            raise SpecError([Diagnostic("limit-exceeded", shown, 1, 1, message)])
         data = path.read_bytes()
     except OSError as error:
         reason = error.strerror or str(error)

@@ -7,6 +7,7 @@ never the raw TOML, so every name in it is already checked and every derived ide
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -28,6 +29,7 @@ __all__ = [
     "State",
     "StateKind",
     "Transition",
+    "imported_names_used",
 ]
 
 #: How a spec writes "the state before we entered the source state" as a target.
@@ -84,6 +86,8 @@ class PayloadField:
     """True when ``None`` is one of the type's alternatives: the argument defaults to ``None``."""
     typing_names: tuple[str, ...] = ()
     """Names from ``typing`` the annotation uses, which the module must import."""
+    imported_names: tuple[str, ...] = ()
+    """Names from ``[imports]`` the annotation uses."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,13 @@ class Event:
     payload: tuple[PayloadField, ...]
     metadata: tuple[tuple[str, MetadataValue], ...]
     line: int
+
+
+def imported_names_used(events: Iterable[Event]) -> frozenset[str]:
+    """The ``[imports]`` names the payload types of ``events`` use (what the module imports)."""
+    return frozenset(
+        name for event in events for field in event.payload for name in field.imported_names
+    )
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,10 @@ from typing import Final
 
 __all__ = [
     "MODULE_NAMES",
+    "PARAMETER_NAMES",
     "RUNTIME_IMPORTS",
     "STDLIB_MODULES",
+    "TYPE_CHECKING_IMPORTS",
     "TYPING_IMPORTS",
     "camel_case",
     "constant_case",
@@ -19,18 +21,33 @@ __all__ = [
 
 #: What a generated module may import from ``typing`` and from the runtime. The renderer imports
 #: the ones a module uses; validation keeps spec names (imports, payload types) clear of all.
-TYPING_IMPORTS: Final = ("Any", "ClassVar", "Final", "Literal", "Protocol", "TypedDict", "TypeVar")
+TYPING_IMPORTS: Final = (
+    "TYPE_CHECKING",
+    "Any",
+    "ClassVar",
+    "Final",
+    "Literal",
+    "Protocol",
+    "TypedDict",
+    "TypeVar",
+)
+#: Runtime names a generated module uses only in annotations: imported for type checkers only,
+#: so that importing the module does not load what they need at run time (dataclasses).
+TYPE_CHECKING_IMPORTS: Final = ("MachineOptions",)
 RUNTIME_IMPORTS: Final = (
     "PREVIOUS",
     "Alternative",
     "ErrorRoute",
     "Machine",
-    "MachineOptions",
     "MachineSpec",
     "Previous",
     "StrEnum",
     "assert_never",
     "require_runtime",
+)
+#: Parameter names generated functions and methods use.
+PARAMETER_NAMES: Final = frozenset(
+    {"self", "cls", "context", "payload", "handlers", "state", "event", "options"}
 )
 #: Every fixed top-level name of a generated module (imports, constants, functions); the
 #: per-machine classes and tag constants come on top.
@@ -40,6 +57,7 @@ MODULE_NAMES: Final = frozenset(
         "Mapping",
         *TYPING_IMPORTS,
         *RUNTIME_IMPORTS,
+        *TYPE_CHECKING_IMPORTS,
         "GENERATOR_VERSION",
         "SPEC_PATH",
         "SPEC_SHA256",
@@ -56,6 +74,9 @@ MODULE_NAMES: Final = frozenset(
         "_S",
         "_E",
         "_TARGETS",
+        # Parameters of generated functions and methods: an import of the same name would be
+        # shadowed by them (pyflakes' F811).
+        *PARAMETER_NAMES,
     }
 )
 

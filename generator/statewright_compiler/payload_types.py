@@ -10,9 +10,10 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from statewright_compiler.limits import MAX_LITERAL_DIGITS, MAX_TYPE_DEPTH
 from statewright_compiler.literals import string_literal
 
-__all__ = ["ParsedType", "PayloadTypeError", "parse_payload_type"]
+__all__ = ["ParsedType", "PayloadTypeError", "PayloadTypeTooLarge", "parse_payload_type"]
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<number>-?[0-9]+)"
@@ -26,9 +27,17 @@ _LITERAL_CONSTANTS = frozenset({"True", "False", "None"})
 
 
 class PayloadTypeError(ValueError):
+    code = "invalid-type"
+
     def __init__(self, message: str, offset: int) -> None:
         super().__init__(message)
         self.offset = offset
+
+
+class PayloadTypeTooLarge(PayloadTypeError):
+    """Brackets nest deeper than :data:`~limits.MAX_TYPE_DEPTH`, or a literal is too long."""
+
+    code = "limit-exceeded"
 
 
 @dataclass(frozen=True)
@@ -59,6 +68,7 @@ class _Parser:
             self.tokens.append((kind, match.group(kind), match.start(kind)))
             position = match.end()
         self.index = 0
+        self.depth = 0
         self.names: list[str] = []
         self.typing_names: list[str] = []
 
@@ -67,6 +77,19 @@ class _Parser:
 
     def peek(self) -> str | None:
         return self.tokens[self.index][1] if self.index < len(self.tokens) else None
+
+    def open_bracket(self) -> None:
+        """``[`` of a generic or a Literal: one level deeper, within :data:`MAX_TYPE_DEPTH`."""
+        self.depth += 1
+        if self.depth > MAX_TYPE_DEPTH:
+            raise PayloadTypeTooLarge(
+                f"the type nests brackets more than {MAX_TYPE_DEPTH} levels deep", self.offset()
+            )
+        self.expect("[")
+
+    def close_bracket(self) -> None:
+        self.expect("]")
+        self.depth -= 1
 
     def expect(self, token: str) -> None:
         if self.peek() != token:
@@ -108,27 +131,27 @@ class _Parser:
             self.typing_names.append(token)
             return token
         if token == "list":
-            self.expect("[")
+            self.open_bracket()
             inner = " | ".join(self.union())
-            self.expect("]")
+            self.close_bracket()
             return f"list[{inner}]"
         if token == "dict":
-            self.expect("[")
+            self.open_bracket()
             if self.peek() != "str":
                 raise PayloadTypeError("dict keys must be 'str' (JSON objects)", self.offset())
             self.index += 1
             self.expect(",")
             inner = " | ".join(self.union())
-            self.expect("]")
+            self.close_bracket()
             return f"dict[str, {inner}]"
         if token == "Literal":
             self.typing_names.append(token)
-            self.expect("[")
+            self.open_bracket()
             literals = [self.literal()]
             while self.peek() == ",":
                 self.index += 1
                 literals.append(self.literal())
-            self.expect("]")
+            self.close_bracket()
             return f"Literal[{', '.join(literals)}]"
         if token in self.imported:
             self.names.append(token)
@@ -148,6 +171,10 @@ class _Parser:
         if kind == "string":
             return string_literal(token[1:-1])
         if kind == "number":
+            if len(token.lstrip("-")) > MAX_LITERAL_DIGITS:
+                raise PayloadTypeTooLarge(
+                    f"Literal integers have at most {MAX_LITERAL_DIGITS} digits", offset
+                )
             return str(int(token))
         if kind == "name" and token in _LITERAL_CONSTANTS:
             return token

@@ -25,10 +25,19 @@ from statewright_compiler.literals import (
     string_literal,
     tuple_literal,
 )
-from statewright_compiler.model import And, Event, GuardCall, GuardExpression, Machine, Not, Or
+from statewright_compiler.model import (
+    And,
+    Event,
+    GuardCall,
+    GuardExpression,
+    Machine,
+    Not,
+    Or,
+)
 from statewright_compiler.naming import (
     RUNTIME_IMPORTS,
     STDLIB_MODULES,
+    TYPE_CHECKING_IMPORTS,
     TYPING_IMPORTS,
     tag_constant,
 )
@@ -107,6 +116,8 @@ def _wrapped(text: str, indent: int) -> str:
 
 
 def _python_guard(expression: GuardExpression, parent: int = 0) -> str:
+    """The guard as a Python expression. An ``and`` inside an ``or`` gets parentheses it does not
+    need, as ruff's RUF021 asks: ``(a and b) or c`` says what it means."""
     if isinstance(expression, GuardCall):
         return f"handlers.{expression.name}(context, payload)"
     if isinstance(expression, Not):
@@ -114,7 +125,7 @@ def _python_guard(expression: GuardExpression, parent: int = 0) -> str:
     precedence, joiner = (2, " and ") if isinstance(expression, And) else (1, " or ")
     assert isinstance(expression, And | Or)
     text = joiner.join(_python_guard(operand, precedence) for operand in expression.operands)
-    return f"({text})" if parent > precedence else text
+    return f"({text})" if parent > precedence or (parent == 1 and precedence == 2) else text
 
 
 class _ModuleView:
@@ -385,6 +396,7 @@ def _used_imports(machine: Machine, view: _ModuleView) -> dict[str, list[str]]:
     optional = {
         "Any": bool(view.guard_functions) or "Any" in payload_typing,
         "Literal": "Literal" in payload_typing,
+        "TypedDict": bool(machine.events),
         "PREVIOUS": any(t.returns_to_previous for t in machine.transitions),
         "ErrorRoute": bool(machine.error_handlers),
     }
@@ -394,8 +406,12 @@ def _used_imports(machine: Machine, view: _ModuleView) -> dict[str, list[str]]:
         "typing": [name for name in TYPING_IMPORTS if optional.get(name, True)],
         "statewright": [name for name in RUNTIME_IMPORTS if optional.get(name, True)],
     }
+    used = {
+        name for event in machine.events for field in event.payload for name in field.imported_names
+    }
     for item in machine.imports:
-        imports.setdefault(item.module, []).append(item.name)
+        if item.name in used:
+            imports.setdefault(item.module, []).append(item.name)
     return imports
 
 
@@ -448,6 +464,7 @@ def render_module(machine: Machine) -> str:
             f"The {machine.name} state machine: one typed method per event.{description}", "    "
         ),
         import_blocks=import_blocks(_used_imports(machine, view)),
+        type_checking_imports=_import_statement("statewright", list(TYPE_CHECKING_IMPORTS)),
         has_handlers=bool(machine.guards or machine.actions),
         match_dispatch=view.match_dispatch,
         match_limit=MATCH_LIMIT,

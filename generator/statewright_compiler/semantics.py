@@ -21,6 +21,7 @@ from statewright_compiler.model import (
     State,
     StateKind,
     Transition,
+    imported_names_used,
 )
 from statewright_compiler.naming import MODULE_NAMES, constant_case, tag_constant
 from statewright_compiler.positions import KeyPath
@@ -80,6 +81,28 @@ class _Builder:
         self.unique(
             [*((name, path) for name, path in payload_names), *imported], "name", "Python name"
         )
+        used = imported_names_used(declarations.events)
+        for item in declarations.imports:
+            if item.name not in used and item.name not in reserved:
+                self.reporter.report(
+                    "unused-import",
+                    ("imports", item.module),
+                    f"{item.module}.{item.name} is imported but no payload type uses it",
+                    "remove it from [imports]",
+                    key=True,
+                    severity=Severity.WARNING,
+                )
+        imported_names = {item.name for item in declarations.imports}
+        for event in declarations.events:
+            for field in event.payload:
+                if field.name in imported_names:
+                    self.error(
+                        "name-collision",
+                        ("events", event.name, "payload", field.name),
+                        f"payload field {field.name!r} has the name of an imported type",
+                        "rename the field",
+                        key=True,
+                    )
         for name, path in [*payload_names, *imported]:
             if name in reserved:
                 builtin = name in {"Any", "Literal"} and path[0] == "imports"

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from statewright_compiler.diagnostics import Diagnostic, Severity, SpecError, did_you_mean
-from statewright_compiler.guards import GuardSyntaxError, parse_guard
+from statewright_compiler.guards import GuardSyntaxError, guard_names, parse_guard
 from statewright_compiler.load import SpecSource, load_spec
 from statewright_compiler.model import (
     PREVIOUS_TARGET,
@@ -48,6 +48,8 @@ RESERVED_METHOD_NAMES: Final = frozenset(
 )  # fmt: skip
 
 _KINDS: Final = {kind.value: kind for kind in StateKind}
+#: What :meth:`_Reader.name` calls names that become methods of the user's handlers object.
+HANDLER_ROLES: Final = frozenset({"action"})
 
 
 @dataclass(frozen=True)
@@ -158,6 +160,11 @@ class Reporter:
         return self.source.locate(path).column
 
 
+def _excerpt(text: str, limit: int = 60) -> str:
+    """``text`` quoted for a message, shortened when long (a diagnostic is one readable line)."""
+    return repr(text) if len(text) <= limit else repr(text[: limit - 3]) + "..."
+
+
 def _describe_type(value: object) -> str:
     names = {bool: "a boolean", int: "an integer", float: "a float", str: "a string"}
     names |= {list: "an array", dict: "a table"}
@@ -212,7 +219,12 @@ class _Reader:
         return value if self.typed(value, (*path, key), bool, repr(key)) else False
 
     def name(self, value: object, path: KeyPath, what: str) -> str | None:
-        """An ASCII identifier that is not a Python keyword, or None (reported)."""
+        """An ASCII identifier that is not a Python keyword, or None (reported).
+
+        Action names (methods of the user's handlers object) may not start with ``_``: Python
+        gives those special meanings (``__class__`` exists on every object, ``__x`` is
+        name-mangled in a class body, ``_is_protocol`` belongs to ``Protocol``).
+        """
         if not self.typed(value, path, str, what):
             return None
         assert isinstance(value, str)
@@ -229,6 +241,14 @@ class _Reader:
                 "invalid-name", path, f"{what} {value!r} is a Python keyword", "choose another name"
             )
             return None
+        if what in HANDLER_ROLES and value.startswith("_"):
+            self.reporter.report(
+                "invalid-name",
+                path,
+                f"{what} {value!r} starts with '_'",
+                "handler methods are public names: Python reserves leading underscores",
+            )
+            return None
         return value
 
     def names(
@@ -238,7 +258,7 @@ class _Reader:
         values = parent.get(key, [])
         if not self.typed(values, (*path, key), list, repr(key)):
             return ()
-        names: list[str] = []
+        names: dict[str, None] = {}  # ordered, and a membership test in O(1)
         for index, value in enumerate(values):
             name = self.name(value, (*path, key, index), what)
             if name is None:
@@ -248,7 +268,7 @@ class _Reader:
                     "duplicate-name", (*path, key, index), f"{what} {name!r} is listed twice"
                 )
                 continue
-            names.append(name)
+            names[name] = None
         return tuple(names)
 
     def metadata(
@@ -355,6 +375,15 @@ class _Reader:
                     "invalid-import", path, f"{module!r} is not a module path", key=True
                 )
                 continue
+            if module == "__future__":
+                self.reporter.report(
+                    "invalid-import",
+                    path,
+                    "'__future__' imports are compiler directives, not payload types",
+                    "import the type from the module that defines it",
+                    key=True,
+                )
+                continue
             if not self.typed(names, path, list, f"imports of {module!r}"):
                 continue
             for index, name in enumerate(names):
@@ -454,14 +483,16 @@ class _Reader:
                 parsed = parse_payload_type(text, imported)
             except PayloadTypeError as error:
                 self.reporter.report(
-                    "invalid-type",
+                    error.code,
                     (*path, key),
-                    f"invalid payload type {text!r}: {error}",
+                    f"invalid payload type {_excerpt(text)}: {error}",
                     offset=error.offset + 1,
                 )
                 continue
             fields.append(
-                PayloadField(name, parsed.annotation, parsed.optional, parsed.typing_names)
+                PayloadField(
+                    name, parsed.annotation, parsed.optional, parsed.typing_names, parsed.names
+                )
             )
         return tuple(fields)
 
@@ -510,11 +541,17 @@ class _Reader:
         if "guard" in body and self.typed(body["guard"], (*path, "guard"), str, "'guard'"):
             try:
                 guard = parse_guard(body["guard"])
+                private = [name for name in guard_names(guard) if name.startswith("_")]
+                if private:
+                    raise GuardSyntaxError(
+                        f"guard {private[0]!r} starts with '_' (Python reserves those names)",
+                        body["guard"].find(private[0]),
+                    )
             except GuardSyntaxError as error:
                 self.reporter.report(
-                    "invalid-guard",
+                    error.code,
                     (*path, "guard"),
-                    f"invalid guard {body['guard']!r}: {error}",
+                    f"invalid guard {_excerpt(body['guard'])}: {error}",
                     "combine guard names with not, and, or and parentheses",
                     offset=error.offset + 1,
                 )

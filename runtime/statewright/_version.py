@@ -10,7 +10,7 @@ from typing import Final
 
 __all__ = ["RUNTIME_API", "RuntimeVersionError", "__version__", "require_runtime"]
 
-__version__: Final = "0.1.0"
+__version__: Final = "0.2.0"
 #: Bumped whenever generated code needs something the runtime did not have before.
 RUNTIME_API: Final = 1
 #: The oldest API level whose generated modules this runtime still runs.

@@ -175,7 +175,20 @@ def test_seed_specs_are_valid(repo: Path) -> None:
     result = run_cli(["validate"], cwd=repo)
     assert result.code == 0, result.stderr
     assert result.stderr == ""
-    assert result.stdout.count(": ok (") == len(list((repo / "spec").glob("*.toml")))
+    specs = [*(repo / "spec").glob("*.toml"), *(repo / "examples").glob("*.toml")]
+    assert result.stdout.count(": ok (") == len(specs)
+
+
+def test_configured_schema_file_is_generated_and_checked(project: Path) -> None:
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(PYPROJECT + 'schema = "spec/statewright.schema.json"\n')
+    assert run_cli(["generate"], cwd=project).code == 0
+    schema = project / "spec" / "statewright.schema.json"
+    assert schema.read_text() == run_cli(["schema"]).stdout
+    schema.write_text("{}\n")
+    result = run_cli(["check"], cwd=project)
+    assert result.code == 1
+    assert "stale: spec/statewright.schema.json" in result.stderr
 
 
 def test_python_dash_m_entry_point(repo: Path) -> None:

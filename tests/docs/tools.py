@@ -117,6 +117,20 @@ def run_markdown(paths: Sequence[Path]) -> dict[str, list[MarkdownBlock]]:
     return {page["name"]: page["blocks"] for page in json.loads(completed.stdout)}
 
 
+def run_renderers(paths: Sequence[Path]) -> dict[str, dict[str, str]]:
+    """Each page rendered to HTML by markdown-it (CommonMark) and by marked (GitHub-flavoured),
+    raw HTML allowed, so whatever HTML a page lets through shows up in the output."""
+    node, script = _node_tool("render.mjs")
+    completed = subprocess.run(
+        [node, str(script), *map(str, paths)], capture_output=True, check=False, text=True
+    )
+    assert completed.returncode == 0, f"render.mjs failed: {completed.stderr}"
+    return {
+        page["name"]: {"markdown-it": page["markdown-it"], "marked": page["marked"]}
+        for page in json.loads(completed.stdout)
+    }
+
+
 def html_text(html: str) -> str:
     """What a reader sees of inline HTML: line breaks kept, tags dropped, entities decoded."""
     return unescape(re.sub(r"<[^>]*>", "", re.sub(r"<br\s*/?>", "\n", html)))

@@ -71,7 +71,8 @@ def _check_editable_wheel(names: list[str], archive: zipfile.ZipFile) -> None:
     pth = [name for name in names if name.endswith(".pth")]
     assert len(pth) == 1, names
     lines = archive.read(pth[0]).decode().splitlines()
-    assert sorted(lines) == sorted([str(REPO / "runtime"), str(REPO / "generator")]), lines
+    expected = [str(REPO / folder) for folder in ("runtime", "generator", "generated")]
+    assert sorted(lines) == sorted(expected), lines
     top_level_code = [name for name in names if "/" not in name and name.endswith(".py")]
     assert top_level_code == [], f"editable wheel installs an import hook: {top_level_code}"
 
