@@ -3,23 +3,16 @@
 The hot path appends one plain tuple per transition (a frozen dataclass costs about three tuples)
 and keeps the epoch float from the clock; :class:`TransitionRecord` objects, ISO-8601 strings and
 JSON forms of payloads are only built when someone reads the history.
-
-:class:`TransitionRecord` is a dataclass made one on first use (see :mod:`statewright._lazy`), so
-that importing this module, which every machine needs, does not import dataclasses.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import enum
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import Any
 
-if TYPE_CHECKING:
-    from dataclasses import dataclass
-else:
-    from statewright._lazy import dataclass
-
-__all__ = ["RawRecord", "TransitionRecord", "format_timestamp", "to_json_value"]
+__all__ = ["Listener", "RawRecord", "TransitionRecord", "format_timestamp", "to_json_value"]
 
 
 #: What the machine stores per transition: ``(counter_index, epoch, payload)``, plus the error
@@ -54,14 +47,12 @@ def to_json_value(value: object) -> Any:
     if isinstance(value, (list, tuple, set, frozenset)):
         items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
         return [to_json_value(v) for v in items]
-    import dataclasses  # here: see the module docstring
-
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return to_json_value(dataclasses.asdict(value))
     return repr(value)
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class TransitionRecord:
     """One applied transition, as readers see it. Built lazily from the stored tuple.
 
@@ -100,3 +91,7 @@ class TransitionRecord:
         if self.error is not None:
             out["error"] = self.error
         return out
+
+
+#: Called after every applied transition with its record.
+Listener = Callable[[TransitionRecord], object]

@@ -1,27 +1,14 @@
-"""Every knob of a machine in one frozen value, so generated constructors never change shape.
-
-Generated modules import :class:`MachineOptions` by name, so this module is imported with them.
-It is a dataclass for every purpose (``dataclasses.replace``, ``asdict``, ``fields``), but it is
-made one on first use (see :mod:`statewright._lazy`): importing dataclasses and logging would
-cost more than the rest of importing a generated module.
-"""
+"""Every knob of a machine in one frozen value, so generated constructors never change shape."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from statewright._store_protocol import Store
-
-if TYPE_CHECKING:
-    import logging
-    from dataclasses import dataclass, field
-else:
-    from statewright._lazy import ModuleOnFirstUse, dataclass, field
-
-    #: For ``typing.get_type_hints(MachineOptions)``: resolves ``logging.Logger`` on demand.
-    logging = ModuleOnFirstUse("logging")
 
 __all__ = ["ContextCodec", "MachineOptions", "Migration"]
 
@@ -37,7 +24,7 @@ class ContextCodec(Protocol):
     def decode(self, data: Any, /) -> Any: ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MachineOptions:
     """Configuration of one machine instance. All fields have safe defaults."""
 

@@ -7,8 +7,8 @@ version and the spec hash so that loading into the wrong machine fails loudly, a
 versions can be upgraded by ``options.migrations``.
 
 Machines subclass :class:`SnapshotMixin`, so this module is imported with every generated module;
-json and dataclasses (which imports inspect, ast and dis) are imported where snapshots are taken
-and restored instead.
+json, dataclasses (which imports inspect, ast and dis) and :class:`MachineOptions` (a dataclass)
+are imported where snapshots are taken and restored instead.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 from statewright._compat import StrEnum
 from statewright._core import MachineCore, statewright_logger
 from statewright._errors import Conflict, SnapshotError, StatewrightError, UnknownInstance
-from statewright._options import MachineOptions
 
 if TYPE_CHECKING:
+    from statewright._options import MachineOptions
     from statewright._store_protocol import Store
 
 __all__ = ["SNAPSHOT_FORMAT", "SnapshotMixin", "parse_json"]
@@ -130,6 +130,8 @@ class SnapshotMixin(MachineCore[S, E, C]):
         """
         import dataclasses  # see _encode_context
 
+        from statewright._options import MachineOptions
+
         data = parse_json(snapshot) if isinstance(snapshot, (str, bytes)) else dict(snapshot)
         table = cls._table()
         spec = table.spec
@@ -197,6 +199,8 @@ class SnapshotMixin(MachineCore[S, E, C]):
         if snapshot is None:
             raise UnknownInstance(instance_id, f"store {store!r}")
         import dataclasses  # see _encode_context
+
+        from statewright._options import MachineOptions
 
         opts = options if options is not None else MachineOptions()
         opts = dataclasses.replace(opts, store=store, instance_id=instance_id)

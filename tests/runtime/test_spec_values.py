@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import remem
+import statewright
 from remem import ReMemEvent, ReMemState
 from statewright import PREVIOUS, Alternative, ErrorRoute, MachineSpec
 from statewright._spec import FrozenValue
@@ -130,7 +131,13 @@ def test_type_hints_resolve_for_the_values_and_the_generated_machine() -> None:
     assert typing.get_type_hints(Table)["spec"] == MachineSpec[Any, Any]
     hints = typing.get_type_hints(remem.ReMemMachine)
     assert hints["spec"] == typing.ClassVar[MachineSpec[ReMemState, ReMemEvent]]
+    # The generated module and the runtime import MachineOptions, TransitionRecord and Listener
+    # for type checkers only (importing them costs dataclasses), so, as for any such import, the
+    # names are handed in to resolve the methods' hints at run time.
+    names = {name: getattr(statewright, name) for name in statewright.__all__}
     for name in ("__init__", "send", "add_listener", "snapshot", "restore"):
-        typing.get_type_hints(getattr(remem.ReMemMachine, name))
+        typing.get_type_hints(getattr(remem.ReMemMachine, name), localns=names)
     for name in ("history", "last_transition", "options"):
-        typing.get_type_hints(getattr(remem.ReMemMachine, name).fget)
+        typing.get_type_hints(getattr(remem.ReMemMachine, name).fget, localns=names)
+    init = typing.get_type_hints(remem.ReMemMachine.__init__, localns=names)
+    assert init["options"] == statewright.MachineOptions | None
