@@ -9,6 +9,10 @@ variant (the least disturbed) is the headline figure, the median is printed next
 A second, less noisy figure: the cumulative time ``-X importtime`` reports for the top-level
 import line itself (best of the rounds); it leaves out interpreter start-up and teardown.
 
+One more variant imports the module, builds its machine (default options, handlers that accept
+everything), applies one event and reads the history: what a short-lived process that uses the
+machine pays, including what the runtime imports on first use (options, logging, records).
+
     python bench/bench_import.py [--rounds R] [--module remem]
 
 Children get the repository's ``runtime`` and ``generated`` folders on PYTHONPATH (the floor
@@ -31,6 +35,27 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FLOOR = "python -c pass (floor)"
+
+#: Imports ``{module}``, builds its machine, applies the first event (in sorted order) that the
+#: initial state accepts and reads the history.
+RUN_ONE = """
+import statewright, {module} as module
+class Handlers:
+    def __getattr__(self, name):
+        return lambda context, payload: False
+machine = next(
+    value for value in vars(module).values()
+    if isinstance(value, type) and issubclass(value, statewright.Machine)
+    and value.__module__ == module.__name__
+)(None, Handlers())
+for event in sorted(machine.allowed_events()):
+    try:
+        machine.send(event)
+        break
+    except statewright.StatewrightError:
+        pass
+assert len(machine.history) == 1
+"""
 
 
 def child_env() -> dict[str, str]:
@@ -82,29 +107,35 @@ def main() -> None:
         else:
             print(f"skipped {dist}: not installed (pip install -e '.[bench]')")
     imports = ours | peers
+    runs = {f"import {args.module} + build + one event": RUN_ONE.format(module=args.module)}
     print(
         f"Python {platform.python_version()} ({platform.python_implementation()}), a fresh "
         f"interpreter per run, {args.rounds} interleaved rounds; best and median wall time"
     )
-    walls: dict[str, list[float]] = {FLOOR: [], **{name: [] for name in imports}}
+    programs = {name: f"import {module}" for name, module in ours.items()} | runs
+    programs |= {name: f"import {module}" for name, module in peers.items()}
+    walls: dict[str, list[float]] = {FLOOR: [], **{name: [] for name in programs}}
     reported: dict[str, list[float]] = {name: [] for name in imports}
-    for module in imports.values():  # warm-up: writes bytecode caches, fills the OS page cache
-        run_once(f"import {module}", env)
+    for code in programs.values():  # warm-up: writes bytecode caches, fills the OS page cache
+        run_once(code, env)
     for _ in range(args.rounds):
         walls[FLOOR].append(run_once("pass", env))
-        for name, module in imports.items():
-            walls[name].append(run_once(f"import {module}", env))
-            reported[name].append(importtime_ms(module, env))
+        for name, code in programs.items():
+            walls[name].append(run_once(code, env))
+            if name in imports:
+                reported[name].append(importtime_ms(imports[name], env))
     best = {name: min(times) for name, times in walls.items()}
-    over = {name: best[name] - best[FLOOR] for name in imports}
+    over = {name: best[name] - best[FLOOR] for name in programs}
     header = (
         f"{'variant':42s} {'best ms':>8s} {'median':>8s} {'over floor':>11s} {'importtime':>11s}"
     )
     print(header)
     for name, times in walls.items():
         columns = f"{name:42s} {best[name]:8.1f} {statistics.median(times):8.1f}"
+        if name in programs:
+            columns += f" {over[name]:11.1f}"
         if name in imports:
-            columns += f" {over[name]:11.1f} {min(reported[name]):11.1f}"
+            columns += f" {min(reported[name]):11.1f}"
         print(columns)
     for peer in peers:
         for mine in ours:

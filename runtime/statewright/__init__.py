@@ -3,15 +3,19 @@
 Standard library only. Generated modules subclass :class:`Machine` (or :class:`AsyncMachine`) and
 hand it a :class:`MachineSpec`; everything else here is for the application around them.
 
-Importing a generated module should cost little, so :class:`AsyncMachine` (asyncio) and the
-store implementations (json, pathlib, tempfile, sqlite3) are imported on first use of the name
-(PEP 562 ``__getattr__``); type checkers see ordinary imports.
+Importing a generated module should cost little, so :class:`AsyncMachine` (asyncio),
+:class:`MachineRegistry` (logging, threading), the store implementations (json, pathlib,
+tempfile, sqlite3), :class:`MachineOptions` and :class:`TransitionRecord` (dataclasses, with
+inspect, ast and dis) and the names defined next to them are imported on first use of the name
+(PEP 562 ``__getattr__``); type checkers see ordinary imports. The rest imports neither
+dataclasses, inspect, logging nor threading: the spec values are plain slotted classes, and
+machines import what they need when the first one is constructed, reads its history or calls a
+listener.
 """
 
 from typing import TYPE_CHECKING
 
 from statewright._compat import StrEnum, assert_never
-from statewright._core import Listener
 from statewright._errors import (
     ActionFailed,
     Conflict,
@@ -23,10 +27,7 @@ from statewright._errors import (
     UnknownEvent,
     UnknownInstance,
 )
-from statewright._history import TransitionRecord
 from statewright._machine import Machine
-from statewright._options import ContextCodec, MachineOptions, Migration
-from statewright._registry import MachineRegistry
 from statewright._snapshot import SNAPSHOT_FORMAT
 from statewright._spec import (
     PREVIOUS,
@@ -41,6 +42,9 @@ from statewright._version import RUNTIME_API, RuntimeVersionError, __version__, 
 
 if TYPE_CHECKING:
     from statewright._async import AsyncMachine
+    from statewright._history import Listener, TransitionRecord
+    from statewright._options import ContextCodec, MachineOptions, Migration
+    from statewright._registry import MachineRegistry
     from statewright._sqlite import SqliteStore
     from statewright._stores import JsonFileStore, MemoryStore
 else:
@@ -49,9 +53,15 @@ else:
     #: Public names imported on first access, and the module defining each.
     _LAZY = {
         "AsyncMachine": "statewright._async",
+        "ContextCodec": "statewright._options",
         "JsonFileStore": "statewright._stores",
+        "Listener": "statewright._history",
+        "MachineOptions": "statewright._options",
+        "MachineRegistry": "statewright._registry",
         "MemoryStore": "statewright._stores",
+        "Migration": "statewright._options",
         "SqliteStore": "statewright._sqlite",
+        "TransitionRecord": "statewright._history",
     }
 
     def __getattr__(name):

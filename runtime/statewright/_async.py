@@ -10,15 +10,17 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Awaitable, Mapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from statewright._compat import StrEnum
 from statewright._core import _INFO
 from statewright._errors import ActionFailed, GuardFailed, InvalidTransition
-from statewright._options import MachineOptions
 from statewright._snapshot import SnapshotMixin
 from statewright._store_protocol import Store
 from statewright._table import CompiledAlt, Plan
+
+if TYPE_CHECKING:  # statewright._options is imported on first use: see statewright._core
+    from statewright._options import MachineOptions
 
 __all__ = ["AsyncMachine"]
 

@@ -3,16 +3,22 @@
 Everything here either never calls user code or is the bookkeeping that runs after user code
 succeeded (:meth:`MachineCore._commit`), so the sync and async flavours share one definition of
 what a transition *records*; they differ only in how they call guards and actions.
+
+Every generated module imports this module (through :class:`Machine`), so it imports nothing
+costly. :class:`MachineOptions` and :class:`TransitionRecord` are dataclasses, and importing
+dataclasses (with inspect, ast and dis) costs more than the rest of a generated module, so their
+modules are imported on first use: the first machine constructed without options imports
+:mod:`statewright._options` (:func:`_default_options`), the first history read or listener call
+imports :mod:`statewright._history` (:func:`_record_type`). Logging is imported by the first
+machine constructed (:func:`statewright_logger`), inspect only when a listener returns something.
 """
 
 from __future__ import annotations
 
-import inspect
-import logging
 import os
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any, ClassVar, Final, Generic, Protocol, TypeVar
+from collections.abc import Awaitable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, Protocol, TypeVar
 
 from statewright._compat import StrEnum
 from statewright._errors import (
@@ -22,25 +28,30 @@ from statewright._errors import (
     StatewrightError,
     UnknownEvent,
 )
-from statewright._history import RawRecord, TransitionRecord, format_timestamp
-from statewright._options import MachineOptions
 from statewright._spec import ErrorRoute, MachineSpec
 from statewright._table import CompiledAlt, Fast, Plan, Table, compile_spec
 
-__all__ = ["Listener", "MachineCore"]
+if TYPE_CHECKING:  # imported on first use at run time: see the module docstring
+    import logging
+
+    from statewright._history import Listener, RawRecord, TransitionRecord
+    from statewright._options import MachineOptions
+
+__all__ = ["MachineCore"]
 
 S = TypeVar("S", bound=StrEnum)
 E = TypeVar("E", bound=StrEnum)
 C = TypeVar("C")
 
-#: Called after every applied transition with its record.
-Listener = Callable[[TransitionRecord], object]
-
-_LOG = logging.getLogger("statewright")
-_DEFAULT_OPTIONS = MachineOptions()
 #: Row installed while user code runs, so a re-entrant ``send`` falls into the slow path.
 _BUSY_ROW: dict[Any, Fast] = {}
-_INFO = logging.INFO
+#: ``logging.INFO``, spelled out so that importing this module does not import logging.
+_INFO: Final = 20
+#: The ``statewright`` logger and the default options, made by the first machine constructed.
+_LOG: logging.Logger | None = None
+_DEFAULT_OPTIONS: MachineOptions | None = None
+#: :class:`TransitionRecord`, imported by the first history read or listener call.
+_RECORD_TYPE: type[TransitionRecord] | None = None
 
 
 class Lock(Protocol):
@@ -84,13 +95,13 @@ class MachineCore(Generic[S, E, C]):
     ) -> None:
         table = type(self)._table()
         spec = table.spec
-        opts = _DEFAULT_OPTIONS if options is None else options
+        opts = _default_options() if options is None else options
         self._spec_table = table
         self._context = context
         self._handlers = handlers
         self._calls = _bind_handlers(spec, handlers)
         self._options = opts
-        self._logger = opts.logger if opts.logger is not None else _LOG
+        self._logger = opts.logger if opts.logger is not None else statewright_logger()
         self._log_on = opts.log_transitions
         #: ``logging.Logger._cache`` maps level -> enabled and is cleared by logging whenever
         #: levels change; reading it is a third of an ``isEnabledFor`` call. ``False`` at INFO
@@ -217,6 +228,8 @@ class MachineCore(Generic[S, E, C]):
 
     def fsm_record(self) -> dict[str, Any]:
         """The seed-000 summary: state, ``"EVENT -> state"``, its timestamp and the history."""
+        from statewright._history import format_timestamp
+
         with self._read_lock:
             last = self.last_transition
             return {
@@ -238,7 +251,7 @@ class MachineCore(Generic[S, E, C]):
     def _record(self, raw: RawRecord, event_id: int) -> TransitionRecord:
         source, event, target = self._spec_table.triples[raw[0]]
         error = raw[3] if len(raw) > 3 else None
-        return TransitionRecord(source, event, target, raw[1], event_id, raw[2], error)
+        return _record_type()(source, event, target, raw[1], event_id, raw[2], error)
 
     # ----------------------------------------------------------------- statistics
 
@@ -409,7 +422,7 @@ class MachineCore(Generic[S, E, C]):
             if self._history:
                 record = self._record(self._history[-1], self.total_transitions)
             else:
-                record = TransitionRecord(
+                record = _record_type()(
                     source, event, target, self._clock(), self.total_transitions, payload, error
                 )
             for listener in tuple(self._listeners):
@@ -418,8 +431,11 @@ class MachineCore(Generic[S, E, C]):
                 except Exception:
                     self._logger.exception("listener %r failed; transition kept", listener)
                     continue
-                if inspect.isawaitable(result):
-                    pending.append(result)
+                if result is not None:  # most listeners return None: spare importing inspect
+                    import inspect
+
+                    if inspect.isawaitable(result):
+                        pending.append(result)
         return pending
 
     def _mark_stale(self, conflict: Conflict) -> None:
@@ -457,6 +473,34 @@ class MachineCore(Generic[S, E, C]):
                 raw = (index, epoch, payload) if error is None else (index, epoch, payload, error)
                 self._history.append(raw)
         self._revision = revision
+
+
+def statewright_logger() -> logging.Logger:
+    """The ``statewright`` logger (importing logging on first use: it costs ~5 ms to import)."""
+    global _LOG
+    if _LOG is None:
+        import logging
+
+        _LOG = logging.getLogger("statewright")
+    return _LOG
+
+
+def _default_options() -> MachineOptions:
+    global _DEFAULT_OPTIONS
+    if _DEFAULT_OPTIONS is None:
+        from statewright._options import MachineOptions
+
+        _DEFAULT_OPTIONS = MachineOptions()
+    return _DEFAULT_OPTIONS
+
+
+def _record_type() -> type[TransitionRecord]:
+    global _RECORD_TYPE
+    if _RECORD_TYPE is None:
+        from statewright._history import TransitionRecord
+
+        _RECORD_TYPE = TransitionRecord
+    return _RECORD_TYPE
 
 
 def _random_id() -> str:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["RawRecord", "TransitionRecord", "format_timestamp", "to_json_value"]
+__all__ = ["Listener", "RawRecord", "TransitionRecord", "format_timestamp", "to_json_value"]
 
 
 #: What the machine stores per transition: ``(counter_index, epoch, payload)``, plus the error
@@ -91,3 +91,7 @@ class TransitionRecord:
         if self.error is not None:
             out["error"] = self.error
         return out
+
+
+#: Called after every applied transition with its record.
+Listener = Callable[[TransitionRecord], object]

@@ -8,18 +8,18 @@ Self-transitions are external: they run exit and entry actions too.
 
 from __future__ import annotations
 
-import inspect
-import threading
 from collections.abc import Awaitable, Mapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from statewright._compat import StrEnum
 from statewright._core import _INFO, NO_LOCK, Lock
 from statewright._errors import ActionFailed, GuardFailed, InvalidTransition
-from statewright._options import MachineOptions
 from statewright._snapshot import SnapshotMixin
 from statewright._store_protocol import Store
 from statewright._table import CompiledAlt, Plan
+
+if TYPE_CHECKING:  # statewright._options is imported on first use: see statewright._core
+    from statewright._options import MachineOptions
 
 __all__ = ["Machine"]
 
@@ -35,8 +35,14 @@ class Machine(SnapshotMixin[S, E, C]):
         self, context: C, handlers: object | None = None, *, options: MachineOptions | None = None
     ) -> None:
         super().__init__(context, handlers, options=options)
-        self._lock: Lock = threading.RLock() if self._options.thread_safe else NO_LOCK
-        self._read_lock = self._lock
+        if self._options.thread_safe:
+            import threading  # here, not at the top: ~1 ms off importing a generated module
+
+            lock: Lock = threading.RLock()
+        else:
+            lock = NO_LOCK
+        self._lock = lock
+        self._read_lock = lock
 
     def send(self, event: E | str, /, **payload: Any) -> S:
         """Apply ``event`` and return the new state, or raise :class:`InvalidTransition`.
@@ -164,6 +170,8 @@ class Machine(SnapshotMixin[S, E, C]):
 
 
 def _refuse_async_listeners(pending: list[Awaitable[object]]) -> None:
+    import inspect  # an error path: not worth importing inspect with every generated module
+
     for awaitable in pending:
         if inspect.iscoroutine(awaitable):
             awaitable.close()  # never awaited: close it instead of leaking a warning

@@ -5,21 +5,24 @@ PREVIOUS memory, statistics counters, retained history (with the raw epoch so ti
 trip bit for bit), the encoded context and the store revision. It names the machine, the spec
 version and the spec hash so that loading into the wrong machine fails loudly, and older spec
 versions can be upgraded by ``options.migrations``.
+
+Machines subclass :class:`SnapshotMixin`, so this module is imported with every generated module;
+json, dataclasses (which imports inspect, ast and dis) and :class:`MachineOptions` (a dataclass)
+are imported where snapshots are taken and restored instead.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from statewright._compat import StrEnum
-from statewright._core import MachineCore
+from statewright._core import MachineCore, statewright_logger
 from statewright._errors import Conflict, SnapshotError, StatewrightError, UnknownInstance
-from statewright._options import MachineOptions
 
 if TYPE_CHECKING:
+    from statewright._options import MachineOptions
     from statewright._store_protocol import Store
 
 __all__ = ["SNAPSHOT_FORMAT", "SnapshotMixin", "parse_json"]
@@ -29,7 +32,6 @@ SNAPSHOT_FORMAT: Final = "statewright.snapshot/1"
 S = TypeVar("S", bound=StrEnum)
 E = TypeVar("E", bound=StrEnum)
 C = TypeVar("C")
-M = TypeVar("M", bound="SnapshotMixin[Any, Any, Any]")
 
 
 def parse_json(text: str | bytes) -> dict[str, Any]:
@@ -97,6 +99,8 @@ class SnapshotMixin(MachineCore[S, E, C]):
         context: Any = self._context
         if codec is not None:
             return codec.encode(context), None
+        import dataclasses  # here, not at the top: see the module docstring
+
         if dataclasses.is_dataclass(context) and not isinstance(context, type):
             return dataclasses.asdict(context), _type_name(type(context))
         import json  # see parse_json
@@ -124,6 +128,10 @@ class SnapshotMixin(MachineCore[S, E, C]):
         ``context`` overrides the stored context. Raises :class:`SnapshotError` for another
         machine, a newer or unmigratable spec version, or corrupted data.
         """
+        import dataclasses  # see _encode_context
+
+        from statewright._options import MachineOptions
+
         data = parse_json(snapshot) if isinstance(snapshot, (str, bytes)) else dict(snapshot)
         table = cls._table()
         spec = table.spec
@@ -168,9 +176,7 @@ class SnapshotMixin(MachineCore[S, E, C]):
 
     @classmethod
     def _log_hash_mismatch(cls, data: Mapping[str, Any], name: str) -> None:
-        from statewright._core import _LOG
-
-        _LOG.warning(
+        statewright_logger().warning(
             "%s snapshot has spec hash %s but the machine has %s at the same version; "
             "bump the spec version and add a migration when the spec changes incompatibly",
             name,
@@ -192,6 +198,10 @@ class SnapshotMixin(MachineCore[S, E, C]):
         snapshot = store.load(instance_id)
         if snapshot is None:
             raise UnknownInstance(instance_id, f"store {store!r}")
+        import dataclasses  # see _encode_context
+
+        from statewright._options import MachineOptions
+
         opts = options if options is not None else MachineOptions()
         opts = dataclasses.replace(opts, store=store, instance_id=instance_id)
         return cls.restore(snapshot, handlers, options=opts, context=context)
@@ -211,6 +221,11 @@ class SnapshotMixin(MachineCore[S, E, C]):
             raise
         self._revision = revision
         return revision
+
+
+#: Defined after the class so that its bound is no string: typing compiles a string bound, and the
+#: first ``compile`` in a process costs ~1 ms.
+M = TypeVar("M", bound=SnapshotMixin[Any, Any, Any])
 
 
 def _check_and_migrate(
@@ -251,6 +266,8 @@ def _decode_context(data: Any, type_name: Any, options: MachineOptions) -> Any:
                 f"context class {type_name} is not importable from loaded modules; "
                 "pass MachineOptions(context_type=...) or restore(..., context=...)"
             )
+    import dataclasses  # see SnapshotMixin._encode_context
+
     if cls is not None and dataclasses.is_dataclass(cls):
         if not isinstance(data, dict):
             raise SnapshotError(f"context for {cls.__name__} must be an object, not {data!r}")

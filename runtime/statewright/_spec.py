@@ -2,14 +2,22 @@
 
 Generated modules build a :class:`MachineSpec` from tables the compiler computed; the runtime reads
 only this, never the TOML spec and never the compiler.
+
+These values are built while a generated module is imported, so they are plain classes with
+``__slots__`` rather than dataclasses: importing :mod:`dataclasses` (which imports ``inspect``,
+``ast``, ``dis`` and ``tokenize``) and building slotted dataclasses cost more than the rest of
+the import. They behave like the frozen dataclasses they replace: keyword or positional
+construction with the same defaults, assignment raises ``AttributeError``, a ``repr`` naming
+every field, value equality and hashing over the fields (hashing fails like a tuple's when a field
+holds a dict), ``__match_args__``, copying and pickling. Functions of :mod:`dataclasses`
+(``fields``, ``replace``, ``asdict``) do not apply to them.
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Final, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeVar
 
 from statewright._compat import StrEnum
 
@@ -20,6 +28,8 @@ EventT = TypeVar("EventT", bound=StrEnum)
 
 #: A compiled guard expression: ``guard(handlers, context, payload) -> bool``.
 GuardFunction = Callable[[Any, Any, Any], bool]
+
+_set = object.__setattr__
 
 
 class Previous(enum.Enum):
@@ -34,27 +44,104 @@ class Previous(enum.Enum):
 PREVIOUS: Final = Previous.STATE
 
 
-@dataclass(frozen=True, slots=True)
-class Alternative(Generic[StateT]):
+class FrozenValue:
+    """Base of the immutable value classes: fields are the names in ``__match_args__``.
+
+    Subclasses declare ``__match_args__`` (the fields, in order) and the same names as
+    ``__slots__``, and set every field in ``__init__`` with ``object.__setattr__``.
+    """
+
+    __slots__ = ()
+    __match_args__: ClassVar[tuple[str, ...]] = ()
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple([getattr(self, name) for name in self.__match_args__])
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__match_args__)
+        return f"{type(self).__qualname__}({fields})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FrozenValue) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), self._values())
+
+    if not TYPE_CHECKING:  # hidden from type checkers, which would then accept any attribute name
+
+        def __setattr__(self, name, value):
+            raise AttributeError(f"cannot assign to field {name!r} of immutable {_kind(self)}")
+
+        def __delattr__(self, name):
+            raise AttributeError(f"cannot delete field {name!r} of immutable {_kind(self)}")
+
+
+def _kind(value: object) -> str:
+    return type(value).__qualname__
+
+
+class Alternative(FrozenValue, Generic[StateT]):
     """One guarded alternative for a (state, event) pair; alternatives are tried in spec order."""
 
+    __match_args__ = ("target", "guard", "actions", "checkpoint")
+    __slots__ = __match_args__
+
     target: StateT | Previous
-    guard: GuardFunction | None = None
-    actions: tuple[str, ...] = ()
-    checkpoint: bool = False
+    guard: GuardFunction | None
+    actions: tuple[str, ...]
+    checkpoint: bool
+
+    def __init__(
+        self,
+        target: StateT | Previous,
+        guard: GuardFunction | None = None,
+        actions: tuple[str, ...] = (),
+        checkpoint: bool = False,
+    ) -> None:
+        _set(self, "target", target)
+        _set(self, "guard", guard)
+        _set(self, "actions", actions)
+        _set(self, "checkpoint", checkpoint)
 
 
-@dataclass(frozen=True, slots=True)
-class ErrorRoute(Generic[StateT]):
+class ErrorRoute(FrozenValue, Generic[StateT]):
     """Where the machine goes when an action raises while leaving a state (instead of staying)."""
 
+    __match_args__ = ("target", "actions")
+    __slots__ = __match_args__
+
     target: StateT
-    actions: tuple[str, ...] = ()
+    actions: tuple[str, ...]
+
+    def __init__(self, target: StateT, actions: tuple[str, ...] = ()) -> None:
+        _set(self, "target", target)
+        _set(self, "actions", actions)
 
 
-@dataclass(frozen=True, slots=True)
-class MachineSpec(Generic[StateT, EventT]):
+class MachineSpec(FrozenValue, Generic[StateT, EventT]):
     """Everything the runtime needs to run one machine, computed by the compiler."""
+
+    __match_args__ = (
+        "name",
+        "version",
+        "spec_hash",
+        "state_type",
+        "event_type",
+        "initial",
+        "final_states",
+        "transitions",
+        "entry_actions",
+        "exit_actions",
+        "error_routes",
+        "tags",
+        "handler_names",
+    )
+    __slots__ = __match_args__
 
     name: str
     version: int
@@ -71,4 +158,34 @@ class MachineSpec(Generic[StateT, EventT]):
     #: Named groups of states (the spec's tags).
     tags: Mapping[str, frozenset[StateT]]
     #: Every handler method name the machine calls (guards and actions); checked at construction.
-    handler_names: frozenset[str] = frozenset()
+    handler_names: frozenset[str]
+
+    def __init__(
+        self,
+        name: str,
+        version: int,
+        spec_hash: str,
+        state_type: type[StateT],
+        event_type: type[EventT],
+        initial: StateT,
+        final_states: frozenset[StateT],
+        transitions: Mapping[StateT, Mapping[EventT, tuple[Alternative[StateT], ...]]],
+        entry_actions: Mapping[StateT, tuple[str, ...]],
+        exit_actions: Mapping[StateT, tuple[str, ...]],
+        error_routes: Mapping[StateT, ErrorRoute[StateT]],
+        tags: Mapping[str, frozenset[StateT]],
+        handler_names: frozenset[str] = frozenset(),
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "version", version)
+        _set(self, "spec_hash", spec_hash)
+        _set(self, "state_type", state_type)
+        _set(self, "event_type", event_type)
+        _set(self, "initial", initial)
+        _set(self, "final_states", final_states)
+        _set(self, "transitions", transitions)
+        _set(self, "entry_actions", entry_actions)
+        _set(self, "exit_actions", exit_actions)
+        _set(self, "error_routes", error_routes)
+        _set(self, "tags", tags)
+        _set(self, "handler_names", handler_names)

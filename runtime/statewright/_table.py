@@ -7,15 +7,18 @@ that run no user code). A fast entry already holds the canonical event member, t
 member, the target's fast row and the index of its statistics counter, so a trivial transition
 is one dict lookup, one tuple unpack and a few attribute stores. (``StrEnum`` members hash like
 their string value, so a plain string key finds the same entry.)
+
+:class:`CompiledAlt` and :class:`Table` are immutable slotted classes like the spec values (see
+:mod:`statewright._spec`), not dataclasses: machines name them, so this module is imported with
+every generated module and must not import :mod:`dataclasses`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any, cast
 
-from statewright._spec import Alternative, MachineSpec, Previous
+from statewright._spec import Alternative, FrozenValue, MachineSpec, Previous
 
 __all__ = ["CompiledAlt", "Plan", "Table", "compile_spec"]
 
@@ -23,23 +26,51 @@ __all__ = ["CompiledAlt", "Plan", "Table", "compile_spec"]
 Fast = tuple[Any, Any, "dict[Any, Fast]", int, bool]
 
 
-@dataclass(frozen=True, slots=True)
-class CompiledAlt:
+_set = object.__setattr__
+
+
+class CompiledAlt(FrozenValue):
     """An :class:`Alternative` with its target resolved (``None`` means PREVIOUS)."""
+
+    __match_args__ = ("target", "guard", "actions", "checkpoint")
+    __slots__ = __match_args__
 
     target: Any
     guard: Callable[[Any, Any, Any], bool] | None
     actions: tuple[str, ...]
     checkpoint: bool
 
+    def __init__(
+        self,
+        target: Any,
+        guard: Callable[[Any, Any, Any], bool] | None,
+        actions: tuple[str, ...],
+        checkpoint: bool,
+    ) -> None:
+        _set(self, "target", target)
+        _set(self, "guard", guard)
+        _set(self, "actions", actions)
+        _set(self, "checkpoint", checkpoint)
+
 
 #: ``(event_member, alternatives)`` for one (state, event) pair.
 Plan = tuple[Any, tuple[CompiledAlt, ...]]
 
 
-@dataclass(frozen=True, slots=True)
-class Table:
+class Table(FrozenValue):
     """Everything derived from one spec; shared by all instances of a machine class."""
+
+    __match_args__ = (
+        "spec",
+        "rows",
+        "fast_rows",
+        "allowed",
+        "counter_index",
+        "triples",
+        "events_by_value",
+        "states_by_value",
+    )
+    __slots__ = __match_args__
 
     spec: MachineSpec[Any, Any]
     rows: dict[Any, dict[Any, Plan]]
@@ -52,6 +83,26 @@ class Table:
     #: Event string value (and member) -> member, for accepting plain strings.
     events_by_value: dict[str, Any]
     states_by_value: dict[str, Any]
+
+    def __init__(
+        self,
+        spec: MachineSpec[Any, Any],
+        rows: dict[Any, dict[Any, Plan]],
+        fast_rows: dict[Any, dict[Any, Fast]],
+        allowed: dict[Any, frozenset[Any]],
+        counter_index: dict[tuple[Any, Any, Any], int],
+        triples: tuple[tuple[Any, Any, Any], ...],
+        events_by_value: dict[str, Any],
+        states_by_value: dict[str, Any],
+    ) -> None:
+        _set(self, "spec", spec)
+        _set(self, "rows", rows)
+        _set(self, "fast_rows", fast_rows)
+        _set(self, "allowed", allowed)
+        _set(self, "counter_index", counter_index)
+        _set(self, "triples", triples)
+        _set(self, "events_by_value", events_by_value)
+        _set(self, "states_by_value", states_by_value)
 
 
 def _compile_alt(alt: Alternative[Any]) -> CompiledAlt:

@@ -158,7 +158,7 @@ def test_guard_sees_payload_and_unapplied_state() -> None:
 
 
 def _fields(spec: MachineSpec[Any, Any]) -> dict[str, Any]:
-    return {f: getattr(spec, f) for f in spec.__dataclass_fields__}
+    return {f: getattr(spec, f) for f in spec.__match_args__}
 
 
 def test_guard_raising_is_wrapped_and_nothing_applied() -> None:

@@ -33,7 +33,7 @@ def _guarded_spec() -> MachineSpec[TaskState, TaskEvent]:
     )
     transitions[St.PAUSED][Ev.RESUME] = (Alternative(target=PREVIOUS),)
     transitions[St.IDLE][Ev.RESUME] = (Alternative(target=PREVIOUS),)  # no memory yet at start
-    fields = {f: getattr(base, f) for f in base.__dataclass_fields__}
+    fields = {f: getattr(base, f) for f in base.__match_args__}
     return MachineSpec(**{**fields, "transitions": transitions})
 
 
