@@ -37,8 +37,14 @@ def main() -> None:
             fsm.next_behavior()  # feedback: continue_behaviors true
     fsm.complete_step()  # feedback: targetAchieved true
 
-    # Invalid: COMPLETE_WORKFLOW is not allowed in step_completed -> False (and a warning).
-    print("COMPLETE_WORKFLOW accepted?", fsm.try_send(Ev.COMPLETE_WORKFLOW))
+    # Invalid: COMPLETE_WORKFLOW is not allowed in step_completed -> False, and the client logs
+    # it (the protocol's "returns False and logs"; to the runtime a rejection is no warning).
+    accepted = fsm.try_send(Ev.COMPLETE_WORKFLOW)
+    if not accepted:
+        logging.getLogger("notebook_client").warning(
+            "invalid transition: %s --COMPLETE_WORKFLOW--> ?", fsm.state
+        )
+    print("COMPLETE_WORKFLOW accepted?", accepted)
 
     fsm.next_step()
     fsm.fail()  # the step failed

@@ -44,7 +44,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions
 
-require_runtime(1, module="approval_workflow", generator_version="0.2.0")
+require_runtime(2, module="approval_workflow", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "spec/approval_workflow.toml"
@@ -454,6 +454,40 @@ SPEC: Final[MachineSpec[ApprovalWorkflowState, ApprovalWorkflowEvent]] = Machine
             "retry_with_backoff",
         }
     ),
+    payloads={
+        ApprovalWorkflowEvent.VALIDATED: (
+            ("valid", ("bool",), True),
+            ("errors", ("union", (("list", ("str",)), ("none",))), False),
+        ),
+        ApprovalWorkflowEvent.APPROVE: (
+            ("action_id", ("union", (("str",), ("none",))), False),
+            ("approver", ("union", (("str",), ("none",))), False),
+            ("comment", ("union", (("str",), ("none",))), False),
+        ),
+        ApprovalWorkflowEvent.REJECT: (
+            ("approver", ("union", (("str",), ("none",))), False),
+            ("reason", ("union", (("str",), ("none",))), False),
+        ),
+        ApprovalWorkflowEvent.APPLY_RESULT: (
+            ("success", ("bool",), True),
+            ("output", ("union", (("str",), ("none",))), False),
+            ("error", ("union", (("str",), ("none",))), False),
+        ),
+        ApprovalWorkflowEvent.TIMEOUT: (
+            ("elapsed_seconds", ("union", (("float",), ("none",))), False),
+        ),
+        ApprovalWorkflowEvent.RESUBMIT: (
+            ("note", ("union", (("str",), ("none",))), False),
+        ),
+    },
+    event_descriptions={
+        ApprovalWorkflowEvent.VALIDATED: "validate_input 的结果（result.validate_input）。",
+        ApprovalWorkflowEvent.APPROVE: "人工批准等待中的副作用动作（approve_action）。",
+        ApprovalWorkflowEvent.REJECT: "人工拒绝等待中的副作用动作（审批拒绝）。",
+        ApprovalWorkflowEvent.APPLY_RESULT: "apply_changes 的执行结果（result.apply_changes）。",
+        ApprovalWorkflowEvent.TIMEOUT: "任务执行超时（variables.timeout，默认 300 秒）。",
+        ApprovalWorkflowEvent.RESUBMIT: "从 error_state 重新提交（人工干预后）。",
+    },
 )
 
 

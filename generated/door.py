@@ -37,7 +37,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions
 
-require_runtime(1, module="door", generator_version="0.2.0")
+require_runtime(2, module="door", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "examples/door.toml"
@@ -185,6 +185,11 @@ SPEC: Final[MachineSpec[DoorState, DoorEvent]] = MachineSpec(
     error_routes={},
     tags=TAGS,
     handler_names=frozenset({"alarm_tripped", "code_matches", "remember_code"}),
+    payloads={
+        DoorEvent.LOCK: (("code", ("str",), True),),
+        DoorEvent.UNLOCK: (("code", ("str",), True),),
+    },
+    event_descriptions={},
 )
 
 

@@ -45,7 +45,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions
 
-require_runtime(1, module="notebook_bcc_v1", generator_version="0.2.0")
+require_runtime(2, module="notebook_bcc_v1", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "spec/notebook_bcc_v1.toml"
@@ -732,6 +732,57 @@ SPEC: Final[MachineSpec[NotebookBccV1State, NotebookBccV1Event]] = MachineSpec(
             "update_variables_with_artifacts",
         }
     ),
+    payloads={
+        NotebookBccV1Event.START_WORKFLOW: (
+            ("user_problem", ("str",), True),
+            ("user_submit_files", ("list", ("str",)), True),
+            ("stages", ("list", ("dict", ("str",))), True),
+            ("focus", ("union", (("str",), ("none",))), False),
+        ),
+        NotebookBccV1Event.START_STEP: (
+            ("stage_id", ("str",), True),
+            ("steps", ("list", ("dict", ("str",))), True),
+            ("focus", ("union", (("str",), ("none",))), False),
+            ("stage_goals", ("union", (("str",), ("none",))), False),
+        ),
+        NotebookBccV1Event.START_BEHAVIOR: (
+            ("behavior_id", ("str",), True),
+            ("step_id", ("str",), True),
+            ("agent", ("str",), True),
+            ("task", ("str",), True),
+            ("inputs", ("dict", ("str",)), True),
+            ("outputs", ("dict", ("str",)), True),
+            ("acceptance", ("list", ("str",)), True),
+            ("effects", ("bool",), True),
+        ),
+        NotebookBccV1Event.COMPLETE_ACTION: (
+            ("actions", ("list", ("dict", ("str",))), True),
+            ("effects", ("list", ("str",)), True),
+            ("variables", ("list", ("str",)), True),
+        ),
+        NotebookBccV1Event.TRANSITION_TO_COMPLETE_STEP: (
+            ("current_step_is_complete", ("bool",), True),
+            ("next_state", ("literal", ("STEP_RUNNING", "STEP_COMPLETED")), True),
+            ("reasoning", ("union", (("str",), ("none",))), False),
+            ("artifacts_produced", ("union", (("list", ("str",)), ("none",))), False),
+            ("context_for_next", ("union", (("str",), ("none",))), False),
+        ),
+        NotebookBccV1Event.COMPLETE_STAGE: (
+            ("stage_is_complete", ("bool",), True),
+            ("goal_status", ("literal", ("achieved", "partial", "not_achieved")), True),
+            ("next_state", ("literal", ("STAGE_COMPLETED", "STEP_RUNNING")), True),
+            ("reasoning", ("union", (("str",), ("none",))), False),
+            ("stage_experience", ("union", (("str",), ("none",))), False),
+        ),
+    },
+    event_descriptions={
+        NotebookBccV1Event.START_WORKFLOW: "T1 — the user submits a problem and files; the Stage-Planner Agent returns the stages breakdown (00_Transition_planning_START_WORKFLOW.xml).",
+        NotebookBccV1Event.START_STEP: "T2 — a stage becomes active or its previous step completed; the Step-Planner Agent returns the steps of the current stage (01_Transition_planning_START_STEP.xml).",
+        NotebookBccV1Event.START_BEHAVIOR: "T3 — a step becomes active or its previous behavior completed; the Behavior Arrangement Agent returns the behavior: agent, task, bound inputs, expected outputs, acceptance criteria (02_Transition_planning_START_BEHAVIOUR.xml).",
+        NotebookBccV1Event.COMPLETE_ACTION: "T4 — the Action-Generator Agent's actions (03_START_ACTION.txt prompt) were generated and executed: text and code cells, new variables, title updates, messages to other agents.",
+        NotebookBccV1Event.TRANSITION_TO_COMPLETE_STEP: "T5 — the Behavior Reflection Agent's reflection: artifacts produced, acceptance validation, execution quality, goal achievement, and the decision STEP_RUNNING | STEP_COMPLETED (04_Transition_Complete_Step.xml).",
+        NotebookBccV1Event.COMPLETE_STAGE: "T6 — the Stage Reflection Agent's stage reflection: step evaluation, stage progress and artifacts, goal status, variable management, and the decision (05_Transition_Complete_Stage.xml, prompt 05_COMPELETE_STAGE_OPTIMIZED.txt).",
+    },
 )
 
 

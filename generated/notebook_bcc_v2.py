@@ -44,7 +44,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions
 
-require_runtime(1, module="notebook_bcc_v2", generator_version="0.2.0")
+require_runtime(2, module="notebook_bcc_v2", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "spec/notebook_bcc_v2.toml"
@@ -454,6 +454,31 @@ SPEC: Final[MachineSpec[NotebookBccV2State, NotebookBccV2Event]] = MachineSpec(
     error_routes={},
     tags=TAGS,
     handler_names=frozenset(),
+    payloads={},
+    event_descriptions={
+        NotebookBccV2Event.START_BEHAVIOR: "Step 目标未达成，需要生成 Behavior（Planning API 响应 targetAchieved: false）。error 状态下 Client 用它容错重启 Behavior。",
+        NotebookBccV2Event.COMPLETE_BEHAVIOR: "Behavior 完成反馈后，不再继续（Planning API 响应 transition.continue_behaviors: false）",
+        NotebookBccV2Event.NEXT_BEHAVIOR: "需要更多 Behavior（Planning API 响应 transition.continue_behaviors: true）",
+        NotebookBccV2Event.COMPLETE_STEP: "Step 目标达成（Planning API 响应 targetAchieved: true）",
+        NotebookBccV2Event.COMPLETE_STAGE: "Stage 所有步骤完成（Planning API 响应 targetAchieved: true）",
+        NotebookBccV2Event.COMPLETE_WORKFLOW: "所有 Stage 完成（Planning API 响应 targetAchieved: true）",
+        NotebookBccV2Event.UPDATE_WORKFLOW: "需要更新工作流（Planning API 响应 context_update.workflow_update）",
+        NotebookBccV2Event.UPDATE_STEP: "需要更新步骤列表（Planning API 响应 context_update.stage_steps_update）",
+        NotebookBccV2Event.START_WORKFLOW: "用户开始工作流：导航到第一个 Stage。error 状态下用于容错重启整个工作流。",
+        NotebookBccV2Event.START_STEP: "进入新的 Step：导航到 Step",
+        NotebookBccV2Event.COMPLETE_ACTION: "Action 执行器完成一个 Action：标记 Action 完成。在 workflow_update_pending 中是占位符，保持挂起。",
+        NotebookBccV2Event.NEXT_ACTION: "队列中还有 Action：继续执行下一个",
+        NotebookBccV2Event.NEXT_STEP: "Step 完成，还有剩余 Steps：导航到下一个 Step",
+        NotebookBccV2Event.NEXT_STAGE: "Stage 完成，还有剩余 Stages：导航到下一个 Stage",
+        NotebookBccV2Event.FAIL: "执行出错：错误处理",
+        NotebookBccV2Event.CANCEL: "用户取消：终止执行",
+        NotebookBccV2Event.RESET: "RESET — 重置状态机：回到 idle。",
+        NotebookBccV2Event.UPDATE_WORKFLOW_CONFIRMED: "用户确认工作流更新：应用更新",
+        NotebookBccV2Event.UPDATE_WORKFLOW_REJECTED: "用户拒绝工作流更新：拒绝更新",
+        NotebookBccV2Event.UPDATE_STEP_CONFIRMED: "用户确认步骤更新：应用更新",
+        NotebookBccV2Event.UPDATE_STEP_REJECTED: "用户拒绝步骤更新：拒绝更新（注意：转到 error，而工作流更新被拒绝时回到 action_completed）",
+        NotebookBccV2Event.START_ACTION: "Generating API 返回 Actions 列表（流式或批量）：开始执行 Action 队列。种子的 Client 事件表也列出了它；按转移表（负责方 Generating，/generating）记为 Generating API。",
+    },
 )
 
 

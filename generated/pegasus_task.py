@@ -44,7 +44,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions
 
-require_runtime(1, module="pegasus_task", generator_version="0.2.0")
+require_runtime(2, module="pegasus_task", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "spec/pegasus_task.toml"
@@ -428,6 +428,65 @@ SPEC: Final[MachineSpec[PegasusTaskState, PegasusTaskEvent]] = MachineSpec(
             "verdict_is_replan",
         }
     ),
+    payloads={
+        PegasusTaskEvent.TASK_CREATED: (
+            ("input_text", ("str",), True),
+            ("source", ("str",), True),
+            ("input_metadata", ("union", (("dict", ("any",)), ("none",))), False),
+            ("priority", ("union", (("int",), ("none",))), False),
+        ),
+        PegasusTaskEvent.PERCEIVE_DONE: (
+            ("perception", ("union", (("dict", ("any",)), ("none",))), False),
+        ),
+        PegasusTaskEvent.THINK_DONE: (
+            ("reasoning", ("union", (("dict", ("any",)), ("none",))), False),
+        ),
+        PegasusTaskEvent.NEED_MORE_INFO: (
+            ("reason", ("union", (("str",), ("none",))), False),
+        ),
+        PegasusTaskEvent.PLAN_DONE: (
+            ("goal", ("str",), True),
+            ("steps", ("list", ("str",)), True),
+            ("reasoning", ("union", (("str",), ("none",))), False),
+        ),
+        PegasusTaskEvent.TOOL_CALL_COMPLETED: (
+            ("step_index", ("int",), True),
+            ("output", ("union", (("str",), ("none",))), False),
+        ),
+        PegasusTaskEvent.TOOL_CALL_FAILED: (
+            ("step_index", ("int",), True),
+            ("error", ("str",), True),
+        ),
+        PegasusTaskEvent.ACT_DONE: (
+            ("action_result", ("union", (("dict", ("any",)), ("none",))), False),
+        ),
+        PegasusTaskEvent.REFLECT_DONE: (
+            ("verdict", ("literal", ("complete", "continue", "replan")), True),
+            ("assessment", ("union", (("str",), ("none",))), False),
+            ("lessons", ("union", (("list", ("str",)), ("none",))), False),
+            ("next_focus", ("union", (("str",), ("none",))), False),
+        ),
+        PegasusTaskEvent.MESSAGE_RECEIVED: (("message", ("dict", ("str",)), True),),
+        PegasusTaskEvent.TASK_SUSPENDED: (
+            ("reason", ("union", (("str",), ("none",))), False),
+        ),
+        PegasusTaskEvent.TASK_FAILED: (("error", ("str",), True),),
+    },
+    event_descriptions={
+        PegasusTaskEvent.TASK_CREATED: "从外部输入事件创建任务（TaskFSM.from_event）：原始输入进入 TaskContext。",
+        PegasusTaskEvent.PERCEIVE_DONE: "感知完成，输出 perception。",
+        PegasusTaskEvent.THINK_DONE: "推理完成，输出 reasoning。",
+        PegasusTaskEvent.NEED_MORE_INFO: "思考阶段发现信息不足，需要等待外部输入。",
+        PegasusTaskEvent.PLAN_DONE: "规划完成，输出 Plan（goal、steps、reasoning）。",
+        PegasusTaskEvent.TOOL_CALL_COMPLETED: "当前 plan 步骤的工具调用完成（动态转换：plan 还有步骤 → ACTING，否则 → REFLECTING）。",
+        PegasusTaskEvent.TOOL_CALL_FAILED: "当前 plan 步骤的工具调用失败（动态转换：plan 还有步骤 → ACTING，否则 → REFLECTING）。",
+        PegasusTaskEvent.ACT_DONE: "行动完成，输出 ActionResult。",
+        PegasusTaskEvent.REFLECT_DONE: "反思完成，输出 Reflection；verdict 决定 REFLECTING 之后的走向（动态转换）。",
+        PegasusTaskEvent.MESSAGE_RECEIVED: "挂起期间收到外部消息（写入对话历史 messages）。",
+        PegasusTaskEvent.TASK_RESUMED: "恢复挂起的任务，回到挂起前的状态。",
+        PegasusTaskEvent.TASK_SUSPENDED: "挂起一个活跃任务。",
+        PegasusTaskEvent.TASK_FAILED: "任务失败（任意非终态均可触发）。",
+    },
 )
 
 

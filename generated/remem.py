@@ -43,7 +43,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions
 
-require_runtime(1, module="remem", generator_version="0.2.0")
+require_runtime(2, module="remem", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "spec/remem.toml"
@@ -463,6 +463,32 @@ SPEC: Final[MachineSpec[ReMemState, ReMemEvent]] = MachineSpec(
             "update_mdp",
         }
     ),
+    payloads={
+        ReMemEvent.INITIALIZE: (
+            ("task_input", ("str",), True),
+            ("max_iterations", ("union", (("int",), ("none",))), False),
+        ),
+        ReMemEvent.THINK: (("thought", ("union", (("str",), ("none",))), False),),
+        ReMemEvent.REFINE: (
+            ("delta", ("dict", ("list", ("union", (("int",), ("str",))))), True),
+        ),
+        ReMemEvent.ACT: (("result", ("str",), True),),
+        ReMemEvent.TIMEOUT: (
+            ("elapsed_seconds", ("union", (("float",), ("none",))), False),
+        ),
+        ReMemEvent.LOOP_DETECTED: (
+            ("action", ("union", (("literal", ("THINK", "REFINE")), ("none",))), False),
+        ),
+    },
+    event_descriptions={
+        ReMemEvent.INITIALIZE: "initialize(task_input, memory_bank)：初始化状态机。memory_bank 本身由 handlers / context 持有（载荷类型语法没有任意对象类型）；max_iterations 省略时为 8。",
+        ReMemEvent.THINK: "THINK：内部推理，分析任务和记忆。",
+        ReMemEvent.REFINE: 'REFINE：记忆编辑，修改记忆库。delta 例：{"delete": [1], "add": ["新记忆"]}（delete 为条目序号，add 为新记忆）。',
+        ReMemEvent.ACT: "ACT：对外输出，执行最终动作（result 为最终答案）。",
+        ReMemEvent.TIMEOUT: "超时（默认 30 秒）。",
+        ReMemEvent.LOOP_DETECTED: "检测到循环：最近 5 次动作相同。",
+        ReMemEvent.RESET: "reset()：清除所有状态和历史。",
+    },
 )
 
 

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 __all__ = [
     "comment_text",
+    "data_literal",
     "dict_literal",
     "docstring_literal",
     "string_literal",
@@ -37,6 +38,17 @@ def tuple_literal(items: Iterable[str]) -> str:
     if len(rendered) == 1:
         return f"({rendered[0]},)"
     return f"({', '.join(rendered)})"
+
+
+def data_literal(value: object) -> str:
+    """A Python literal for data made of tuples, strings, integers, booleans and None."""
+    if isinstance(value, tuple):
+        return tuple_literal(data_literal(item) for item in value)
+    if isinstance(value, str):
+        return string_literal(value)
+    if value is None or isinstance(value, bool | int):
+        return repr(value)
+    raise TypeError(f"no literal for {type(value).__name__}")
 
 
 def dict_literal(items: Iterable[tuple[str, str]]) -> str:

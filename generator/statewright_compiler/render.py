@@ -20,6 +20,7 @@ from statewright_compiler.formatter import WIDTH
 from statewright_compiler.guards import guard_names
 from statewright_compiler.literals import (
     comment_text,
+    data_literal,
     dict_literal,
     docstring_literal,
     string_literal,
@@ -41,12 +42,13 @@ from statewright_compiler.naming import (
     TYPING_IMPORTS,
     tag_constant,
 )
+from statewright_compiler.payload_types import runtime_shape
 
 __all__ = ["GENERATOR_VERSION", "RUNTIME_API", "render_module", "template_environment"]
 
 GENERATOR_VERSION: Final = __version__
 #: The runtime API level generated modules require (see ``statewright._version``).
-RUNTIME_API: Final = 1
+RUNTIME_API: Final = 2
 #: States per chunk of the two-level state ``match``.
 MATCH_CHUNK: Final = 32
 #: Up to this many states and events, dispatch functions are exhaustive ``match`` statements that
@@ -297,6 +299,30 @@ class _ModuleView:
             )
             for state in self.machine.states
             if getattr(state, attribute)
+        )
+
+    def payloads_literal(self) -> str:
+        """``payloads``: event -> its fields as ``(name, type, required)`` for the boundary."""
+        return dict_literal(
+            (
+                self.event_member[event.name],
+                data_literal(
+                    tuple(
+                        (field.name, runtime_shape(field.type), not field.optional)
+                        for field in event.payload
+                    )
+                ),
+            )
+            for event in self.machine.events
+            if event.payload
+        )
+
+    def event_descriptions_literal(self) -> str:
+        """``event_descriptions``: event -> the spec's description, where it has one."""
+        return dict_literal(
+            (self.event_member[event.name], string_literal(event.description))
+            for event in self.machine.events
+            if event.description
         )
 
     def handler_names(self) -> str:

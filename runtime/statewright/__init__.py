@@ -15,11 +15,13 @@ listener.
 
 from typing import TYPE_CHECKING
 
+from statewright._async import AsyncMachine
 from statewright._compat import StrEnum, assert_never
 from statewright._errors import (
     ActionFailed,
     Conflict,
     GuardFailed,
+    InvalidPayload,
     InvalidTransition,
     SnapshotError,
     StatewrightError,
@@ -28,7 +30,7 @@ from statewright._errors import (
     UnknownInstance,
 )
 from statewright._machine import Machine
-from statewright._snapshot import SNAPSHOT_FORMAT
+from statewright._snapshot import SNAPSHOT_FORMAT, Snapshot
 from statewright._spec import (
     PREVIOUS,
     Alternative,
@@ -41,18 +43,18 @@ from statewright._store_protocol import Store
 from statewright._version import RUNTIME_API, RuntimeVersionError, __version__, require_runtime
 
 if TYPE_CHECKING:
-    from statewright._async import AsyncMachine
     from statewright._history import Listener, TransitionRecord
     from statewright._options import ContextCodec, MachineOptions, Migration
+    from statewright._payloads import PayloadCodec
     from statewright._registry import MachineRegistry
     from statewright._sqlite import SqliteStore
     from statewright._stores import JsonFileStore, MemoryStore
+    from statewright._tools import ToolDefinition
 else:
     # Hidden from type checkers, which would otherwise accept any attribute of the package.
 
     #: Public names imported on first access, and the module defining each.
     _LAZY = {
-        "AsyncMachine": "statewright._async",
         "ContextCodec": "statewright._options",
         "JsonFileStore": "statewright._stores",
         "Listener": "statewright._history",
@@ -60,6 +62,8 @@ else:
         "MachineRegistry": "statewright._registry",
         "MemoryStore": "statewright._stores",
         "Migration": "statewright._options",
+        "PayloadCodec": "statewright._payloads",
+        "ToolDefinition": "statewright._tools",
         "SqliteStore": "statewright._sqlite",
         "TransitionRecord": "statewright._history",
     }
@@ -90,6 +94,7 @@ __all__ = [
     "ErrorRoute",
     "GuardFailed",
     "GuardFunction",
+    "InvalidPayload",
     "InvalidTransition",
     "JsonFileStore",
     "Listener",
@@ -99,14 +104,17 @@ __all__ = [
     "MachineSpec",
     "MemoryStore",
     "Migration",
+    "PayloadCodec",
     "Previous",
     "RuntimeVersionError",
+    "Snapshot",
     "SnapshotError",
     "SqliteStore",
     "StatewrightError",
     "Store",
     "StoreError",
     "StrEnum",
+    "ToolDefinition",
     "TransitionRecord",
     "UnknownEvent",
     "UnknownInstance",

@@ -3,12 +3,15 @@
 Guards, actions and listeners may be plain functions or coroutines (a result that is awaitable is
 awaited). One :class:`asyncio.Lock` per instance makes each transition atomic with respect to
 other tasks; checkpoint saves run in a worker thread so a slow disk does not stall the loop.
+
+A trivial transition (no guard, no action, no checkpoint) is committed inline when no other task
+is inside a transition of this machine: nothing can interleave, because it does not await. Every
+generated module defines an async machine class, so this module is imported with it: asyncio and
+inspect are imported where they are used (the lock is made by the first event that needs it).
 """
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 from collections.abc import Awaitable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -20,6 +23,8 @@ from statewright._store_protocol import Store
 from statewright._table import CompiledAlt, Plan
 
 if TYPE_CHECKING:  # statewright._options is imported on first use: see statewright._core
+    import asyncio
+
     from statewright._options import MachineOptions
 
 __all__ = ["AsyncMachine"]
@@ -29,6 +34,12 @@ E = TypeVar("E", bound=StrEnum)
 C = TypeVar("C")
 
 
+def _is_awaitable(value: object) -> bool:
+    import inspect  # here, not at the top: only results of user code are checked
+
+    return inspect.isawaitable(value)
+
+
 class AsyncMachine(SnapshotMixin[S, E, C]):
     """Base class of generated async machines: ``await machine.send(event, **payload)``."""
 
@@ -36,38 +47,80 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
         self, context: C, handlers: object | None = None, *, options: MachineOptions | None = None
     ) -> None:
         super().__init__(context, handlers, options=options)
-        self._lock = asyncio.Lock()
+        self._async_lock: asyncio.Lock | None = None
         self._owner: asyncio.Task[Any] | None = None
 
-    async def send(self, event: E | str, /, **payload: Any) -> S:
+    @property
+    def _lock(self) -> asyncio.Lock:
+        """The machine's lock, made on first use (an asyncio.Lock binds no loop until used)."""
+        lock = self._async_lock
+        if lock is None:
+            import asyncio
+
+            lock = self._async_lock = asyncio.Lock()
+        return lock
+
+    async def send(self, event: E, /, **payload: Any) -> S:
         """Apply ``event`` and return the new state, or raise :class:`InvalidTransition`.
 
         Coroutine listeners are awaited after the lock is released, so they may send.
         """
+        lock = self._async_lock
+        if lock is None or not lock.locked():
+            try:
+                member, target, fast, index, moves = self._fast[event]
+            except (KeyError, TypeError):
+                pass  # guarded, with actions, rejected or not an event: the general path
+            else:
+                # No other task is inside a transition and nothing below awaits: commit inline.
+                pending = self._commit_trivial(member, target, fast, index, moves, payload)
+                for awaitable in pending:
+                    await self._await_listener(awaitable)
+                return target  # type: ignore[no-any-return]  # table stores members as Any
         self._refuse_reentry()
         async with self._lock:
             target, pending = await self._send_locked(event, payload)
         for awaitable in pending:
-            try:
-                await awaitable
-            except Exception:
-                self._logger.exception("listener failed; transition kept")
+            await self._await_listener(awaitable)
         return target
+
+    async def _await_listener(self, awaitable: Awaitable[object]) -> None:
+        try:
+            await awaitable
+        except Exception:
+            self._logger.exception("listener failed; transition kept")
 
     def _refuse_reentry(self) -> None:
         """A guard or action awaiting ``send`` on its own machine would wait for itself forever."""
-        if self._busy and self._owner is asyncio.current_task():
-            self._check_usable()
+        if self._busy:
+            import asyncio
 
-    async def try_send(self, event: E | str, /, **payload: Any) -> bool:
-        """Like :meth:`send` but return False (the rejection is logged) instead of raising."""
+            if self._owner is asyncio.current_task():
+                self._check_usable()
+
+    @property
+    def dynamic(self) -> AsyncMachine[S, E, C]:
+        """This machine, typed as the generic :class:`AsyncMachine`: its ``send``, ``try_send``
+        and ``can_send`` take any event member with any payload keywords (the escape hatch for
+        events chosen at run time; strings from outside go through :meth:`send_external`)."""
+        return self
+
+    async def send_external(
+        self, event: str, arguments: Mapping[str, Any] | str | bytes | None = None, /
+    ) -> S:
+        """Like :meth:`Machine.send_external`: check untrusted arguments, then :meth:`send`."""
+        member, payload = self._external(event, arguments)
+        return await self.send(member, **payload)
+
+    async def try_send(self, event: E, /, **payload: Any) -> bool:
+        """Like :meth:`send` but return False instead of raising :class:`InvalidTransition`."""
         try:
             await self.send(event, **payload)
         except InvalidTransition:
             return False
         return True
 
-    async def can_send(self, event: E | str, /, **payload: Any) -> bool:
+    async def can_send(self, event: E, /, **payload: Any) -> bool:
         """Whether ``send(event, **payload)`` would be accepted now; evaluates guards only."""
         self._refuse_reentry()
         async with self._lock:
@@ -80,6 +133,8 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
     async def save(self, store: Store | None = None) -> int:
         """Save a snapshot to ``store`` (default ``options.store``) in a worker thread."""
         self._refuse_reentry()
+        import asyncio
+
         async with self._lock:
             if store is None:
                 return await asyncio.to_thread(self._save_locked)
@@ -92,7 +147,7 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
                 return alt
             try:
                 passed: Any = guard(self._handlers, self._context, payload)
-                if inspect.isawaitable(passed):
+                if _is_awaitable(passed):
                     passed = await passed
             except Exception as exc:
                 raise GuardFailed(str(self._state), str(event), exc) from exc
@@ -105,7 +160,7 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
         if method is None:
             method = getattr(self._handlers, name)
         result = method(self._context, payload)
-        if inspect.isawaitable(result):
+        if _is_awaitable(result):
             await result
 
     async def _send_locked(
@@ -115,6 +170,8 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
         member, plan = self._resolve(event)
         if plan is None:
             raise self._reject(member)
+        import asyncio
+
         source = self._state
         spec = self._spec_table.spec
         self._owner = asyncio.current_task()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Awaitable, Iterable, Mapping
+from collections.abc import Awaitable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, Protocol, TypeVar
 
 from statewright._compat import StrEnum
@@ -36,6 +36,8 @@ if TYPE_CHECKING:  # imported on first use at run time: see the module docstring
 
     from statewright._history import Listener, RawRecord, TransitionRecord
     from statewright._options import MachineOptions
+    from statewright._payloads import PayloadCodec
+    from statewright._tools import ToolDefinition
 
 __all__ = ["MachineCore"]
 
@@ -47,6 +49,7 @@ C = TypeVar("C")
 _BUSY_ROW: dict[Any, Fast] = {}
 #: ``logging.INFO``, spelled out so that importing this module does not import logging.
 _INFO: Final = 20
+_DEBUG: Final = 10
 #: The ``statewright`` logger and the default options, made by the first machine constructed.
 _LOG: logging.Logger | None = None
 _DEFAULT_OPTIONS: MachineOptions | None = None
@@ -188,6 +191,74 @@ class MachineCore(Generic[S, E, C]):
     def allowed_events(self) -> frozenset[E]:
         """Events with at least one alternative from the current state; guards not evaluated."""
         return self._spec_table.allowed[self._state]
+
+    def is_in(self, states: S | Collection[S], /) -> bool:
+        """Whether the machine is in ``states`` (a state, or a collection such as a ``TAG_``
+        frozenset). A call is never narrowed by a type checker, unlike ``machine.state is X``,
+        so it stays right after an event moved the machine."""
+        if isinstance(states, StrEnum):
+            return self._state is states
+        return self._state in states
+
+    # ----------------------------------------------------------------- the boundary and tools
+
+    def tools(self) -> list[ToolDefinition]:
+        """The events the current state accepts (guards not evaluated) as tool definitions: the
+        event's name, its description from the spec and its payload's JSON Schema. A model's
+        call of one goes to :meth:`send_external` as it is."""
+        from statewright._payloads import payload_schema
+        from statewright._tools import ToolDefinition
+
+        spec = self._spec_table.spec
+        allowed = self._spec_table.allowed[self._state]
+        codecs = self._payload_codecs()
+        return [
+            ToolDefinition(
+                member.name,
+                spec.event_descriptions.get(member, "").strip() or f"Send the {member.name} event.",
+                payload_schema(spec.payloads.get(member, ()), codecs),
+            )
+            for member in spec.event_type
+            if member in allowed
+        ]
+
+    def _payload_codecs(self) -> Mapping[str, PayloadCodec]:
+        from statewright._payloads import BUILTIN_CODECS
+
+        extra = self._options.payload_codecs
+        return {**BUILTIN_CODECS, **extra} if extra else BUILTIN_CODECS
+
+    def _external(
+        self, event: str, arguments: Mapping[str, Any] | str | bytes | None
+    ) -> tuple[E, dict[str, Any]]:
+        """The member named ``event`` (its name or its value) and the checked payload, or
+        :class:`UnknownEvent` / :class:`InvalidPayload`; nothing is sent here."""
+        from statewright._payloads import check_payload, parse_arguments
+
+        table = self._spec_table
+        spec = table.spec
+        member: Any = None
+        if isinstance(event, spec.event_type):
+            member = event
+        elif isinstance(event, str) and not isinstance(event, StrEnum):
+            member = spec.event_type.__members__.get(event) or table.events_by_value.get(event)
+        if member is None:
+            raise self._logged(
+                UnknownEvent(
+                    str(self._state),
+                    event if isinstance(event, str) else repr(event),
+                    self.allowed_events(),
+                    f"{event!r} is not the name or value of an event of {spec.name}",
+                )
+            )
+        name = member.name
+        payload = check_payload(
+            name,
+            spec.payloads.get(member, ()),
+            parse_arguments(name, arguments),
+            self._payload_codecs(),
+        )
+        return member, payload
 
     # ----------------------------------------------------------------- listeners
 
@@ -365,7 +436,7 @@ class MachineCore(Generic[S, E, C]):
         return target
 
     def _reject(self, event: E, reason: str = "") -> InvalidTransition:
-        """Build (and log at WARNING) the rejection; the caller raises it."""
+        """Build (and log at DEBUG) the rejection; the caller raises it."""
         state = self._state
         if not reason and state in self._spec_table.spec.final_states:
             reason = "the state is final"
@@ -374,9 +445,11 @@ class MachineCore(Generic[S, E, C]):
         )
 
     def _logged(self, error: InvalidTransition) -> InvalidTransition:
-        self._logger.warning(
-            "%s %s: rejected: %s", self._spec_table.spec.name, self._instance_id, error
-        )
+        """Rejections are answers, not failures: DEBUG, and only when someone listens."""
+        if self._log_cache.get(_DEBUG, True) and self._logger.isEnabledFor(_DEBUG):
+            self._logger.debug(
+                "%s %s: rejected: %s", self._spec_table.spec.name, self._instance_id, error
+            )
         return error
 
     def _target_of(self, alt: CompiledAlt) -> S | None:
@@ -399,6 +472,33 @@ class MachineCore(Generic[S, E, C]):
         self._state = target
         self._fast = table.fast_rows[target]
         self._counts[index] += 1
+
+    def _commit_trivial(
+        self,
+        member: E,
+        target: S,
+        fast: dict[Any, Fast],
+        index: int,
+        moves: bool,
+        payload: Mapping[str, Any],
+    ) -> list[Awaitable[object]]:
+        """Commit a trivial transition found in the fast row (no user code runs) and announce it.
+
+        ``Machine.send`` does the same inline, because a call costs a tenth of its hot path.
+        """
+        history = self._history
+        if history is not None:  # first: a clock that raises leaves nothing half-recorded
+            clock = self._clock
+            history.append((index, clock(), payload))
+        source = self._state
+        if moves:
+            self._prev = source
+        self._state = target
+        self._fast = fast
+        self._counts[index] += 1
+        if self._listeners or self._log_cache.get(_INFO, True):
+            return self._announce(source, member, target, payload, None)
+        return []
 
     def _announce(
         self, source: S, event: E, target: S, payload: Mapping[str, Any], error: str | None

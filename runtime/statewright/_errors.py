@@ -6,12 +6,13 @@ without parsing text.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 __all__ = [
     "ActionFailed",
     "Conflict",
     "GuardFailed",
+    "InvalidPayload",
     "InvalidTransition",
     "SnapshotError",
     "StatewrightError",
@@ -26,22 +27,50 @@ class StatewrightError(Exception):
 
 
 class InvalidTransition(StatewrightError):
-    """The current state does not accept the event (no alternative, guards failed, or final)."""
+    """The current state does not accept the event (no alternative, guards failed, or final).
+
+    ``allowed`` holds the events with a transition out of ``state`` (guards not evaluated), so
+    after "no guard passed" it contains ``event`` itself. The message is written when it is
+    read: a rejection that nobody prints costs no formatting.
+    """
 
     def __init__(self, state: str, event: str, allowed: Iterable[str], reason: str = "") -> None:
+        super().__init__(state, event, reason)
         self.state = state
         self.event = event
-        self.allowed = frozenset(allowed)
+        self.allowed = allowed if isinstance(allowed, frozenset) else frozenset(allowed)
         self.reason = reason
+
+    def __str__(self) -> str:
         names = ", ".join(sorted(str(a) for a in self.allowed)) or "none"
-        text = f"event {event!s} is not allowed in state {state!s} (allowed events: {names})"
-        if reason:
-            text = f"{text}: {reason}"
-        super().__init__(text)
+        if self.event in self.allowed:  # the state has transitions for it, but none applied
+            return (
+                f"event {self.event!s} was rejected in state {self.state!s}: {self.reason} "
+                f"(events with transitions here: {names})"
+            )
+        text = (
+            f"event {self.event!s} is not allowed in state {self.state!s} (allowed events: {names})"
+        )
+        return f"{text}: {self.reason}" if self.reason else text
 
 
 class UnknownEvent(InvalidTransition, ValueError):
     """A string (or foreign object) that is not an event of this machine was sent."""
+
+
+class InvalidPayload(StatewrightError, ValueError):
+    """Arguments that do not match an event's payload; nothing was sent.
+
+    ``path`` leads to the offending value (field names and list indexes); ``reason`` says what
+    is wrong with it.
+    """
+
+    def __init__(self, event: str, path: Sequence[str | int], reason: str) -> None:
+        self.event = event
+        self.path = tuple(path)
+        self.reason = reason
+        where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path)
+        super().__init__(f"payload of {event}: {where.lstrip('.') or 'arguments'}: {reason}")
 
 
 class ActionFailed(StatewrightError):

@@ -44,7 +44,7 @@ class Machine(SnapshotMixin[S, E, C]):
         self._lock = lock
         self._read_lock = lock
 
-    def send(self, event: E | str, /, **payload: Any) -> S:
+    def send(self, event: E, /, **payload: Any) -> S:
         """Apply ``event`` and return the new state, or raise :class:`InvalidTransition`.
 
         Accepts the event member or its string value. Raises :class:`ActionFailed` when an action
@@ -80,15 +80,35 @@ class Machine(SnapshotMixin[S, E, C]):
         finally:
             lock.release()
 
-    def try_send(self, event: E | str, /, **payload: Any) -> bool:
-        """Like :meth:`send` but return False (the rejection is logged) instead of raising."""
+    @property
+    def dynamic(self) -> Machine[S, E, C]:
+        """This machine, typed as the generic :class:`Machine`: its ``send``, ``try_send`` and
+        ``can_send`` take any event member with any payload keywords. The escape hatch for
+        events chosen at run time; strings from outside go through :meth:`send_external`."""
+        return self
+
+    def send_external(
+        self, event: str, arguments: Mapping[str, Any] | str | bytes | None = None, /
+    ) -> S:
+        """Send an event named by untrusted input (an LLM tool call, a webhook): ``event`` is the
+        event's name or value, ``arguments`` its payload as a mapping or JSON text.
+
+        The payload is checked against the spec's types first: an unknown event raises
+        :class:`UnknownEvent`, bad arguments :class:`InvalidPayload` naming the field; either
+        way nothing was sent. Then it is :meth:`send` (which may raise InvalidTransition).
+        """
+        member, payload = self._external(event, arguments)
+        return self.send(member, **payload)
+
+    def try_send(self, event: E, /, **payload: Any) -> bool:
+        """Like :meth:`send` but return False instead of raising :class:`InvalidTransition`."""
         try:
             self.send(event, **payload)
         except InvalidTransition:
             return False
         return True
 
-    def can_send(self, event: E | str, /, **payload: Any) -> bool:
+    def can_send(self, event: E, /, **payload: Any) -> bool:
         """Whether ``send(event, **payload)`` would be accepted now; evaluates guards only."""
         with self._lock:
             member, plan = self._resolve(event)

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from statewright._payloads import PayloadCodec
 from statewright._store_protocol import Store
 
 __all__ = ["ContextCodec", "MachineOptions", "Migration"]
@@ -53,6 +54,9 @@ class MachineOptions:
     context_type: type[Any] | None = None
     #: ``migrations[v]`` upgrades a snapshot of spec version ``v`` to ``v + 1``.
     migrations: Mapping[int, Migration] = field(default_factory=dict)
+    #: Decoders for ``[imports]`` payload types at the boundary (``send_external``), by
+    #: ``"module.Name"``; Decimal, datetime, date and UUID have built-in ones.
+    payload_codecs: Mapping[str, PayloadCodec] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.history_limit is not None and self.history_limit < 0:

@@ -24,12 +24,11 @@ number. Optional fields (their type admits ``None``) may be left out and then re
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, Protocol
 
-from statewright._errors import StatewrightError
+from statewright._errors import InvalidPayload
 
 __all__ = [
     "BUILTIN_CODECS",
@@ -47,21 +46,6 @@ TypeShape = tuple[Any, ...]
 FieldShape = tuple[str, TypeShape, bool]
 #: Nesting a JSON value may have (deeper input is refused, not recursed into).
 MAX_DEPTH: Final = 64
-
-
-class InvalidPayload(StatewrightError, ValueError):
-    """Arguments that do not match an event's payload; nothing was sent.
-
-    ``path`` leads to the offending value (field names and list indexes); ``reason`` says what
-    is wrong with it.
-    """
-
-    def __init__(self, event: str, path: Sequence[str | int], reason: str) -> None:
-        self.event = event
-        self.path = tuple(path)
-        self.reason = reason
-        where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path)
-        super().__init__(f"payload of {event}: {where.lstrip('.') or 'arguments'}: {reason}")
 
 
 class PayloadCodec(Protocol):
@@ -141,6 +125,8 @@ def parse_arguments(
     if arguments is None:
         return {}
     if isinstance(arguments, str | bytes):
+        import json  # here, not at the top: building a machine imports this module
+
         try:
             arguments = json.loads(arguments, parse_constant=_refuse_constant)
         except RecursionError:
@@ -239,7 +225,7 @@ def _check(
         for allowed in shape[1]:
             if _same_literal(value, allowed):
                 return allowed
-        options = ", ".join(json.dumps(v) for v in shape[1])
+        options = ", ".join(_json(v) for v in shape[1])
         raise InvalidPayload(event, path, f"expected one of {options}, got {_show(value)}")
     if kind == "union":
         errors = []
@@ -282,12 +268,20 @@ def _same_literal(value: Any, allowed: Any) -> bool:
     return isinstance(value, str) and value == allowed
 
 
+def _json(value: Any) -> str:
+    import json  # see parse_arguments
+
+    return json.dumps(value)
+
+
 def _show(value: Any) -> str:
-    text = json.dumps(value) if _is_json(value) else repr(value)
+    text = _json(value) if _is_json(value) else repr(value)
     return f"{_kind(value)} {text[:40] + '...' if len(text) > 40 else text}"
 
 
 def _is_json(value: Any) -> bool:
+    import json  # see parse_arguments
+
     try:
         json.dumps(value, allow_nan=False)
     except (TypeError, ValueError, RecursionError):

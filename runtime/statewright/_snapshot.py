@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 from statewright._compat import StrEnum
 from statewright._core import MachineCore, statewright_logger
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from statewright._options import MachineOptions
     from statewright._store_protocol import Store
 
-__all__ = ["SNAPSHOT_FORMAT", "SnapshotMixin", "parse_json"]
+__all__ = ["SNAPSHOT_FORMAT", "Snapshot", "SnapshotMixin", "parse_json"]
 
 SNAPSHOT_FORMAT: Final = "statewright.snapshot/1"
 
@@ -63,10 +63,10 @@ def _loaded_type(name: str) -> type[Any] | None:
 class SnapshotMixin(MachineCore[S, E, C]):
     """``snapshot``/``restore``/``load`` for both machine flavours."""
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self: M) -> Snapshot[M]:
         """The instance as JSON-compatible data (see the module docstring for the contents)."""
         with self._read_lock:
-            return self._snapshot_locked()
+            return Snapshot(self._snapshot_locked())
 
     def _snapshot_locked(self) -> dict[str, Any]:
         spec = self._spec_table.spec
@@ -117,7 +117,7 @@ class SnapshotMixin(MachineCore[S, E, C]):
     @classmethod
     def restore(
         cls: type[M],
-        snapshot: Mapping[str, Any] | str | bytes,
+        snapshot: Snapshot[M] | str | bytes,
         handlers: object | None = None,
         *,
         options: MachineOptions | None = None,
@@ -204,7 +204,7 @@ class SnapshotMixin(MachineCore[S, E, C]):
 
         opts = options if options is not None else MachineOptions()
         opts = dataclasses.replace(opts, store=store, instance_id=instance_id)
-        return cls.restore(snapshot, handlers, options=opts, context=context)
+        return cls.restore(Snapshot(snapshot), handlers, options=opts, context=context)
 
     def _save_locked(self) -> int:
         """Save to the configured store with optimistic concurrency (caller holds the lock)."""
@@ -226,6 +226,16 @@ class SnapshotMixin(MachineCore[S, E, C]):
 #: Defined after the class so that its bound is no string: typing compiles a string bound, and the
 #: first ``compile`` in a process costs ~1 ms.
 M = TypeVar("M", bound=SnapshotMixin[Any, Any, Any])
+M_co = TypeVar("M_co", bound=SnapshotMixin[Any, Any, Any], covariant=True)
+
+
+class Snapshot(dict[str, Any], Generic[M_co]):
+    """A machine's snapshot: on the wire a plain JSON object, to type checkers a value tied to
+    the machine class that took it, so that restoring one machine's snapshot into another
+    machine's class is a type error. Data from elsewhere (a file, a queue) is wrapped as
+    ``Snapshot(data)``, which fits any machine and is checked when restored."""
+
+    __slots__ = ()
 
 
 def _check_and_migrate(

@@ -140,6 +140,8 @@ class MachineSpec(FrozenValue, Generic[StateT, EventT]):
         "error_routes",
         "tags",
         "handler_names",
+        "payloads",
+        "event_descriptions",
     )
     __slots__ = __match_args__
 
@@ -159,6 +161,11 @@ class MachineSpec(FrozenValue, Generic[StateT, EventT]):
     tags: Mapping[str, frozenset[StateT]]
     #: Every handler method name the machine calls (guards and actions); checked at construction.
     handler_names: frozenset[str]
+    #: Each event's payload fields as data, for the boundary (``send_external``) and tools:
+    #: ``(name, type, required)``, see ``statewright._payloads``. Missing: no fields.
+    payloads: Mapping[EventT, tuple[tuple[str, tuple[Any, ...], bool], ...]]
+    #: The spec's description of each event that has one (tool definitions show it).
+    event_descriptions: Mapping[EventT, str]
 
     def __init__(
         self,
@@ -175,6 +182,8 @@ class MachineSpec(FrozenValue, Generic[StateT, EventT]):
         error_routes: Mapping[StateT, ErrorRoute[StateT]],
         tags: Mapping[str, frozenset[StateT]],
         handler_names: frozenset[str] = frozenset(),
+        payloads: Mapping[EventT, tuple[tuple[str, tuple[Any, ...], bool], ...]] | None = None,
+        event_descriptions: Mapping[EventT, str] | None = None,
     ) -> None:
         _set(self, "name", name)
         _set(self, "version", version)
@@ -189,3 +198,5 @@ class MachineSpec(FrozenValue, Generic[StateT, EventT]):
         _set(self, "error_routes", error_routes)
         _set(self, "tags", tags)
         _set(self, "handler_names", handler_names)
+        _set(self, "payloads", {} if payloads is None else payloads)
+        _set(self, "event_descriptions", {} if event_descriptions is None else event_descriptions)

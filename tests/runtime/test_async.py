@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from statewright import ActionFailed, InvalidTransition, MachineOptions, MemoryStore
+from statewright import ActionFailed, InvalidTransition, MachineOptions, MemoryStore, Snapshot
 
 from tests.runtime.machines import (
     HAPPY_PATH,
@@ -67,7 +67,7 @@ def test_async_rejections_and_queries() -> None:
         assert await m.can_send(Ev.TASK_CREATED, task_id="x") is True
         assert await m.can_send(Ev.TASK_CREATED) is False
         assert m.allowed_events() == {Ev.TASK_CREATED, Ev.CANCEL, Ev.HEARTBEAT}
-        assert await m.try_send("TASK_CREATED", task_id="x") is True
+        assert await m.try_send("TASK_CREATED", task_id="x") is True  # type: ignore[arg-type]  # untyped callers may pass the value
         assert m.state is St.PLANNING
 
     asyncio.run(main())
@@ -130,7 +130,8 @@ def test_async_checkpoint_snapshot_and_listeners() -> None:
         assert await m.save() == 2
         loaded = AsyncTaskMachine.load(store, "a1", AsyncHandlers())
         assert loaded.snapshot() == m.snapshot()
-        restored = TaskMachine.restore(m.snapshot(), TaskHandlers())  # same format both ways
+        # Same spec, same format both ways; the classes differ, so the snapshot is re-wrapped.
+        restored = TaskMachine.restore(Snapshot(m.snapshot()), TaskHandlers())
         assert restored.state is St.PLAN_REVIEW
 
     asyncio.run(main())

@@ -151,18 +151,20 @@ def test_listener_without_history_still_gets_records() -> None:
     assert seen[0].event_id == 1 and seen[0].target is St.PLANNING
 
 
-def test_logging_info_per_transition_and_warning_per_rejection(
+def test_logging_info_per_transition_and_debug_per_rejection(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     m = PlainTaskMachine(None, options=MachineOptions(instance_id="job-1"))
-    with caplog.at_level(logging.INFO, logger="statewright"):
+    with caplog.at_level(logging.DEBUG, logger="statewright"):
         m.send(Ev.TASK_CREATED)
         m.try_send(Ev.TASK_CREATED)
     infos = [r for r in caplog.records if r.levelno == logging.INFO]
-    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    debugs = [r for r in caplog.records if r.levelno == logging.DEBUG]
     assert len(infos) == 1 and "idle --TASK_CREATED--> planning" in infos[0].getMessage()
     assert "job-1" in infos[0].getMessage()
-    assert len(warnings) == 1 and "TASK_CREATED" in warnings[0].getMessage()
+    # A rejection is an answer (try_send returns False), not a warning.
+    assert len(debugs) == 1 and "TASK_CREATED" in debugs[0].getMessage()
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
 def test_logging_level_changes_are_honoured(caplog: pytest.LogCaptureFixture) -> None:

@@ -1,7 +1,7 @@
 """Importing a generated module must not drag in the heavy standard library.
 
-``statewright`` imports :class:`AsyncMachine` (asyncio), :class:`MachineRegistry`, the store
-implementations (json, pathlib, tempfile, sqlite3), :class:`MachineOptions` and
+``statewright`` imports asyncio when an async machine first needs it; :class:`MachineRegistry`,
+the store implementations (json, pathlib, tempfile, sqlite3), :class:`MachineOptions` and
 :class:`TransitionRecord` (dataclasses) on first use of the name, and the machines defer what only
 snapshots, history readers and listeners need. What a generated module needs at import imports
 neither dataclasses (nor inspect, ast, dis), logging nor threading: building and running the first
@@ -39,7 +39,6 @@ DEFERRED = frozenset(
         "socket",
         "sqlite3",
         "ssl",
-        "statewright._async",
         "statewright._registry",
         "statewright._sqlite",
         "statewright._stores",
@@ -53,7 +52,8 @@ DATACLASSES = frozenset({"ast", "dataclasses", "dis", "inspect"})
 #: Not imported by ``import remem`` but by building the first machine (its default options are a
 #: dataclass, it logs, it has a lock) and reading its history or calling a listener (records are
 #: dataclasses): together about half of what importing remem cost.
-OPTIONS = frozenset({"statewright._options", "logging", "threading"}) | DATACLASSES
+OPTIONS = frozenset({"statewright._options", "statewright._payloads", "logging", "threading"})
+OPTIONS |= DATACLASSES
 HISTORY = frozenset({"statewright._history"}) | DATACLASSES
 FIRST_MACHINE = OPTIONS | HISTORY
 WATCHED = DEFERRED | FIRST_MACHINE
@@ -175,17 +175,17 @@ def test_first_use_imports(statement: str, expected: set[str]) -> None:
 @pytest.mark.parametrize(
     ("statement", "expected"),
     [
-        ("from statewright import AsyncMachine", {"asyncio", "statewright._async"}),
+        ("from statewright import ToolDefinition", {"dataclasses"}),
         ("from statewright import SqliteStore", {"sqlite3", "statewright._sqlite"}),
         ("from statewright import MemoryStore", {"json", "statewright._stores"}),
         ("from statewright import JsonFileStore", {"tempfile", "pathlib", "statewright._stores"}),
-        ("import statewright; statewright.AsyncMachine", {"asyncio"}),
+        ("import statewright; statewright.PayloadCodec", {"statewright._payloads"}),
         ("from statewright import MachineRegistry", {"statewright._registry"}),
         ("from statewright import MachineOptions", {"statewright._options", "dataclasses"}),
         ("from statewright import TransitionRecord", {"statewright._history", "dataclasses"}),
         (
             "from statewright import *",
-            {"asyncio", "sqlite3", "tempfile", "logging", *FIRST_MACHINE},
+            {"sqlite3", "tempfile", "logging", *FIRST_MACHINE},
         ),
     ],
 )

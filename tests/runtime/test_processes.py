@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from statewright import JsonFileStore, MachineOptions, SqliteStore, Store
+from statewright import JsonFileStore, MachineOptions, Snapshot, SqliteStore, Store
 
 from tests.runtime.machines import TASK_TABLE, PlainTaskMachine, TaskEvent, TaskState
 
@@ -98,7 +98,9 @@ def _check_after_crash(kind: str, store: Store, last: int) -> None:
     snapshot = store.load("crash")
     assert snapshot is not None
     assert snapshot["revision"] in (last, last + 1)  # the kill may land after one more commit
-    machine = PlainTaskMachine.restore(snapshot, options=MachineOptions(history_limit=None))
+    machine = PlainTaskMachine.restore(
+        Snapshot(snapshot), options=MachineOptions(history_limit=None)
+    )
     assert machine.total_transitions == 3 + snapshot["revision"] - 1
     _assert_valid_path(machine)
     # the store keeps working after the crash

@@ -45,8 +45,10 @@ def test_constructors_keep_the_dataclass_parameters_and_defaults() -> None:
     ]
     assert parameters(ErrorRoute) == [("target", empty), ("actions", ())]
     assert parameters(MachineSpec) == [
-        *((name, empty) for name in MachineSpec.__match_args__[:-1]),
+        *((name, empty) for name in MachineSpec.__match_args__[:-3]),
         ("handler_names", frozenset()),
+        ("payloads", None),
+        ("event_descriptions", None),
     ]
     assert MachineSpec.__match_args__ == (
         "name",
@@ -62,6 +64,8 @@ def test_constructors_keep_the_dataclass_parameters_and_defaults() -> None:
         "error_routes",
         "tags",
         "handler_names",
+        "payloads",
+        "event_descriptions",
     )
 
 

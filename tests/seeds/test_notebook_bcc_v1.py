@@ -538,7 +538,7 @@ def test_full_workflow_to_workflow_complete_and_metrics() -> None:
     # WORKFLOW_COMPLETE is final: nothing leaves it.
     assert nb.allowed_events() == frozenset()
     for event in Ev:
-        assert nb.try_send(event) is False
+        assert nb.dynamic.try_send(event) is False
 
 
 # ----------------------------------------------------------------------------- invalid transitions
@@ -560,7 +560,7 @@ def test_out_of_sequence_events_are_rejected(
 ) -> None:
     nb = notebook_in(state)
     log = list(handlers_of(nb).log)
-    assert nb.try_send(event) is False
+    assert nb.dynamic.try_send(event) is False
     assert nb.state is state and handlers_of(nb).log == log  # no action ran
 
 

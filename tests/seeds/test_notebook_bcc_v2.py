@@ -41,6 +41,8 @@ St, Ev = NotebookBccV2State, NotebookBccV2Event
 #: The seed's ``is_running()``: ``self._state not in ["idle", "error", "cancelled",
 #: "workflow_completed"]``.
 NOT_RUNNING = {"idle", "error", "cancelled", "workflow_completed"}
+#: The seed's client logs what it could not do (``logger.warning("Invalid transition ...")``).
+CLIENT_LOG = logging.getLogger("notebook_client")
 
 
 @dataclass
@@ -85,7 +87,15 @@ class Client:
         return self.machine.in_tag("running")
 
     def transition(self, event: str) -> bool:
-        return self.machine.try_send(event)
+        """The seed's ``transition(event)``: an event name from the protocol; an invalid one
+        returns False and is logged at WARNING (the client's own log: to the runtime a
+        rejection is an answer, logged at DEBUG)."""
+        try:
+            self.machine.send_external(event)
+        except InvalidTransition as rejection:  # an unknown name (UnknownEvent) is one too
+            CLIENT_LOG.warning("%s: invalid transition: %s", self.machine.instance_id, rejection)
+            return False
+        return True
 
     def walk(self, *events: str) -> None:
         for event in events:
@@ -209,7 +219,7 @@ def test_scenario_1_normal_step_execution(caplog: pytest.LogCaptureFixture) -> N
     assert client.transition("COMPLETE_ACTION") and client.get_state() == "action_completed"
     # 5. all actions done; the scenario fires COMPLETE_STEP here, but the transition table has
     #    no action_completed --COMPLETE_STEP--> row (docs/seeds.md, contradiction 4): rejected.
-    with caplog.at_level(logging.WARNING, logger="statewright"):
+    with caplog.at_level(logging.WARNING, logger=CLIENT_LOG.name):
         assert client.transition("COMPLETE_STEP") is False
     assert client.get_state() == "action_completed"
     assert "COMPLETE_STEP" in caplog.text and "action_completed" in caplog.text
@@ -405,7 +415,7 @@ def test_fail_and_cancel_rejected_where_the_table_has_no_row(
 ) -> None:
     client = client_in(St(source))
     history = client.machine.history
-    with caplog.at_level(logging.WARNING, logger="statewright"):
+    with caplog.at_level(logging.WARNING, logger=CLIENT_LOG.name):
         assert client.transition(event) is False
     assert client.get_state() == source
     assert client.machine.history == history
@@ -418,6 +428,7 @@ def test_fail_and_cancel_rejected_where_the_table_has_no_row(
 
 def test_invalid_transition_returns_false_and_logs(caplog: pytest.LogCaptureFixture) -> None:
     client = Client(instance_id="nb-invalid")
+    caplog.set_level(logging.INFO, logger=CLIENT_LOG.name)
     with caplog.at_level(logging.INFO, logger="statewright"):
         assert client.transition("START_STEP") is False  # idle only accepts START_WORKFLOW
         assert client.transition("START_WORKFLOW") is True
@@ -425,7 +436,7 @@ def test_invalid_transition_returns_false_and_logs(caplog: pytest.LogCaptureFixt
     warning, info = caplog.records
     assert warning.levelname == "WARNING"
     assert warning.getMessage() == (
-        "NotebookBccV2 nb-invalid: rejected: event START_STEP is not allowed in state idle "
+        "nb-invalid: invalid transition: event START_STEP is not allowed in state idle "
         "(allowed events: START_WORKFLOW)"
     )
     assert info.levelname == "INFO"
@@ -440,7 +451,7 @@ def test_send_raises_typed_error_and_unknown_events() -> None:
     assert info.value.state == "action_completed" and info.value.event == "COMPLETE_STEP"
     assert info.value.allowed == {"NEXT_ACTION", "COMPLETE_BEHAVIOR", "FAIL", "CANCEL"}
     with pytest.raises(UnknownEvent):
-        client.machine.send("CONFIRM")  # the 特殊状态 table's shorthand is not an event
+        client.machine.send_external("CONFIRM")  # the 特殊状态 table's shorthand is no event
     assert client.transition("REJECT") is False
     assert client.get_state() == "action_completed"
 
@@ -451,7 +462,7 @@ def test_allowed_events_follow_the_tables(state: NotebookBccV2State) -> None:
     assert client.machine.allowed_events() == allowed_events(state)
     for event in Ev:
         accepted = bool(transition_targets(state, event))
-        assert client.machine.can_send(event) is accepted
+        assert client.machine.dynamic.can_send(event) is accepted
 
 
 # ----------------------------------------------------------------------------- is_running

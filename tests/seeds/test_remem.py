@@ -380,7 +380,7 @@ def test_act_terminates() -> None:
     loop = state_reached(St.READY)
     assert loop.transition("ACT", "answer") is St.DONE
     for event in (Ev.THINK, Ev.REFINE, Ev.ACT, Ev.TIMEOUT, Ev.LOOP_DETECTED, Ev.INITIALIZE):
-        assert loop.machine.try_send(event) is False
+        assert loop.machine.dynamic.try_send(event) is False
     with pytest.raises(InvalidTransition) as info:
         loop.machine.think(thought="more")
     assert info.value.state == "done" and info.value.allowed == {"RESET"}

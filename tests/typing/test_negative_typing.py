@@ -37,9 +37,10 @@ class Checked:
 def checked(tmp_path_factory: pytest.TempPathFactory) -> Checked:
     folder = tmp_path_factory.mktemp("consumer")
     generate(REPO / "spec" / "pegasus_task.toml", folder)
+    generate(REPO / "examples" / "door.toml", folder)
     for name in [*SNIPPETS, POSITIVE]:
         shutil.copyfile(CASES / f"{name}.py.txt", folder / f"{name}.py")
-    files = ["pegasus_task.py", *(f"{name}.py" for name in [*SNIPPETS, POSITIVE])]
+    files = ["pegasus_task.py", "door.py", *(f"{name}.py" for name in [*SNIPPETS, POSITIVE])]
     result, messages = run_mypy(files, folder)
     assert result.code in {0, 1}, result.output  # 2 would be a mypy usage error or crash
     return Checked(folder, result, tuple(messages))

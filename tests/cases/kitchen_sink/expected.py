@@ -43,7 +43,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions
 
-require_runtime(1, module="kitchen_sink", generator_version="0.2.0")
+require_runtime(2, module="kitchen_sink", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "tests/cases/kitchen_sink/spec.toml"
@@ -372,6 +372,23 @@ SPEC: Final[MachineSpec[KitchenSinkState, KitchenSinkEvent]] = MachineSpec(
             "stamp",
         }
     ),
+    payloads={
+        KitchenSinkEvent.SUBMIT: (
+            ("total", ("named", "decimal.Decimal"), True),
+            ("coupon", ("union", (("str",), ("none",))), False),
+            ("items", ("list", ("dict", ("union", (("int",), ("str",))))), True),
+        ),
+        KitchenSinkEvent.APPROVE: (
+            ("reviewer", ("str",), True),
+            ("priority", ("literal", ("low", "high", 1)), True),
+        ),
+        KitchenSinkEvent.REJECT: (
+            ("reason", ("str",), True),
+            ("details", ("union", (("dict", ("any",)), ("none",))), False),
+            ("raw", ("object",), True),
+        ),
+    },
+    event_descriptions={KitchenSinkEvent.SUBMIT: "The customer submits the order."},
 )
 
 
