@@ -73,13 +73,13 @@ def judged_comparisons(config: Path, cache: Path) -> list[str]:
         return original(string, enums, operator=operator)
 
     previous = Path.cwd()
-    setattr(mypy_plugin, "problem", recording)  # noqa: B010 (mypy rejects assigning a function)
+    mypy_plugin.problem = recording
     os.chdir(REPO)
     try:
         api.run(["--config-file", str(config), "--cache-dir", str(cache), *TARGETS])
     finally:
         os.chdir(previous)
-        setattr(mypy_plugin, "problem", original)  # noqa: B010
+        mypy_plugin.problem = original
     return judged
 
 
