@@ -23,6 +23,8 @@ TIMEOUT = 300
 
 #: ``path:line: error: message  [code]`` as mypy prints it without ``--pretty``.
 MYPY_LINE = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+): (?P<kind>error|note): (?P<message>.*)$")
+#: An expectation in a case file: ``# E: <part of an error>`` or ``# N: <part of a note>``.
+EXPECTATION = re.compile(r"#\s*(?P<kind>[EN]):\s*(?P<text>.+?)\s*(?=#\s*[EN]:|$)")
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,16 @@ class Message:
     line: int
     kind: str
     message: str
+
+
+def expectations(case: Path) -> dict[int, dict[str, list[str]]]:
+    """Line number -> {"E": [...], "N": [...]} from a case file's inline ``# E:``/``# N:`` marks."""
+    found: dict[int, dict[str, list[str]]] = {}
+    text = case.read_text(encoding="utf-8")
+    for number, line in enumerate(text.splitlines(), start=1):
+        for match in EXPECTATION.finditer(line):
+            found.setdefault(number, {"E": [], "N": []})[match["kind"]].append(match["text"])
+    return found
 
 
 def _package_root(module_file: str | None) -> str:
@@ -81,22 +93,28 @@ def generate(spec: Path, output: Path) -> None:
 
 
 def run_mypy(
-    files: Sequence[str], cwd: Path, *, python_executable: Path | None = None
+    files: Sequence[str],
+    cwd: Path,
+    *,
+    python_executable: Path | None = None,
+    config: str = "",
+    arguments: Sequence[str] = (),
 ) -> tuple[Run, list[Message]]:
     """``mypy --strict`` (plus the repository's extra checks) on ``files`` in the folder ``cwd``.
 
-    An empty config file in ``cwd`` keeps mypy from reading any configuration further up, and
-    the cache stays in ``cwd``. With ``python_executable`` mypy resolves installed packages from
-    that interpreter only (PYTHONPATH removed).
+    A config file in ``cwd`` (empty unless ``config`` gives lines of its ``[mypy]`` section, e.g.
+    ``plugins = ...``) keeps mypy from reading any configuration further up, and the cache stays
+    in ``cwd``. With ``python_executable`` mypy resolves installed packages from that interpreter
+    only (PYTHONPATH removed). ``arguments`` go on the command line before the files.
     """
-    config = cwd / "mypy.ini"
-    config.write_text("[mypy]\n", encoding="utf-8")
+    config_file = cwd / "mypy.ini"
+    config_file.write_text(f"[mypy]\n{config}", encoding="utf-8")
     command = [
         sys.executable,
         "-m",
         "mypy",
         "--config-file",
-        str(config),
+        str(config_file),
         "--cache-dir",
         str(cwd / ".mypy_cache"),
         "--strict",
@@ -109,6 +127,7 @@ def run_mypy(
     ]
     if python_executable is not None:
         command += ["--python-executable", str(python_executable)]
+    command += arguments
     result = run([*command, *files], cwd, isolated=python_executable is not None)
     messages = []
     for line in result.output.splitlines():

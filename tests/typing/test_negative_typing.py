@@ -10,7 +10,6 @@ with a freshly generated ``pegasus_task`` module.
 
 from __future__ import annotations
 
-import re
 import shutil
 import sys
 from collections import defaultdict
@@ -19,9 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.typing import CASES, REPO, Message, Run, generate, run, run_mypy
+from tests.typing import CASES, REPO, Message, Run, expectations, generate, run, run_mypy
 
-EXPECTATION = re.compile(r"#\s*(?P<kind>[EN]):\s*(?P<text>.+?)\s*(?=#\s*[EN]:|$)")
 SNIPPETS = sorted(path.name.removesuffix(".py.txt") for path in CASES.glob("negative_*.py.txt"))
 POSITIVE = "positive_usage"
 
@@ -47,13 +45,7 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> Checked:
 
 
 def _expectations(name: str) -> dict[int, dict[str, list[str]]]:
-    """Line number -> {"E": [...], "N": [...]} from the snippet's inline comments."""
-    found: dict[int, dict[str, list[str]]] = {}
-    text = (CASES / f"{name}.py.txt").read_text(encoding="utf-8")
-    for number, line in enumerate(text.splitlines(), start=1):
-        for match in EXPECTATION.finditer(line):
-            found.setdefault(number, {"E": [], "N": []})[match["kind"]].append(match["text"])
-    return found
+    return expectations(CASES / f"{name}.py.txt")
 
 
 def _by_line(checked: Checked, file: str, kind: str) -> dict[int, list[str]]:

@@ -1,0 +1,129 @@
+"""The mypy plugin: a str-valued enum compared with a string that is none of its values.
+
+``cases/plugin_wrong.py.txt`` marks each comparison the plugin must reject (``# E: <part of the
+message>``); ``cases/plugin_right.py.txt`` holds legal ones. Both are checked by a real mypy, with
+the plugin enabled in the consumer's config file (targeting this interpreter's Python and 3.10,
+whose branch of the runtime defines the ``StrEnum`` backport) and without it, next to a freshly
+generated ``door`` module; then both run, proving the rejected comparisons wrong and the accepted
+ones true. The message wording is tested without mypy, on the plugin's functions.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from statewright_compiler.mypy_plugin import StrEnumValues, closest_value, problem
+
+from tests.typing import CASES, REPO, Message, expectations, generate, run, run_mypy
+
+PLUGIN = "plugins = statewright_compiler.mypy_plugin\n"
+WRONG, RIGHT = "plugin_wrong", "plugin_right"
+FILES = ["door.py", f"{WRONG}.py", f"{RIGHT}.py"]
+CODE = "  [statewright-comparison]"
+RUNNING = f"{sys.version_info.major}.{sys.version_info.minor}"
+#: Python 3.10 as well: there ``statewright.StrEnum`` is the runtime's own ``(str, Enum)`` class.
+TARGETS = sorted({RUNNING, "3.10"})
+
+
+@pytest.fixture(scope="module")
+def consumer(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("plugin-consumer")
+    generate(REPO / "examples" / "door.toml", folder)
+    for name in (WRONG, RIGHT):
+        shutil.copyfile(CASES / f"{name}.py.txt", folder / f"{name}.py")
+    return folder
+
+
+def _mypy(consumer: Path, name: str, *, config: str, arguments: list[str]) -> list[Message]:
+    """mypy in a copy of the consumer folder (its own config file and cache)."""
+    folder = consumer.parent / f"{consumer.name}-{name}"
+    shutil.copytree(consumer, folder)
+    result, messages = run_mypy(FILES, folder, config=config, arguments=arguments)
+    assert result.code in {0, 1}, result.output  # 2 would be a usage error or a crash
+    assert "Invalid error code" not in result.output, result.output
+    return [message for message in messages if message.kind == "error"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", TARGETS)
+def test_plugin_rejects_exactly_the_marked_comparisons(consumer: Path, target: str) -> None:
+    errors = _mypy(
+        consumer, f"plugin-{target}", config=PLUGIN, arguments=["--python-version", target]
+    )
+    expected = expectations(CASES / f"{WRONG}.py.txt")
+    found = {(error.path, error.line) for error in errors}
+    assert found == {(f"{WRONG}.py", line) for line in expected}, "\n".join(map(str, errors))
+    for error in errors:
+        # A rejected == is typed Any: returned, it is also "no-any-return" (marked where it is).
+        assert error.message.endswith((CODE, "  [no-any-return]")), error
+        parts = expected[error.line]["E"]
+        assert any(part in error.message for part in parts), (error, parts)
+    for line, marks in expected.items():
+        on_line = [error.message for error in errors if error.line == line]
+        assert len(on_line) == len(marks["E"]), (line, marks, on_line)
+
+
+@pytest.mark.slow
+def test_without_the_plugin_mypy_accepts_every_comparison(consumer: Path) -> None:
+    assert _mypy(consumer, "no-plugin", config="", arguments=[]) == []
+
+
+@pytest.mark.slow
+def test_the_code_can_be_disabled(consumer: Path) -> None:
+    config = PLUGIN + "disable_error_code = statewright-comparison\n"
+    assert _mypy(consumer, "disabled", config=config, arguments=[]) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [WRONG, RIGHT])
+def test_the_cases_run_and_their_claims_hold(consumer: Path, name: str) -> None:
+    executed = run([sys.executable, f"{name}.py"], consumer)
+    assert executed.code == 0, executed.output
+
+
+DOOR = StrEnumValues(
+    "DoorState", {"closed": "CLOSED", "open": "OPEN", "locked": "LOCKED", "broken": "BROKEN"}
+)
+EVENT = StrEnumValues("DoorEvent", {"OPEN": "OPEN", "CLOSE": "CLOSE"})
+
+
+def test_a_value_is_no_problem() -> None:
+    assert problem("open", [DOOR], operator="==") is None
+    assert problem("CLOSE", [DOOR, EVENT], operator="!=") is None
+
+
+@pytest.mark.parametrize(
+    ("operator", "expected"),
+    [
+        ("==", 'this comparison is always False; did you mean "locked", or "is DoorState.LOCKED"?'),
+        (
+            "!=",
+            'this comparison is always True; did you mean "locked", or "is not DoorState.LOCKED"?',
+        ),
+        ("in", 'it never matches; did you mean "locked", or DoorState.LOCKED?'),
+    ],
+)
+def test_the_message_names_the_enum_and_the_closest_member(operator: str, expected: str) -> None:
+    message = problem("lockd", [DOOR], operator=operator)
+    assert message == f'"lockd" is not a value of "DoorState", so {expected}'
+
+
+def test_without_a_close_value_the_values_are_listed() -> None:
+    message = problem("xyzzy", [DOOR, EVENT], operator="==")
+    assert message == (
+        '"xyzzy" is not a value of "DoorState" or "DoorEvent", so this comparison is always False'
+        ' (values: "closed", "open", "locked", "broken", "OPEN", "CLOSE")'
+    )
+    many = StrEnumValues("Many", {f"value_{number}": f"V{number}" for number in range(10)})
+    listed = problem("xyzzy", [many], operator="==")
+    assert listed is not None and listed.endswith('"value_6", "value_7", ...)'), listed
+
+
+def test_the_closest_value_prefers_the_same_case_then_ignores_case() -> None:
+    assert closest_value("opn", [DOOR, EVENT]) == ("open", "DoorState.OPEN")
+    assert closest_value("OPN", [DOOR, EVENT]) == ("OPEN", "DoorEvent.OPEN")
+    assert closest_value("LOCKED", [DOOR]) == ("locked", "DoorState.LOCKED")
+    assert closest_value("xyzzy", [DOOR]) is None
