@@ -1,4 +1,4 @@
-"""The ``statewright`` command: init, generate, check, validate, docs, diagram, schema.
+"""The ``statewright`` command: init, generate, check, validate, docs, diagram, tools, schema.
 
 Exit codes (:class:`~diagnostics.ExitCode`): 0 ok, 1 invalid spec or stale output, 2 usage.
 Bad input is reported as diagnostics, never as a traceback.
@@ -136,6 +136,27 @@ def command_init(arguments: argparse.Namespace) -> ExitCode:
     return ExitCode.OK
 
 
+def command_tools(arguments: argparse.Namespace) -> ExitCode:
+    """Each state's events as tool definitions (what ``machine.tools()`` gives at run time)."""
+    import json
+
+    from statewright_compiler.tools import tool_definitions
+
+    try:
+        machine, warnings = compile_spec(Path(arguments.spec), display_path(Path(arguments.spec)))
+    except SpecError as error:
+        _print_diagnostics(error.diagnostics)
+        return ExitCode.FAILURE
+    _print_diagnostics(warnings)
+    states = [state.name for state in machine.states]
+    if arguments.state is not None and arguments.state not in states:
+        raise UsageError(f"{arguments.state!r} is not a state of {machine.name}")
+    chosen = [arguments.state] if arguments.state else states
+    by_state = tool_definitions(machine, arguments.format)
+    sys.stdout.write(json.dumps({name: by_state[name] for name in chosen}, indent=2) + "\n")
+    return ExitCode.OK
+
+
 def command_schema(arguments: argparse.Namespace) -> ExitCode:
     sys.stdout.write(schema_json())
     return ExitCode.OK
@@ -217,6 +238,15 @@ def _parser() -> argparse.ArgumentParser:
     validate = add("validate", "check specs and report problems", command_validate)
     validate.add_argument("specs", nargs="*", help="spec files (default: [tool.statewright] specs)")
     add("schema", "print the JSON Schema of the spec language", command_schema)
+    tools = add("tools", "print each state's events as LLM tool definitions (JSON)", command_tools)
+    tools.add_argument("spec")
+    tools.add_argument("--state", help="only this state (default: every state)")
+    tools.add_argument(
+        "--format",
+        choices=["openai", "anthropic", "mcp"],
+        default="anthropic",
+        help="the shape of each definition (default: anthropic: name, description, input_schema)",
+    )
     docs = add("docs", "write one Markdown page per machine", command_docs)
     docs.add_argument("specs", nargs="+")
     docs.add_argument("-o", "--output", dest="docs_output", required=True, help="folder for pages")

@@ -202,15 +202,15 @@ class MachineCore(Generic[S, E, C]):
 
     # ----------------------------------------------------------------- the boundary and tools
 
-    def tools(self) -> list[ToolDefinition]:
-        """The events the current state accepts (guards not evaluated) as tool definitions: the
-        event's name, its description from the spec and its payload's JSON Schema. A model's
-        call of one goes to :meth:`send_external` as it is."""
+    def tools(self, state: S | None = None, /) -> list[ToolDefinition]:
+        """The events the current state (or ``state``) accepts, guards not evaluated, as tool
+        definitions: the event's name, its description from the spec and its payload's JSON
+        Schema. A model's call of one goes to :meth:`send_external` as it is."""
         from statewright._payloads import payload_schema
         from statewright._tools import ToolDefinition
 
         spec = self._spec_table.spec
-        allowed = self._spec_table.allowed[self._state]
+        allowed = self._spec_table.allowed[self._state if state is None else state]
         codecs = self._payload_codecs()
         return [
             ToolDefinition(
