@@ -1,0 +1,476 @@
+"""Running a statechart: SCXML's algorithm (W3C SCXML 1.0, Appendix D) over the chart's tables.
+
+One external event is a *macrostep*: the transitions it enables, then every eventless transition
+and every internal event (raised by actions, or ``done.state.<id>`` when a compound or parallel
+state completes) until nothing more is enabled. Each round of transitions is a *microstep*: exit
+the states they leave (innermost first, recording history), run their actions, enter the states
+they reach (outermost first, with initial and history defaults). Selection and conflicts follow
+SCXML: atomic states in document order, each looking for its first enabled transition from
+itself outwards, and a transition whose exit set overlaps an earlier one's is taken only if its
+source is a descendant of the earlier source (which it then preempts).
+
+The engine calls no user code itself: its steps are generators that *yield* each guard to
+evaluate and each action to run, so the synchronous and the asyncio machines drive the same code
+and differ only in how they call handlers. A macrostep works on a copy of the chart's state; the
+machine keeps the copy only when the whole macrostep succeeded, so a failure leaves it unchanged.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Generator, Iterable, Mapping
+from typing import Any, Final
+
+from statewright._chart_spec import (
+    COMPOUND,
+    DEEP_HISTORY,
+    FINAL,
+    PARALLEL,
+    SHALLOW_HISTORY,
+    Chart,
+    Log,
+    Raise,
+    Step,
+)
+from statewright._errors import ActionFailed, GuardFailed, StatewrightError
+
+__all__ = [
+    "ACTION",
+    "GUARD",
+    "LOG",
+    "ChartEngine",
+    "ChartState",
+    "Failure",
+    "Microstep",
+    "Request",
+]
+
+ROOT: Final = -1
+#: Requests the engine yields to the machine driving it.
+GUARD: Final = "guard"
+ACTION: Final = "action"
+LOG: Final = "log"
+#: Microsteps one macrostep may take before its eventless transitions are called a loop.
+MAX_MICROSTEPS: Final = 10_000
+_HISTORY = (SHALLOW_HISTORY, DEEP_HISTORY)
+
+#: ``(GUARD, guard, payload)``, ``(ACTION, name, payload)`` or ``(LOG, label, text)``.
+Request = tuple[str, Any, Any]
+#: ``(event member, or None for eventless transitions; indexes of the transitions taken)``.
+Microstep = tuple[Any, tuple[int, ...]]
+Steps = Generator[Request, Any, None]
+
+
+class Failure:
+    """What the driver sends back when the guard or action it ran raised ``error``."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
+class ChartState:
+    """What changes as a chart runs: active states, history memory, the internal queue."""
+
+    __slots__ = ("active", "finished", "memory", "queue")
+
+    def __init__(
+        self,
+        active: Iterable[int] = (),
+        memory: Mapping[int, tuple[int, ...]] | None = None,
+        queue: Iterable[tuple[Any, Mapping[str, Any]]] = (),
+        finished: bool = False,
+    ) -> None:
+        self.active: set[int] = set(active)
+        self.memory: dict[int, tuple[int, ...]] = dict(memory or {})
+        self.queue: deque[tuple[Any, Mapping[str, Any]]] = deque(queue)
+        self.finished = finished
+
+    def copy(self) -> ChartState:
+        return ChartState(self.active, self.memory, self.queue, self.finished)
+
+
+class ChartEngine:
+    """A chart's tables (built once per machine class) and SCXML's algorithm over them."""
+
+    def __init__(self, chart: Chart, events_by_value: Mapping[str, Any]) -> None:
+        nodes = chart.nodes
+        self.chart = chart
+        self.names = tuple(node.name for node in nodes)
+        self.kinds = tuple(node.kind for node in nodes)
+        self.parents = tuple(node.parent for node in nodes)
+        self.members = tuple(node.member for node in nodes)
+        self.children: tuple[tuple[int, ...], ...] = tuple(
+            tuple(i for i, node in enumerate(nodes) if node.parent == index)
+            for index in range(len(nodes))
+        )
+        self.child_states = tuple(
+            tuple(child for child in children if self.kinds[child] not in _HISTORY)
+            for children in self.children
+        )
+        self.histories = tuple(
+            tuple(child for child in children if self.kinds[child] in _HISTORY)
+            for children in self.children
+        )
+        ancestors: list[tuple[int, ...]] = []
+        for node in nodes:
+            chain: list[int] = []
+            parent = node.parent
+            while parent != ROOT:
+                chain.append(parent)
+                parent = nodes[parent].parent
+            ancestors.append(tuple(chain))
+        #: Proper ancestors, nearest first (the root is not a node).
+        self.ancestors = tuple(ancestors)
+        self.ancestor_sets = tuple(frozenset(chain) for chain in ancestors)
+        self.atomic = tuple(not self.children[i] for i in range(len(nodes)))
+        self.by_source: tuple[tuple[int, ...], ...] = tuple(
+            tuple(t for t, transition in enumerate(chart.transitions) if transition.source == i)
+            for i in range(len(nodes))
+        )
+        self.descriptors = tuple(
+            tuple(_descriptor(text) for text in transition.events)
+            for transition in chart.transitions
+        )
+        self.done_events = tuple(
+            events_by_value.get(f"done.state.{node.name}") for node in nodes
+        )
+        self.error_event = events_by_value.get("error.execution")
+        self.node_by_name = {node.name: index for index, node in enumerate(nodes)}
+
+    # -- queries ---------------------------------------------------------------------------------
+    def is_descendant(self, node: int, ancestor: int) -> bool:
+        return ancestor == ROOT or ancestor in self.ancestor_sets[node]
+
+    def leaves(self, state: ChartState) -> list[int]:
+        """The active atomic states, in document order."""
+        return sorted(node for node in state.active if self.atomic[node])
+
+    def describe(self, state: ChartState) -> str:
+        return ", ".join(self.names[node] for node in self.leaves(state)) or "nothing"
+
+    def in_final(self, state: ChartState, node: int) -> bool:
+        kind = self.kinds[node]
+        if kind == COMPOUND:
+            return any(
+                self.kinds[child] == FINAL and child in state.active
+                for child in self.child_states[node]
+            )
+        if kind == PARALLEL:
+            return all(self.in_final(state, child) for child in self.child_states[node])
+        return False
+
+    def matches(self, transition: int, value: str) -> bool:
+        return any(
+            prefix == "*" or value == prefix or value.startswith(prefix + ".")
+            for prefix in self.descriptors[transition]
+        )
+
+    # -- the macrostep ---------------------------------------------------------------------------
+    def start(self, state: ChartState) -> Generator[Request, Any, list[Microstep]]:
+        """Enter the initial configuration and run to completion (the interpreter's start)."""
+        yield from self.run(state, self.chart.initial_steps, {}, None)
+        to_enter: set[int] = set()
+        default_entry: set[int] = set()
+        history_content: dict[int, tuple[Step, ...]] = {}
+        for target in self.chart.initial:
+            self._add_descendants(state, target, to_enter, default_entry, history_content)
+            self._add_ancestors(state, target, ROOT, to_enter, default_entry, history_content)
+        yield from self._enter(state, to_enter, default_entry, history_content, {}, None)
+        return (yield from self.settle(state))
+
+    def handle(
+        self, state: ChartState, event: Any, payload: Mapping[str, Any]
+    ) -> Generator[Request, Any, list[Microstep] | None]:
+        """One external event: ``None`` when no transition is enabled for it (nothing ran but
+        guards), else the microsteps taken."""
+        enabled = yield from self.select(state, event, payload)
+        if not enabled:
+            return None
+        yield from self.microstep(state, enabled, payload, event)
+        return [(event, tuple(enabled)), *(yield from self.settle(state))]
+
+    def settle(self, state: ChartState) -> Generator[Request, Any, list[Microstep]]:
+        """Eventless transitions and internal events until none is enabled."""
+        taken: list[Microstep] = []
+        while not state.finished:
+            enabled = yield from self.select(state, None, {})
+            event: Any = None
+            payload: Mapping[str, Any] = {}
+            if not enabled:
+                if not state.queue:
+                    break
+                event, payload = state.queue.popleft()
+                enabled = yield from self.select(state, event, payload)
+                if not enabled:
+                    continue  # an internal event nothing waits for is discarded
+            taken.append((event, tuple(enabled)))
+            if len(taken) > MAX_MICROSTEPS:
+                raise StatewrightError(self._loop_message(taken))
+            yield from self.microstep(state, enabled, payload, event)
+        return taken
+
+    def _loop_message(self, taken: list[Microstep]) -> str:
+        recent = [self.chart.transitions[ids[0]] for _, ids in taken[-64:]]
+        path = [self.names[transition.source] for transition in recent]
+        for length in range(1, len(path) // 2 + 1):
+            if path[-length:] == path[-2 * length : -length]:
+                cycle = path[-length:]
+                break
+        else:
+            cycle = path[-8:]
+        return (
+            f"eventless transitions did not settle after {MAX_MICROSTEPS} microsteps: "
+            f"{' -> '.join([*cycle, cycle[0]])} repeats"
+        )
+
+    # -- selection -------------------------------------------------------------------------------
+    def select(
+        self, state: ChartState, event: Any, payload: Mapping[str, Any]
+    ) -> Generator[Request, Any, list[int]]:
+        """The optimal enabled transition set for ``event`` (``None``: eventless ones)."""
+        transitions = self.chart.transitions
+        value = None if event is None else str(event)
+        enabled: list[int] = []
+        for leaf in self.leaves(state):
+            found = None
+            for node in (leaf, *self.ancestors[leaf]):
+                for index in self.by_source[node]:
+                    transition = transitions[index]
+                    if value is None:
+                        if transition.events:
+                            continue
+                    elif not transition.events or not self.matches(index, value):
+                        continue
+                    if transition.guard is not None:
+                        passed = yield (GUARD, transition.guard, payload)
+                        if isinstance(passed, Failure):
+                            self._failed(state, passed, event, None)
+                            continue
+                        if not passed:
+                            continue
+                    found = index
+                    break
+                if found is not None:
+                    break
+            if found is not None and found not in enabled:
+                enabled.append(found)
+        return self._without_conflicts(state, enabled)
+
+    def _without_conflicts(self, state: ChartState, enabled: list[int]) -> list[int]:
+        transitions = self.chart.transitions
+        kept: list[int] = []
+        exits: dict[int, set[int]] = {}
+        for first in enabled:
+            first_exit = exits.setdefault(first, self.exit_set(state, [first]))
+            preempted = False
+            removed: list[int] = []
+            for other in kept:
+                if first_exit & exits[other]:
+                    if self.is_descendant(transitions[first].source, transitions[other].source):
+                        removed.append(other)
+                    else:
+                        preempted = True
+                        break
+            if not preempted:
+                kept = [index for index in kept if index not in removed]
+                kept.append(first)
+        return kept
+
+    def exit_set(self, state: ChartState, enabled: Iterable[int]) -> set[int]:
+        exits: set[int] = set()
+        for index in enabled:
+            if self.chart.transitions[index].targets:
+                domain = self.domain(state, index)
+                exits |= {node for node in state.active if self.is_descendant(node, domain)}
+        return exits
+
+    def domain(self, state: ChartState, index: int) -> int:
+        transition = self.chart.transitions[index]
+        targets = self.effective_targets(state, transition.targets)
+        source = transition.source
+        if (
+            transition.internal
+            and self.kinds[source] == COMPOUND
+            and all(self.is_descendant(target, source) for target in targets)
+        ):
+            return source
+        return self._lcca([source, *targets])
+
+    def _lcca(self, nodes: list[int]) -> int:
+        """The least common compound ancestor (the root counts as one)."""
+        for ancestor in (*self.ancestors[nodes[0]], ROOT):
+            if ancestor == ROOT or self.kinds[ancestor] == COMPOUND:
+                if all(self.is_descendant(node, ancestor) for node in nodes[1:]):
+                    return ancestor
+        return ROOT
+
+    def effective_targets(self, state: ChartState, targets: Iterable[int]) -> list[int]:
+        found: dict[int, None] = {}
+        for target in targets:
+            if self.kinds[target] in _HISTORY:
+                remembered = state.memory.get(target)
+                inner = remembered if remembered is not None else self.chart.nodes[target].default
+                found.update(dict.fromkeys(self.effective_targets(state, inner)))
+            else:
+                found[target] = None
+        return list(found)
+
+    # -- the microstep ---------------------------------------------------------------------------
+    def microstep(
+        self, state: ChartState, enabled: list[int], payload: Mapping[str, Any], event: Any
+    ) -> Steps:
+        transitions = self.chart.transitions
+        yield from self._exit(state, enabled, payload, event)
+        for index in enabled:
+            yield from self.run(state, transitions[index].steps, payload, event)
+        to_enter: set[int] = set()
+        default_entry: set[int] = set()
+        history_content: dict[int, tuple[Step, ...]] = {}
+        for index in enabled:
+            transition = transitions[index]
+            if not transition.targets:
+                continue
+            for target in transition.targets:
+                self._add_descendants(state, target, to_enter, default_entry, history_content)
+            domain = self.domain(state, index)
+            for target in self.effective_targets(state, transition.targets):
+                self._add_ancestors(state, target, domain, to_enter, default_entry, history_content)
+        yield from self._enter(state, to_enter, default_entry, history_content, payload, event)
+
+    def _exit(
+        self, state: ChartState, enabled: list[int], payload: Mapping[str, Any], event: Any
+    ) -> Steps:
+        leaving = sorted(self.exit_set(state, enabled), reverse=True)  # innermost first
+        for node in leaving:
+            for history in self.histories[node]:
+                if self.kinds[history] == DEEP_HISTORY:
+                    kept = (n for n in state.active if self.atomic[n] and self.is_descendant(n, node))
+                else:
+                    kept = (n for n in state.active if self.parents[n] == node)
+                state.memory[history] = tuple(sorted(kept))
+        for node in leaving:
+            yield from self.run(state, self.chart.nodes[node].exit, payload, event)
+            state.active.discard(node)
+
+    def _enter(
+        self,
+        state: ChartState,
+        to_enter: set[int],
+        default_entry: set[int],
+        history_content: dict[int, tuple[Step, ...]],
+        payload: Mapping[str, Any],
+        event: Any,
+    ) -> Steps:
+        nodes = self.chart.nodes
+        for node in sorted(to_enter):  # outermost first: document order
+            state.active.add(node)
+            yield from self.run(state, nodes[node].entry, payload, event)
+            if node in default_entry:
+                yield from self.run(state, nodes[node].initial_steps, payload, event)
+            if node in history_content:
+                yield from self.run(state, history_content[node], payload, event)
+            if self.kinds[node] != FINAL:
+                continue
+            parent = self.parents[node]
+            if parent == ROOT:
+                state.finished = True
+                continue
+            self._raise(state, self.done_events[parent])
+            grandparent = self.parents[parent]
+            if grandparent != ROOT and self.kinds[grandparent] == PARALLEL:
+                if all(self.in_final(state, child) for child in self.child_states[grandparent]):
+                    self._raise(state, self.done_events[grandparent])
+
+    def _add_descendants(
+        self,
+        state: ChartState,
+        node: int,
+        to_enter: set[int],
+        default_entry: set[int],
+        history_content: dict[int, tuple[Step, ...]],
+    ) -> None:
+        sets = (to_enter, default_entry, history_content)
+        kind = self.kinds[node]
+        if kind in _HISTORY:
+            remembered = state.memory.get(node)
+            if remembered is None:
+                history_content[self.parents[node]] = self.chart.nodes[node].default_steps
+                remembered = self.chart.nodes[node].default
+            for inner in remembered:
+                self._add_descendants(state, inner, *sets)
+            for inner in remembered:
+                self._add_ancestors(state, inner, self.parents[node], *sets)
+            return
+        to_enter.add(node)
+        if kind == COMPOUND:
+            default_entry.add(node)
+            initial = self.chart.nodes[node].initial
+            for inner in initial:
+                self._add_descendants(state, inner, *sets)
+            for inner in initial:
+                self._add_ancestors(state, inner, node, *sets)
+        elif kind == PARALLEL:
+            for child in self.child_states[node]:
+                if not any(self.is_descendant(entered, child) for entered in to_enter):
+                    self._add_descendants(state, child, *sets)
+
+    def _add_ancestors(
+        self,
+        state: ChartState,
+        node: int,
+        ancestor: int,
+        to_enter: set[int],
+        default_entry: set[int],
+        history_content: dict[int, tuple[Step, ...]],
+    ) -> None:
+        for parent in self.ancestors[node]:
+            if parent == ancestor:
+                return
+            to_enter.add(parent)
+            if self.kinds[parent] == PARALLEL:
+                for child in self.child_states[parent]:
+                    if not any(self.is_descendant(entered, child) for entered in to_enter):
+                        self._add_descendants(
+                            state, child, to_enter, default_entry, history_content
+                        )
+
+    # -- executable content ----------------------------------------------------------------------
+    def run(
+        self, state: ChartState, steps: tuple[Step, ...], payload: Mapping[str, Any], event: Any
+    ) -> Steps:
+        """One block of executable content; an error stops the block (SCXML)."""
+        for step in steps:
+            if isinstance(step, Raise):
+                self._raise(state, step.event)
+            elif isinstance(step, Log):
+                yield (LOG, step.label, step.text)
+            else:
+                result = yield (ACTION, step, payload)
+                if isinstance(result, Failure):
+                    self._failed(state, result, event, step)
+                    return
+
+    def _raise(self, state: ChartState, event: Any) -> None:
+        if event is not None:  # done.state.<id> nobody declared (or listens for): nothing to do
+            state.queue.append((event, {}))
+
+    def _failed(self, state: ChartState, failure: Failure, event: Any, step: str | None) -> None:
+        """An error in a guard (``step`` None) or an action: SCXML's ``error.execution``, or the
+        exception that makes the machine refuse the event (``on_error = "raise"``)."""
+        if self.chart.on_error == "event":
+            self._raise(state, self.error_event)
+            return
+        where = self.describe(state)
+        shown = "(eventless)" if event is None else str(event)
+        if step is None:
+            raise GuardFailed(where, shown, failure.error) from failure.error
+        raise ActionFailed(where, shown, step, failure.error) from failure.error
+
+
+def _descriptor(text: str) -> str:
+    """``"error.*"`` and ``"error."`` match what ``"error"`` matches."""
+    if text == "*":
+        return text
+    return text.removesuffix(".*").rstrip(".")

@@ -1,0 +1,192 @@
+"""The statechart part of a :class:`~statewright.MachineSpec`: what a generated module describes
+when its spec nests states, runs regions in parallel, keeps history, has eventless transitions or
+raises events.
+
+Nodes and transitions are numbered in document order, the order SCXML's algorithm breaks ties by;
+every reference between them is an index. Top-level states have parent ``-1`` (the chart's root,
+which is not a node). Only atomic and final states are members of the machine's state enum; a
+compound or parallel state is known by its name (the generated module gives each a frozenset of
+the leaf states below it). Like the other spec values these are plain slotted classes: a
+generated module builds them while it is imported.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from statewright._spec import FrozenValue, GuardFunction
+
+__all__ = [
+    "ATOMIC",
+    "COMPOUND",
+    "DEEP_HISTORY",
+    "FINAL",
+    "PARALLEL",
+    "SHALLOW_HISTORY",
+    "Chart",
+    "ChartNode",
+    "ChartTransition",
+    "Log",
+    "Raise",
+    "Step",
+]
+
+ATOMIC: Final = "atomic"
+COMPOUND: Final = "compound"
+PARALLEL: Final = "parallel"
+FINAL: Final = "final"
+SHALLOW_HISTORY: Final = "shallow"
+DEEP_HISTORY: Final = "deep"
+
+_set = object.__setattr__
+
+
+class Raise(FrozenValue):
+    """Executable content: put ``event`` (a member of the event enum) on the internal queue."""
+
+    __match_args__ = ("event",)
+    __slots__ = __match_args__
+
+    event: Any
+
+    def __init__(self, event: Any) -> None:
+        _set(self, "event", event)
+
+
+class Log(FrozenValue):
+    """Executable content: log ``text`` under ``label`` (SCXML's ``<log>`` with a constant)."""
+
+    __match_args__ = ("label", "text")
+    __slots__ = __match_args__
+
+    label: str
+    text: str
+
+    def __init__(self, label: str, text: str) -> None:
+        _set(self, "label", label)
+        _set(self, "text", text)
+
+
+#: One piece of executable content: a handler action's name, :class:`Raise` or :class:`Log`.
+Step = str | Raise | Log
+
+
+class ChartNode(FrozenValue):
+    """A state of the chart: atomic, compound, parallel, final, or a history pseudo-state."""
+
+    __match_args__ = (
+        "name",
+        "kind",
+        "parent",
+        "member",
+        "initial",
+        "initial_steps",
+        "entry",
+        "exit",
+        "default",
+        "default_steps",
+    )
+    __slots__ = __match_args__
+
+    name: str
+    kind: str
+    parent: int
+    #: The state enum member (atomic and final states only).
+    member: Any
+    #: A compound state's initial children (the targets of its initial transition).
+    initial: tuple[int, ...]
+    initial_steps: tuple[Step, ...]
+    entry: tuple[Step, ...]
+    exit: tuple[Step, ...]
+    #: A history state's default targets, used while it remembers nothing.
+    default: tuple[int, ...]
+    default_steps: tuple[Step, ...]
+
+    def __init__(
+        self,
+        name: str,
+        kind: str,
+        parent: int = -1,
+        member: Any = None,
+        initial: tuple[int, ...] = (),
+        initial_steps: tuple[Step, ...] = (),
+        entry: tuple[Step, ...] = (),
+        exit: tuple[Step, ...] = (),
+        default: tuple[int, ...] = (),
+        default_steps: tuple[Step, ...] = (),
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "kind", kind)
+        _set(self, "parent", parent)
+        _set(self, "member", member)
+        _set(self, "initial", initial)
+        _set(self, "initial_steps", initial_steps)
+        _set(self, "entry", entry)
+        _set(self, "exit", exit)
+        _set(self, "default", default)
+        _set(self, "default_steps", default_steps)
+
+
+class ChartTransition(FrozenValue):
+    """A transition of the chart. ``events`` are SCXML event descriptors (``"*"``, a name, or a
+    prefix such as ``"error"`` for ``"error.execution"``); none means eventless. No targets
+    means a targetless transition (its steps run, no state is left or entered)."""
+
+    __match_args__ = ("source", "events", "guard", "targets", "internal", "steps", "checkpoint")
+    __slots__ = __match_args__
+
+    source: int
+    events: tuple[str, ...]
+    guard: GuardFunction | None
+    targets: tuple[int, ...]
+    internal: bool
+    steps: tuple[Step, ...]
+    checkpoint: bool
+
+    def __init__(
+        self,
+        source: int,
+        events: tuple[str, ...] = (),
+        guard: GuardFunction | None = None,
+        targets: tuple[int, ...] = (),
+        internal: bool = False,
+        steps: tuple[Step, ...] = (),
+        checkpoint: bool = False,
+    ) -> None:
+        _set(self, "source", source)
+        _set(self, "events", events)
+        _set(self, "guard", guard)
+        _set(self, "targets", targets)
+        _set(self, "internal", internal)
+        _set(self, "steps", steps)
+        _set(self, "checkpoint", checkpoint)
+
+
+class Chart(FrozenValue):
+    """The whole chart: nodes and transitions in document order, the root's initial targets
+    and its executable content, and what an error in a guard or an action does: ``"raise"``
+    (the event is not applied: ``GuardFailed``/``ActionFailed``) or ``"event"`` (SCXML's
+    ``error.execution`` internal event)."""
+
+    __match_args__ = ("nodes", "transitions", "initial", "initial_steps", "on_error")
+    __slots__ = __match_args__
+
+    nodes: tuple[ChartNode, ...]
+    transitions: tuple[ChartTransition, ...]
+    initial: tuple[int, ...]
+    initial_steps: tuple[Step, ...]
+    on_error: str
+
+    def __init__(
+        self,
+        nodes: tuple[ChartNode, ...],
+        transitions: tuple[ChartTransition, ...],
+        initial: tuple[int, ...],
+        initial_steps: tuple[Step, ...] = (),
+        on_error: str = "raise",
+    ) -> None:
+        _set(self, "nodes", nodes)
+        _set(self, "transitions", transitions)
+        _set(self, "initial", initial)
+        _set(self, "initial_steps", initial_steps)
+        _set(self, "on_error", on_error)
