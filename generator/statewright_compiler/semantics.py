@@ -1,15 +1,15 @@
 """Pass 2 of validation: resolve names, expand selectors, check the machine as a whole.
 
 Input is what the shape pass declared; output is the :class:`~model.Machine` (or None when an
-error makes one impossible). All findings go to the shared :class:`~validate.Reporter`.
+error makes one impossible). All findings go to the shared :class:`~reporter.Reporter`.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
+from statewright_compiler.declarations import Declarations, RawRule, RawState
 from statewright_compiler.diagnostics import Severity, did_you_mean
 from statewright_compiler.guards import guard_names, guard_text
 from statewright_compiler.model import (
@@ -25,9 +25,7 @@ from statewright_compiler.model import (
 )
 from statewright_compiler.naming import MODULE_NAMES, constant_case, tag_constant
 from statewright_compiler.positions import KeyPath
-
-if TYPE_CHECKING:
-    from statewright_compiler.validate import Declarations, RawRule, RawState, Reporter
+from statewright_compiler.reporter import Reporter
 
 __all__ = ["build_machine", "generated_names"]
 

@@ -35,3 +35,17 @@ def test_diagnostic(spec: Path) -> None:
     check_golden(spec.with_suffix(".expected"), result.stderr)
     assert result.code == (0 if spec.stem in WARNING_ONLY else 1)
     assert "Traceback" not in result.stderr
+
+
+def test_reserved_method_names_cover_both_machines() -> None:
+    """An event's method must not shadow anything the runtime's machines define."""
+    import statewright
+    from statewright_compiler.validate import RESERVED_METHOD_NAMES
+
+    public = {
+        name
+        for machine in (statewright.Machine, statewright.AsyncMachine)
+        for name in dir(machine)
+        if not name.startswith("_")
+    }
+    assert public <= RESERVED_METHOD_NAMES
