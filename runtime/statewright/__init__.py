@@ -1,7 +1,9 @@
 """statewright runtime: the only package generated state-machine modules import.
 
 Standard library only. Generated modules subclass :class:`Machine` (or :class:`AsyncMachine`) and
-hand it a :class:`MachineSpec`; everything else here is for the application around them.
+hand it a :class:`MachineSpec`; statecharts subclass :class:`ChartMachine` (or
+:class:`AsyncChartMachine`), imported on first use like the other names below. Everything else
+here is for the application around them.
 
 Importing a generated module should cost little, so :class:`AsyncMachine` (asyncio),
 :class:`MachineRegistry` (logging, threading), the store implementations (json, pathlib,
@@ -43,6 +45,9 @@ from statewright._store_protocol import Store
 from statewright._version import RUNTIME_API, RuntimeVersionError, __version__, require_runtime
 
 if TYPE_CHECKING:
+    from statewright._chart_async import AsyncChartMachine
+    from statewright._chart_machine import ChartMachine
+    from statewright._chart_spec import Chart, ChartNode, ChartTransition, Log, Raise
     from statewright._history import Listener, TransitionRecord
     from statewright._options import ContextCodec, MachineOptions, Migration
     from statewright._payloads import PayloadCodec
@@ -55,6 +60,13 @@ else:
 
     #: Public names imported on first access, and the module defining each.
     _LAZY = {
+        "AsyncChartMachine": "statewright._chart_async",
+        "Chart": "statewright._chart_spec",
+        "ChartMachine": "statewright._chart_machine",
+        "ChartNode": "statewright._chart_spec",
+        "ChartTransition": "statewright._chart_spec",
+        "Log": "statewright._chart_spec",
+        "Raise": "statewright._chart_spec",
         "ContextCodec": "statewright._options",
         "JsonFileStore": "statewright._stores",
         "Listener": "statewright._history",
@@ -88,7 +100,12 @@ __all__ = [
     "SNAPSHOT_FORMAT",
     "ActionFailed",
     "Alternative",
+    "AsyncChartMachine",
     "AsyncMachine",
+    "Chart",
+    "ChartMachine",
+    "ChartNode",
+    "ChartTransition",
     "Conflict",
     "ContextCodec",
     "ErrorRoute",
@@ -98,6 +115,7 @@ __all__ = [
     "InvalidTransition",
     "JsonFileStore",
     "Listener",
+    "Log",
     "Machine",
     "MachineOptions",
     "MachineRegistry",
@@ -106,6 +124,7 @@ __all__ = [
     "Migration",
     "PayloadCodec",
     "Previous",
+    "Raise",
     "RuntimeVersionError",
     "Snapshot",
     "SnapshotError",

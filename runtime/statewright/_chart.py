@@ -129,13 +129,7 @@ class ChartEngine:
             tuple(t for t, transition in enumerate(chart.transitions) if transition.source == i)
             for i in range(len(nodes))
         )
-        self.descriptors = tuple(
-            tuple(_descriptor(text) for text in transition.events)
-            for transition in chart.transitions
-        )
-        self.done_events = tuple(
-            events_by_value.get(f"done.state.{node.name}") for node in nodes
-        )
+        self.done_events = tuple(node.done for node in nodes)
         self.error_event = events_by_value.get("error.execution")
         self.node_by_name = {node.name: index for index, node in enumerate(nodes)}
 
@@ -160,12 +154,6 @@ class ChartEngine:
         if kind == PARALLEL:
             return all(self.in_final(state, child) for child in self.child_states[node])
         return False
-
-    def matches(self, transition: int, value: str) -> bool:
-        return any(
-            prefix == "*" or value == prefix or value.startswith(prefix + ".")
-            for prefix in self.descriptors[transition]
-        )
 
     # -- the macrostep ---------------------------------------------------------------------------
     def start(self, state: ChartState) -> Generator[Request, Any, list[Microstep]]:
@@ -231,17 +219,16 @@ class ChartEngine:
     ) -> Generator[Request, Any, list[int]]:
         """The optimal enabled transition set for ``event`` (``None``: eventless ones)."""
         transitions = self.chart.transitions
-        value = None if event is None else str(event)
         enabled: list[int] = []
         for leaf in self.leaves(state):
             found = None
             for node in (leaf, *self.ancestors[leaf]):
                 for index in self.by_source[node]:
                     transition = transitions[index]
-                    if value is None:
+                    if event is None:
                         if transition.events:
                             continue
-                    elif not transition.events or not self.matches(index, value):
+                    elif event not in transition.events:
                         continue
                     if transition.guard is not None:
                         passed = yield (GUARD, transition.guard, payload)
@@ -301,9 +288,10 @@ class ChartEngine:
     def _lcca(self, nodes: list[int]) -> int:
         """The least common compound ancestor (the root counts as one)."""
         for ancestor in (*self.ancestors[nodes[0]], ROOT):
-            if ancestor == ROOT or self.kinds[ancestor] == COMPOUND:
-                if all(self.is_descendant(node, ancestor) for node in nodes[1:]):
-                    return ancestor
+            if (ancestor == ROOT or self.kinds[ancestor] == COMPOUND) and all(
+                self.is_descendant(node, ancestor) for node in nodes[1:]
+            ):
+                return ancestor
         return ROOT
 
     def effective_targets(self, state: ChartState, targets: Iterable[int]) -> list[int]:
@@ -338,6 +326,8 @@ class ChartEngine:
             for target in self.effective_targets(state, transition.targets):
                 self._add_ancestors(state, target, domain, to_enter, default_entry, history_content)
         yield from self._enter(state, to_enter, default_entry, history_content, payload, event)
+        for index in enabled:
+            yield from self.run(state, transitions[index].then, payload, event)
 
     def _exit(
         self, state: ChartState, enabled: list[int], payload: Mapping[str, Any], event: Any
@@ -346,7 +336,9 @@ class ChartEngine:
         for node in leaving:
             for history in self.histories[node]:
                 if self.kinds[history] == DEEP_HISTORY:
-                    kept = (n for n in state.active if self.atomic[n] and self.is_descendant(n, node))
+                    kept = (
+                        n for n in state.active if self.atomic[n] and self.is_descendant(n, node)
+                    )
                 else:
                     kept = (n for n in state.active if self.parents[n] == node)
                 state.memory[history] = tuple(sorted(kept))
@@ -379,9 +371,12 @@ class ChartEngine:
                 continue
             self._raise(state, self.done_events[parent])
             grandparent = self.parents[parent]
-            if grandparent != ROOT and self.kinds[grandparent] == PARALLEL:
-                if all(self.in_final(state, child) for child in self.child_states[grandparent]):
-                    self._raise(state, self.done_events[grandparent])
+            if (
+                grandparent != ROOT
+                and self.kinds[grandparent] == PARALLEL
+                and all(self.in_final(state, child) for child in self.child_states[grandparent])
+            ):
+                self._raise(state, self.done_events[grandparent])
 
     def _add_descendants(
         self,
@@ -467,10 +462,3 @@ class ChartEngine:
         if step is None:
             raise GuardFailed(where, shown, failure.error) from failure.error
         raise ActionFailed(where, shown, step, failure.error) from failure.error
-
-
-def _descriptor(text: str) -> str:
-    """``"error.*"`` and ``"error."`` match what ``"error"`` matches."""
-    if text == "*":
-        return text
-    return text.removesuffix(".*").rstrip(".")

@@ -12,9 +12,10 @@ generated module builds them while it is imported.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Container
 from typing import Any, Final
 
-from statewright._spec import FrozenValue, GuardFunction
+from statewright._spec import FrozenValue
 
 __all__ = [
     "ATOMIC",
@@ -24,6 +25,7 @@ __all__ = [
     "PARALLEL",
     "SHALLOW_HISTORY",
     "Chart",
+    "ChartGuard",
     "ChartNode",
     "ChartTransition",
     "Log",
@@ -69,6 +71,8 @@ class Log(FrozenValue):
 
 #: One piece of executable content: a handler action's name, :class:`Raise` or :class:`Log`.
 Step = str | Raise | Log
+#: ``guard(handlers, context, payload, active)``: ``active`` holds the active states' indexes.
+ChartGuard = Callable[[Any, Any, Any, Container[int]], bool]
 
 
 class ChartNode(FrozenValue):
@@ -85,6 +89,7 @@ class ChartNode(FrozenValue):
         "exit",
         "default",
         "default_steps",
+        "done",
     )
     __slots__ = __match_args__
 
@@ -101,6 +106,9 @@ class ChartNode(FrozenValue):
     #: A history state's default targets, used while it remembers nothing.
     default: tuple[int, ...]
     default_steps: tuple[Step, ...]
+    #: The ``done.state.<id>`` event member raised when this compound or parallel state
+    #: completes (``None`` when the spec has no use for it).
+    done: Any
 
     def __init__(
         self,
@@ -114,6 +122,7 @@ class ChartNode(FrozenValue):
         exit: tuple[Step, ...] = (),
         default: tuple[int, ...] = (),
         default_steps: tuple[Step, ...] = (),
+        done: Any = None,
     ) -> None:
         _set(self, "name", name)
         _set(self, "kind", kind)
@@ -125,32 +134,46 @@ class ChartNode(FrozenValue):
         _set(self, "exit", exit)
         _set(self, "default", default)
         _set(self, "default_steps", default_steps)
+        _set(self, "done", done)
 
 
 class ChartTransition(FrozenValue):
-    """A transition of the chart. ``events`` are SCXML event descriptors (``"*"``, a name, or a
-    prefix such as ``"error"`` for ``"error.execution"``); none means eventless. No targets
-    means a targetless transition (its steps run, no state is left or entered)."""
+    """A transition of the chart. ``events`` are the event members it takes (the compiler
+    resolved the spec's SCXML descriptors against the declared events); none means eventless.
+    No targets means a targetless transition (its steps run, no state is left or entered).
+    ``then`` runs after the targets were entered. A guard is called with the active states'
+    indexes as a fourth argument (for ``in(state)``)."""
 
-    __match_args__ = ("source", "events", "guard", "targets", "internal", "steps", "checkpoint")
+    __match_args__ = (
+        "source",
+        "events",
+        "guard",
+        "targets",
+        "internal",
+        "steps",
+        "then",
+        "checkpoint",
+    )
     __slots__ = __match_args__
 
     source: int
-    events: tuple[str, ...]
-    guard: GuardFunction | None
+    events: frozenset[Any]
+    guard: ChartGuard | None
     targets: tuple[int, ...]
     internal: bool
     steps: tuple[Step, ...]
+    then: tuple[Step, ...]
     checkpoint: bool
 
     def __init__(
         self,
         source: int,
-        events: tuple[str, ...] = (),
-        guard: GuardFunction | None = None,
+        events: frozenset[Any] = frozenset(),
+        guard: ChartGuard | None = None,
         targets: tuple[int, ...] = (),
         internal: bool = False,
         steps: tuple[Step, ...] = (),
+        then: tuple[Step, ...] = (),
         checkpoint: bool = False,
     ) -> None:
         _set(self, "source", source)
@@ -159,6 +182,7 @@ class ChartTransition(FrozenValue):
         _set(self, "targets", targets)
         _set(self, "internal", internal)
         _set(self, "steps", steps)
+        _set(self, "then", then)
         _set(self, "checkpoint", checkpoint)
 
 
