@@ -12,7 +12,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from . import markdown
-from .diagrams import render_mermaid, template_environment
+from .doc_templates import template_environment
+from .mermaid import render_mermaid
 from .model import (
     Event,
     Machine,

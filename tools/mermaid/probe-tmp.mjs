@@ -1,0 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { JSDOM } from 'jsdom';
+const dom = new JSDOM('<!doctype html><html><body></body></html>');
+globalThis.window = dom.window; globalThis.document = dom.window.document;
+const { default: mermaid } = await import('mermaid');
+mermaid.initialize({ startOnLoad: false, logLevel: 'fatal' });
+const text = readFileSync(process.argv[2], 'utf8');
+const diagram = await mermaid.mermaidAPI.getDiagramFromText(text);
+const db = diagram.db;
+const data = db.getData();
+for (const n of data.nodes) console.log(JSON.stringify({id:n.id, label:n.label, parentId:n.parentId, isGroup:n.isGroup, shape:n.shape, cssClasses:n.cssClasses, type: n.type, dir: n.dir}));
+for (const e of data.edges) console.log(JSON.stringify({start:e.start, end:e.end, label:e.label}));
