@@ -48,8 +48,10 @@ _DOT_NODE_ATTRIBUTES: dict[NodeStyle, str] = {
     NodeStyle.WILDCARD: 'shape=box, style="dashed", color="#6c757d", fontcolor="#495057"',
     NodeStyle.PREVIOUS: 'shape=ellipse, style="dashed", color="#0a58ca", fontcolor="#0a58ca"',
     NodeStyle.HISTORY: (
-        'shape=circle, style="filled", fillcolor="#e7f1ff", color="#0a58ca", '
-        'fontcolor="#0a58ca", fontsize=10, width=0.3, margin=0.02'
+        # An ellipse rather than a circle: a label naming the state ("H* resume_point") widens
+        # it without making it tall.
+        'shape=ellipse, style="filled", fillcolor="#e7f1ff", color="#0a58ca", '
+        'fontcolor="#0a58ca", fontsize=10, width=0.3, height=0.3, margin=0.02'
     ),
 }
 #: A cluster's invisible anchor: where edges to and from its state start and end.
