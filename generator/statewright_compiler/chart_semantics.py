@@ -8,6 +8,7 @@ Every finding goes to the shared reporter with the spec position of what is wron
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Final
 
 from statewright_compiler.chart_tree import ChartTree
 from statewright_compiler.declarations import Declarations, RawState
@@ -18,7 +19,11 @@ from statewright_compiler.naming import camel_case
 from statewright_compiler.positions import KeyPath
 from statewright_compiler.reporter import Reporter
 
-__all__ = ["ChartChecker"]
+__all__ = ["CONFIGURATION_NAMES", "ChartChecker"]
+
+#: Names a region cannot have: the configuration's field for leaves outside every region, and
+#: the methods of the tuple the configuration is.
+CONFIGURATION_NAMES: Final = frozenset({"root", "count", "index"})
 
 
 class ChartChecker:
@@ -32,11 +37,32 @@ class ChartChecker:
 
     # -- states ----------------------------------------------------------------------------------
     def check_states(self) -> None:
+        self.check_regions()
         for state in self.declarations.states:
             if state.kind is StateKind.HISTORY:
                 self.check_history(state)
             if state.initial:
                 self.check_initial(state)
+
+    def check_regions(self) -> None:
+        """A parallel chart's configuration has one field per region, named after it."""
+        tree = self.tree
+        if not any(tree.is_parallel(name) for name in tree.order):
+            return
+        for name in tree.regions():
+            if name.startswith("_") or name in CONFIGURATION_NAMES:
+                self.reporter.report(
+                    "name-collision",
+                    tree.states[name].path,
+                    f"region {name!r} would be a field of the configuration, where "
+                    + (
+                        "names may not start with '_'"
+                        if name.startswith("_")
+                        else f"{name!r} is taken"
+                    ),
+                    "rename the state",
+                    key=True,
+                )
 
     def check_history(self, state: RawState) -> None:
         parent = self.tree.parent[state.name]

@@ -153,6 +153,14 @@ class RuleReader(StepReader):
             return [(path, {"to": value})]
         if isinstance(value, dict):
             return [(path, value)]
+        if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
+            self.reporter.report(
+                "wrong-type",
+                path,
+                f"{what} is a list of alternatives (tables), not of states",
+                f"several targets (parallel regions) are written {what} = {{ to = [...] }}",
+            )
+            return []
         if isinstance(value, list):
             return [((*path, index), item) for index, item in enumerate(value)]
         self.reporter.report(

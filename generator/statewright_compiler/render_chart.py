@@ -105,7 +105,12 @@ class ChartView:
         kinds = {state.name: state.kind for state in machine.states}
         held: dict[str, list[str]] = {"root": []}
         for state in machine.states:
-            if state.parent is not None and kinds[state.parent] is StateKind.PARALLEL:
+            parent = state.parent
+            if (
+                parent is not None
+                and kinds[parent] is StateKind.PARALLEL
+                and self.is_state(state.name)
+            ):
                 held[state.name] = []
         for leaf in self.leaf_states():
             node: str | None = leaf.name

@@ -15,7 +15,7 @@ from statewright_compiler.chart_semantics import ChartChecker
 from statewright_compiler.chart_tree import ChartTree
 from statewright_compiler.collisions import check_collisions, generated_names
 from statewright_compiler.declarations import Declarations, RawRule, RawState
-from statewright_compiler.descriptors import matches, parse_descriptor
+from statewright_compiler.descriptors import is_descriptor, matches, parse_descriptor
 from statewright_compiler.diagnostics import did_you_mean
 from statewright_compiler.flat_semantics import FlatChecks
 from statewright_compiler.guards import guard_names, guard_states, guard_text
@@ -140,14 +140,14 @@ class _Builder(FlatChecks):
             )
         if found:
             return tuple(sorted(found, key=list(self.events).index))
-        self.error(
-            "unknown-event",
-            raw.event_path,
-            f"event {raw.event!r} is not declared"
-            + (" and matches no event" if self.is_chart else ""),
-            did_you_mean(raw.event, self.events) or f"declare it in [events.{raw.event}]",
-            key=key,
-        )
+        if self.is_chart and is_descriptor(raw.event):
+            shown = ", ".join(repr(prefix) for prefix in parse_descriptor(raw.event))
+            message = f"event descriptor {raw.event!r} matches no declared event"
+            hint = f"declare an event whose value is, or starts with, {shown} and a dot"
+        else:
+            message = f"event {raw.event!r} is not declared"
+            hint = did_you_mean(raw.event, self.events) or f"declare it in [events.{raw.event}]"
+        self.error("unknown-event", raw.event_path, message, hint, key=key)
         return None
 
     def rule(self, raw: RawRule) -> Rule | None:
@@ -159,7 +159,8 @@ class _Builder(FlatChecks):
             ok = self.chart.check_targets(raw.targets, raw.target_path, "target") and ok
         elif raw.target_path and raw.targets != (PREVIOUS_TARGET,):
             ok = self.state_ref(raw.targets[0], raw.target_path, "transition target") and ok
-        ok = self.steps_ok((*raw.steps, *raw.then), raw.path) and ok
+        ok = self.steps_ok(raw.steps, (*raw.path, "actions")) and ok
+        ok = self.steps_ok(raw.then, (*raw.path, "then")) and ok
         for name in guard_states(raw.guard) if raw.guard else ():
             ok = self.state_ref(name, (*raw.path, "guard"), "in() state") and ok
         if not ok or events is None:
@@ -184,13 +185,13 @@ class _Builder(FlatChecks):
         )
 
     def steps_ok(self, steps: Sequence[Step], path: KeyPath) -> bool:
-        """Raised events must be declared."""
+        """Raised events must be declared; ``path`` is the list's (items are indexed)."""
         ok = True
-        for step in steps:
+        for index, step in enumerate(steps):
             if isinstance(step, RaiseStep) and step.event not in self.events:
                 self.error(
                     "unknown-event",
-                    path,
+                    (*path, index, "raise"),
                     f"raised event {step.event!r} is not declared",
                     did_you_mean(step.event, self.events) or f"declare it in [events.{step.event}]",
                 )
@@ -299,9 +300,11 @@ class _Builder(FlatChecks):
         transitions = self.transitions(pairs)
         handlers = self.error_handlers() if self.chart is None else ()
         rules = tuple(rule for rule, _ in pairs)
-        for raw_state in declarations.states:
-            steps = (*raw_state.entry, *raw_state.exit, *raw_state.initial_steps)
-            self.steps_ok((*steps, *raw_state.default_steps), raw_state.path)
+        for raw in declarations.states:
+            for key, steps in (("entry", raw.entry), ("exit", raw.exit)):
+                self.steps_ok(steps, (*raw.path, key))
+            self.steps_ok(raw.initial_steps, (*raw.path, "initial", "actions"))
+            self.steps_ok(raw.default_steps, (*raw.path, "default", "actions"))
         states = tuple(self.model_state(self.states[name]) for name in self.state_order)
         guards, actions = self.handler_names(rules, handlers, states)
         if not initial:

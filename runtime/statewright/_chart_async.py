@@ -2,7 +2,7 @@
 :class:`~statewright.ChartMachine`; guards and actions may be coroutines.
 
 A constructor cannot await, so an async chart enters its initial configuration (running entry
-actions and eventless transitions) on ``await machine.start()`` or, at the latest, with its
+actions and eventless transitions) on ``await machine.start_chart()`` or, at the latest, with its
 first event. Until then ``machine.state`` is the spec's initial leaf.
 """
 
@@ -37,7 +37,7 @@ class AsyncChartMachine(ChartCore[S, E, C], AsyncMachine[S, E, C]):
         self._chart_setup()
         self._started = False
 
-    async def start(self) -> S:
+    async def start_chart(self) -> S:
         """Enter the initial configuration (once; later calls return the state)."""
         self._refuse_reentry()
         async with self._lock:
