@@ -7,11 +7,12 @@ Every finding goes to the shared reporter with the spec position of what is wron
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import Final
 
 from statewright_compiler.chart_tree import ChartTree
-from statewright_compiler.declarations import Declarations, RawState
+from statewright_compiler.declarations import Declarations, RawRule, RawState
 from statewright_compiler.descriptors import matches, parse_descriptor
 from statewright_compiler.diagnostics import Severity, did_you_mean
 from statewright_compiler.model import PREVIOUS_TARGET, Event, Rule, StateKind
@@ -215,6 +216,37 @@ class ChartChecker:
                 )
             )
         return events
+
+    def timer_events(self, rules: Sequence[RawRule]) -> tuple[list[RawRule], list[Event]]:
+        """Each ``after`` alternative gets its own event, ``after.<state>.<n>`` (named
+        ``after_<state>_<n>``): the timer sends it, and history shows it like any event."""
+        counts: dict[str, int] = {}
+        named: list[RawRule] = []
+        events: list[Event] = []
+        for raw in rules:
+            if raw.timer is None:
+                named.append(raw)
+                continue
+            state = raw.source.states[0]
+            number = counts[state] = counts.get(state, -1) + 1
+            name = f"after_{state}_{number}"
+            delay = raw.timer.delay_handler or f"{raw.timer.delay:g} s"
+            events.append(
+                Event(
+                    name=name,
+                    value=f"after.{state}.{number}",
+                    label=f"after {delay}",
+                    member=name.upper(),
+                    method=name.lower(),
+                    payload_type=f"{camel_case(name)}Payload",
+                    description=f"Sent when {state} has been active for {delay}.",
+                    payload=(),
+                    metadata=(),
+                    line=self.reporter.line(raw.path),
+                )
+            )
+            named.append(dataclasses.replace(raw, event=name))
+        return named, events
 
     # -- the chart as a whole --------------------------------------------------------------------
     def check_graph(self, rules: Sequence[Rule], events: Sequence[str]) -> None:

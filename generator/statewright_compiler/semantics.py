@@ -21,10 +21,12 @@ from statewright_compiler.flat_semantics import FlatChecks
 from statewright_compiler.guards import guard_names, guard_states, guard_text
 from statewright_compiler.model import (
     PREVIOUS_TARGET,
+    CancelStep,
     ErrorHandler,
     Machine,
     RaiseStep,
     Rule,
+    SendStep,
     SourceSelector,
     State,
     StateKind,
@@ -47,9 +49,15 @@ class _Builder(FlatChecks):
         self.tree = ChartTree(self.states, reporter) if self.is_chart else None
         self.chart = ChartChecker(declarations, reporter, self.tree) if self.tree else None
         events = list(declarations.events)
+        self.rules = list(declarations.rules)
         if self.chart is not None:
             events += self.chart.implicit_events(raw.event for raw in declarations.rules)
+            self.rules, timer_events = self.chart.timer_events(self.rules)
+            events += timer_events
         self.events = {event.name: event for event in events}
+        #: Every timer id a cancel step may name: ``after`` timers and delayed sends.
+        self.timer_ids = {step.id for step in self.all_steps() if isinstance(step, SendStep)}
+        self.timer_ids |= {self.events[raw.event].value for raw in self.rules if raw.timer}
         order = self.tree.order if self.tree else list(self.states)
         self.state_order = {name: index for index, name in enumerate(order)}
 
@@ -57,6 +65,14 @@ class _Builder(FlatChecks):
         self, code: str, path: KeyPath, message: str, hint: str | None = None, *, key: bool = False
     ) -> None:
         self.reporter.report(code, path, message, hint, key=key)
+
+    def all_steps(self) -> list[Step]:
+        steps: list[Step] = []
+        for state in self.declarations.states:
+            steps += [*state.entry, *state.exit, *state.initial_steps, *state.default_steps]
+        for rule in self.rules:
+            steps += [*rule.steps, *rule.then]
+        return steps
 
     def state_ref(self, name: str, path: KeyPath, what: str, *, key: bool = False) -> bool:
         if name in self.states:
@@ -188,12 +204,23 @@ class _Builder(FlatChecks):
         """Raised events must be declared; ``path`` is the list's (items are indexed)."""
         ok = True
         for index, step in enumerate(steps):
-            if isinstance(step, RaiseStep) and step.event not in self.events:
+            event = step.event if isinstance(step, RaiseStep | SendStep) else None
+            if event is not None and event not in self.events:
+                key = "raise" if isinstance(step, RaiseStep) else "send"
                 self.error(
                     "unknown-event",
-                    (*path, index, "raise"),
-                    f"raised event {step.event!r} is not declared",
-                    did_you_mean(step.event, self.events) or f"declare it in [events.{step.event}]",
+                    (*path, index, key),
+                    f"{'raised' if key == 'raise' else 'sent'} event {event!r} is not declared",
+                    did_you_mean(event, self.events) or f"declare it in [events.{event}]",
+                )
+                ok = False
+            if isinstance(step, CancelStep) and step.id not in self.timer_ids:
+                self.error(
+                    "invalid-timer",
+                    (*path, index, "cancel"),
+                    f"no timer has the id {step.id!r}",
+                    did_you_mean(step.id, self.timer_ids)
+                    or "cancel the id of a { send = ... } step or an after timer",
                 )
                 ok = False
         return ok
@@ -274,6 +301,25 @@ class _Builder(FlatChecks):
             )
         return tuple(sorted(guards)), tuple(sorted(actions))
 
+    def delay_handlers(self, states: Sequence[State], others: set[str]) -> tuple[str, ...]:
+        """Handlers that compute a delay (they return seconds: neither guards nor actions)."""
+        found: dict[str, KeyPath] = {}
+        for state in states:
+            for timer in state.timers:
+                if timer.delay_handler:
+                    found.setdefault(timer.delay_handler, (*self.states[state.name].path, "after"))
+        for step in self.all_steps():
+            if isinstance(step, SendStep) and step.delay_handler:
+                found.setdefault(step.delay_handler, ("machine",))
+        for name in sorted(found.keys() & others):
+            self.error(
+                "handler-conflict",
+                found[name],
+                f"{name!r} computes a timer's delay and is also a guard or an action",
+                "a delay handler returns seconds; give it its own name",
+            )
+        return tuple(sorted(found))
+
     def initial_targets(self) -> tuple[str, ...]:
         initial = self.declarations.initial
         path = self.declarations.initial_path
@@ -296,7 +342,7 @@ class _Builder(FlatChecks):
             self.chart.check_not_flat_only()
         # A missing initial state was reported by the shape pass; an unknown one is reported here.
         initial = self.initial_targets()
-        pairs = [(rule, raw) for raw in declarations.rules if (rule := self.rule(raw)) is not None]
+        pairs = [(rule, raw) for raw in self.rules if (rule := self.rule(raw)) is not None]
         transitions = self.transitions(pairs)
         handlers = self.error_handlers() if self.chart is None else ()
         rules = tuple(rule for rule, _ in pairs)
@@ -307,6 +353,7 @@ class _Builder(FlatChecks):
             self.steps_ok(raw.default_steps, (*raw.path, "default", "actions"))
         states = tuple(self.model_state(self.states[name]) for name in self.state_order)
         guards, actions = self.handler_names(rules, handlers, states)
+        delays = self.delay_handlers(states, {*guards, *actions})
         if not initial:
             return None
         if not self.reporter.has_errors:  # a broken reference would only cascade here
@@ -340,6 +387,7 @@ class _Builder(FlatChecks):
             chart=self.is_chart,
             initial_targets=initial,
             on_error=declarations.on_error,
+            delays=delays,
         )
 
     def model_state(self, raw: RawState) -> State:
@@ -364,6 +412,17 @@ class _Builder(FlatChecks):
             history=raw.history,
             default=tree.history_default(raw.name) if tree and raw.history else (),
             default_steps=raw.default_steps,
+            timers=tuple(
+                SendStep(
+                    rule.event,
+                    self.events[rule.event].value,
+                    rule.timer.delay,
+                    rule.timer.delay_handler,
+                    rule.timer.on_restore,
+                )
+                for rule in self.rules
+                if rule.timer is not None and rule.source.states == (raw.name,)
+            ),
         )
 
 
