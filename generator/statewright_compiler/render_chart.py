@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING
 from statewright_compiler.guards import guard_names
 from statewright_compiler.literals import string_literal, tuple_literal
 from statewright_compiler.model import (
+    CancelStep,
     LogStep,
     Machine,
     RaiseStep,
+    SendStep,
     State,
     StateKind,
     Step,
@@ -105,7 +107,12 @@ class ChartView:
         kinds = {state.name: state.kind for state in machine.states}
         held: dict[str, list[str]] = {"root": []}
         for state in machine.states:
-            if state.parent is not None and kinds[state.parent] is StateKind.PARALLEL:
+            parent = state.parent
+            if (
+                parent is not None
+                and kinds[parent] is StateKind.PARALLEL
+                and self.is_state(state.name)
+            ):
                 held[state.name] = []
         for leaf in self.leaf_states():
             node: str | None = leaf.name
@@ -127,6 +134,17 @@ class ChartView:
             return f"Raise({self.event_member[step.event]})"
         if isinstance(step, LogStep):
             return f"Log({string_literal(step.label)}, {string_literal(step.text)})"
+        if isinstance(step, SendStep):
+            arguments = [self.event_member[step.event], string_literal(step.id)]
+            if step.delay is not None:
+                arguments.append(f"delay={step.delay!r}")
+            if step.delay_handler is not None:
+                arguments.append(f"handler={string_literal(step.delay_handler)}")
+            if step.on_restore != "fire":
+                arguments.append(f"on_restore={string_literal(step.on_restore)}")
+            return f"Send({', '.join(arguments)})"
+        if isinstance(step, CancelStep):
+            return f"Cancel({string_literal(step.id)})"
         return string_literal(step)
 
     def steps_literal(self, steps: Sequence[Step]) -> str:
@@ -160,6 +178,7 @@ class ChartView:
             ("exit", steps(state.exit) if state.exit else ""),
             ("default", self.indexes(state.default) if state.default else ""),
             ("default_steps", steps(state.default_steps) if state.default_steps else ""),
+            ("timers", steps(state.timers) if state.timers else ""),
             ("done", self.event_member[done] if done else ""),
         ]
         arguments += [f"{key}={value}" for key, value in optional if value]
@@ -229,4 +248,14 @@ class ChartView:
                 for name in (step for step in steps if isinstance(step, str)):
                     triggers[name][""] = None
                     uses[name].append(f"{role} {state.name}")
+            for timer in state.timers:
+                if timer.delay_handler:
+                    triggers[timer.delay_handler][""] = None
+                    uses[timer.delay_handler].append(f"the timer of {state.name}")
+        sends = [step for state in self.machine.states for step in (*state.entry, *state.exit)]
+        sends += [step for rule in self.machine.rules for step in (*rule.steps, *rule.then)]
+        for step in sends:
+            if isinstance(step, SendStep) and step.delay_handler:
+                triggers[step.delay_handler][""] = None
+                uses[step.delay_handler].append(f"sending {step.event} as {step.id}")
         return triggers, uses

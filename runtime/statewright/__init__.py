@@ -47,7 +47,15 @@ from statewright._version import RUNTIME_API, RuntimeVersionError, __version__, 
 if TYPE_CHECKING:
     from statewright._chart_async import AsyncChartMachine
     from statewright._chart_machine import ChartMachine
-    from statewright._chart_spec import Chart, ChartNode, ChartTransition, Log, Raise
+    from statewright._chart_spec import (
+        Cancel,
+        Chart,
+        ChartNode,
+        ChartTransition,
+        Log,
+        Raise,
+        Send,
+    )
     from statewright._history import Listener, TransitionRecord
     from statewright._options import ContextCodec, MachineOptions, Migration
     from statewright._payloads import PayloadCodec
@@ -61,12 +69,14 @@ else:
     #: Public names imported on first access, and the module defining each.
     _LAZY = {
         "AsyncChartMachine": "statewright._chart_async",
+        "Cancel": "statewright._chart_spec",
         "Chart": "statewright._chart_spec",
         "ChartMachine": "statewright._chart_machine",
         "ChartNode": "statewright._chart_spec",
         "ChartTransition": "statewright._chart_spec",
         "Log": "statewright._chart_spec",
         "Raise": "statewright._chart_spec",
+        "Send": "statewright._chart_spec",
         "ContextCodec": "statewright._options",
         "JsonFileStore": "statewright._stores",
         "Listener": "statewright._history",
@@ -102,6 +112,7 @@ __all__ = [
     "Alternative",
     "AsyncChartMachine",
     "AsyncMachine",
+    "Cancel",
     "Chart",
     "ChartMachine",
     "ChartNode",
@@ -126,6 +137,7 @@ __all__ = [
     "Previous",
     "Raise",
     "RuntimeVersionError",
+    "Send",
     "Snapshot",
     "SnapshotError",
     "SqliteStore",

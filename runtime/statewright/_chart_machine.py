@@ -17,7 +17,17 @@ from __future__ import annotations
 from collections.abc import Awaitable, Collection, Generator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from statewright._chart import ACTION, GUARD, ChartEngine, ChartState, Failure, Microstep, Request
+from statewright._chart import (
+    ACTION,
+    DELAY,
+    GUARD,
+    ChartEngine,
+    ChartState,
+    Failure,
+    Microstep,
+    Pending,
+    Request,
+)
 from statewright._compat import StrEnum
 from statewright._core import _INFO, MachineCore
 from statewright._errors import InvalidTransition
@@ -81,6 +91,25 @@ class ChartCore(MachineCore[S, E, C]):
     @property
     def is_final(self) -> bool:
         return self._chart.finished
+
+    @property
+    def pending_timers(self) -> dict[str, float]:
+        """Each pending timer's id and due time (seconds since the epoch, the machine's clock)."""
+        return {name: pending.due for name, pending in self._chart.timers.items()}
+
+    @property
+    def next_due(self) -> float | None:
+        """When the earliest pending timer is due; None without one."""
+        timers = self._chart.timers
+        return min(pending.due for pending in timers.values()) if timers else None
+
+    def _take_due(self, now: float) -> tuple[str, Pending] | None:
+        """Remove and return the earliest timer due at ``now`` (ties: by id)."""
+        due = [(p.due, name) for name, p in self._chart.timers.items() if p.due <= now]
+        if not due:
+            return None
+        _, name = min(due)
+        return name, self._chart.timers.pop(name)
 
     # ----------------------------------------------------------------- running the engine
 
@@ -151,7 +180,7 @@ class ChartMachine(ChartCore[S, E, C], Machine[S, E, C]):
     ) -> None:
         super().__init__(context, handlers, options=options)
         self._chart_setup()
-        working = ChartState()
+        working = ChartState(now=self._clock())
         self._enter_user_code()
         try:
             self._drive(self._chart_engine.start(working), working)
@@ -176,6 +205,11 @@ class ChartMachine(ChartCore[S, E, C], Machine[S, E, C]):
                         self._call(subject, argument)
                     except Exception as exc:
                         result = Failure(exc)
+                elif kind is DELAY:
+                    try:
+                        result = self._calls[subject](self._context, argument)
+                    except Exception as exc:
+                        result = Failure(exc)
                 else:
                     self._log_step(subject, argument)
         except StopIteration as stop:
@@ -190,6 +224,7 @@ class ChartMachine(ChartCore[S, E, C], Machine[S, E, C]):
             self._check_usable()
             member, _ = self._resolve(event)
             working = self._chart.copy()
+            working.now = self._clock()
             self._enter_user_code()
             try:
                 taken = self._drive(self._chart_engine.handle(working, member, payload), working)
@@ -211,6 +246,19 @@ class ChartMachine(ChartCore[S, E, C], Machine[S, E, C]):
         except InvalidTransition:
             return False
         return True
+
+    def fire_due(self, now: float | None = None) -> int:
+        """Send every timer's event that is due at ``now`` (default: the clock), earliest first,
+        through :meth:`send` (so guards, checkpoints and listeners apply); returns how many fired.
+        A fired timer is gone even when no transition took its event."""
+        fired = 0
+        with self._lock:
+            while True:
+                found = self._take_due(self._clock() if now is None else now)
+                if found is None:
+                    return fired
+                fired += 1
+                self.try_send(found[1].event)  # a rejection is logged at DEBUG by send
 
     def can_send(self, event: E, /, **payload: Any) -> bool:
         """Whether some transition would take ``event`` now; evaluates guards only."""
