@@ -9,8 +9,9 @@ both shorter and what the reader looks for in the spec. The edges are:
 * initial edges: ``[*]`` to the machine's initial states, and each compound state's own ``[*]``
   to its initial children (labelled with the initial transition's steps, if any);
 * each history state's default, to where it goes while it remembers nothing;
-* each rule: ``always`` when eventless, one edge per target (several for parallel regions), a
-  loop on the source when targetless, marked ``(internal)`` / ``(targetless)``.
+* each rule: ``always`` when eventless, ``after 5m`` for a timer's, one edge per target
+  (several for parallel regions), a loop on the source when targetless, marked ``(internal)``
+  / ``(targetless)``.
 """
 
 from __future__ import annotations
@@ -28,10 +29,10 @@ from statewright_compiler.diagram_model import (
     NodeFactory,
     NodeStyle,
     error_handler_edges,
-    step_text,
     transition_style,
 )
 from statewright_compiler.model import Machine, Rule, State, StateKind, Step
+from statewright_compiler.step_text import delay_text, step_text, timer_of
 
 __all__ = ["build_chart_diagram", "rule_label"]
 
@@ -46,9 +47,13 @@ def _joined(*parts: str) -> str:
 
 def rule_label(machine: Machine, rule: Rule) -> str:
     """``TRIGGER [guard] / steps / then steps (internal)``: the trigger is ``always`` for an
-    eventless rule, an event's label, or the descriptor as written when it matches several."""
+    eventless rule, ``after 5m`` for a timer's, an event's label, or the descriptor as written
+    when it matches several."""
+    timer = timer_of(machine, rule)
     if rule.eventless:
         trigger = "always"
+    elif timer is not None:
+        trigger = f"after {delay_text(timer)}"
     elif rule.events == (rule.event,):
         trigger = machine.event(rule.event).label or rule.event
     else:

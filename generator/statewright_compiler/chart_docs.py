@@ -1,7 +1,7 @@
 """What a statechart's docs page says that a flat machine's does not: each state's parent, kind
-and default entry; transitions by rule (a trigger may be a descriptor matching many events, or
-none at all), with their targets, type and ``then`` steps; the events the machine raises itself;
-what an error does.
+and default entry; transitions by rule (a trigger may be a descriptor matching many events, a
+timer, or none at all), with their targets, type and ``then`` steps; the events the machine
+raises or sends itself; what an error does.
 
 A flat page lists one row per concrete (state, event) transition. A chart's rule can match many
 events, so its rows follow the rules, as the spec and the diagram do: one per rule and source
@@ -26,8 +26,10 @@ from statewright_compiler.docs_cells import (
     rule_cell,
     state_cell,
     steps_cell,
+    timer_cell,
 )
-from statewright_compiler.model import Machine, RaiseStep, Rule, State, StateKind, Step
+from statewright_compiler.model import Machine, RaiseStep, Rule, SendStep, State, StateKind, Step
+from statewright_compiler.step_text import timer_of
 
 __all__ = [
     "internal_events",
@@ -121,7 +123,10 @@ def states_table(machine: Machine) -> Table:
     return Table(header, rows)
 
 
-def _trigger_cell(rule: Rule) -> str:
+def _trigger_cell(machine: Machine, rule: Rule) -> str:
+    timer = timer_of(machine, rule)
+    if timer is not None:
+        return f"{timer_cell(timer, with_id=False)} ({code(rule.event)})"
     if rule.eventless:
         return "eventless"
     if rule.events == (rule.event,):
@@ -186,7 +191,7 @@ def transition_tables(machine: Machine) -> Iterator[tuple[State, str, Table | No
     for state in machine.states:
         rows = tuple(
             (
-                _trigger_cell(rule),
+                _trigger_cell(machine, rule),
                 _target_cell(machine, rule),
                 *(("internal" if rule.internal else "",) if show_type else ()),
                 code(rule.guard_text) if rule.guard_text else "",
@@ -206,8 +211,9 @@ def transition_tables(machine: Machine) -> Iterator[tuple[State, str, Table | No
             yield state, _empty_note(machine, state), None
 
 
-def _raised_by(machine: Machine) -> dict[str, list[str]]:
-    """Each event a ``raise`` step raises, with where those steps are."""
+def _raised_and_sent(machine: Machine) -> dict[str, list[str]]:
+    """For each event a ``raise`` or ``send`` step puts on the queue, where those steps are:
+    ``raised by the entry of `x` ``, ``sent by the exit of `y` after `5m` (id `t`)``."""
     places: list[tuple[str, tuple[Step, ...]]] = [("the initial transition", machine.initial_steps)]
     for state in machine.states:
         name = code(state.name)
@@ -220,12 +226,22 @@ def _raised_by(machine: Machine) -> dict[str, list[str]]:
     places += [
         (f"the transition at line {rule.line}", (*rule.steps, *rule.then)) for rule in machine.rules
     ]
-    raised: dict[str, list[str]] = {}
+    found: dict[str, list[str]] = {}
     for place, steps in places:
         for step in steps:
-            if isinstance(step, RaiseStep) and place not in raised.setdefault(step.event, []):
-                raised[step.event].append(place)
-    return raised
+            if isinstance(step, RaiseStep):
+                reason = f"raised by {place}"
+            elif isinstance(step, SendStep):
+                reason = f"sent by {place} {timer_cell(step)}"
+            else:
+                continue
+            if reason not in found.setdefault(step.event, []):
+                found[step.event].append(reason)
+    for state in machine.states:
+        for timer in state.timers:
+            reason = f"sent by the timer of {code(state.name)}, {timer_cell(timer, with_id=False)}"
+            found.setdefault(timer.event, []).append(reason)
+    return found
 
 
 def _done_text(machine: Machine, value: str) -> str:
@@ -239,7 +255,7 @@ def _done_text(machine: Machine, value: str) -> str:
 
 def internal_events(machine: Machine) -> tuple[str, ...]:
     """One line per event the machine puts on its own queue, in event order."""
-    raised = _raised_by(machine)
+    queued = _raised_and_sent(machine)
     lines = []
     for event in machine.events:
         reasons = []
@@ -247,8 +263,7 @@ def internal_events(machine: Machine) -> tuple[str, ...]:
             reasons.append(_done_text(machine, event.value))
         elif event.value == "error.execution" and machine.on_error == "event":
             reasons.append("raised when a guard or an action raises an exception")
-        if event.name in raised:
-            reasons.append("raised by " + ", ".join(raised[event.name]))
+        reasons += queued.get(event.name, [])
         if reasons:
             name = markdown.code(event.name) + (
                 f" (value {markdown.code(event.value)})" if event.value != event.name else ""

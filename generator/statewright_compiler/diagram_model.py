@@ -19,15 +19,7 @@ import enum
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from statewright_compiler.model import (
-    PREVIOUS_TARGET,
-    LogStep,
-    Machine,
-    RaiseStep,
-    SourceSelector,
-    StateKind,
-    Step,
-)
+from statewright_compiler.model import PREVIOUS_TARGET, Machine, SourceSelector, StateKind
 
 __all__ = [
     "CONTAINER_STYLES",
@@ -45,7 +37,6 @@ __all__ = [
     "edge_label",
     "error_handler_edges",
     "selector_key",
-    "step_text",
     "transition_style",
 ]
 
@@ -164,16 +155,6 @@ def selector_key(selector: SourceSelector) -> str:
     """The selector as a spec would write it: ``*``, ``tag:x``, plus `` except a, b``."""
     text = "*" if selector.any_state else f"tag:{selector.tag}"
     return text + (f" except {', '.join(selector.excluded)}" if selector.excluded else "")
-
-
-def step_text(step: Step) -> str:
-    """One piece of executable content as a diagram shows it: ``name``, ``raise EVENT``,
-    ``log "text"`` (``log label: "text"``)."""
-    if isinstance(step, RaiseStep):
-        return f"raise {step.event}"
-    if isinstance(step, LogStep):
-        return "log " + (f"{step.label}: " if step.label else "") + f'"{step.text}"'
-    return step
 
 
 def edge_label(event: str, guard_text: str | None, actions: tuple[str, ...]) -> str:

@@ -269,6 +269,11 @@ def _page(machine: Machine) -> _PageView:
     handler_names = (
         f"Guards: {codes(machine.guards) or 'none'}.",
         f"Actions: {codes(machine.actions) or 'none'}.",
+        *(
+            (f"Delay handlers (they return seconds): {codes(machine.delays)}.",)
+            if machine.delays
+            else ()
+        ),
     )
     return _PageView(
         title=markdown.literal(machine.name),

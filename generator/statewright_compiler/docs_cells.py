@@ -12,14 +12,17 @@ from dataclasses import dataclass
 
 from statewright_compiler import markdown
 from statewright_compiler.model import (
+    CancelStep,
     Event,
     LogStep,
     MetadataValue,
     RaiseStep,
     Rule,
+    SendStep,
     State,
     Step,
 )
+from statewright_compiler.step_text import delay_text
 
 __all__ = [
     "Table",
@@ -36,6 +39,7 @@ __all__ = [
     "rule_cell",
     "state_cell",
     "steps_cell",
+    "timer_cell",
 ]
 
 
@@ -119,9 +123,22 @@ def count(number: int, noun: str) -> str:
     return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
+def timer_cell(timer: SendStep, *, with_id: bool = True) -> str:
+    """``after `5m` (id `reminder`)``, with what a restored machine does when not the default."""
+    cell = f"after {code(delay_text(timer))}"
+    details = [f"id {code(timer.id)}"] if with_id else []
+    if timer.on_restore != "fire":
+        details.append(f"on restore {code(timer.on_restore)}")
+    return cell + (f" ({', '.join(details)})" if details else "")
+
+
 def _step_cell(step: Step) -> str:
     if isinstance(step, RaiseStep):
         return "raise " + code(step.event)
+    if isinstance(step, SendStep):
+        return f"send {code(step.event)} {timer_cell(step)}"
+    if isinstance(step, CancelStep):
+        return "cancel " + code(step.id)
     if isinstance(step, LogStep):
         text = "log" + (f" {code(step.text)}" if step.text else "")
         return text + (f" (label {code(step.label)})" if step.label else "")
@@ -129,7 +146,8 @@ def _step_cell(step: Step) -> str:
 
 
 def steps_cell(steps: Iterable[Step]) -> str:
-    """Executable content: handler names as code, ``raise `EVENT```, ``log `text```."""
+    """Executable content: handler names as code, ``raise `EVENT```, ``log `text```,
+    ``send `EVENT` after `5m` (id `x`)``, ``cancel `x```."""
     return ", ".join(_step_cell(step) for step in steps)
 
 

@@ -1,12 +1,12 @@
 """Statecharts for the docs and diagram tests, compiled from specs (building a chart's tree is the
 compiler's job, so these are not hand-built like ``sample_machines``).
 
-``chart_task`` and ``chart_parallel`` are the chart cases of ``tests/cases`` (their outputs are
-golden files); ``docs_example`` is the example of docs/spec-language.md (as ``docs/task.toml``);
-``regions`` reaches what those do not (initial states in several regions, a history state of a
-parallel state, a one-state region, edges between regions and between a compound state and its
-own descendants, a compound state's self-loops); ``nasty_chart`` puts text that breaks naive
-Mermaid, DOT or Markdown in every label, log step and value a chart adds.
+``chart_task``, ``chart_parallel`` and ``chart_sink`` are the chart cases of ``tests/cases``
+(their outputs are golden files); ``docs_example`` is the example of docs/spec-language.md (as
+``docs/task.toml``); ``regions`` reaches what those do not (initial states in several regions, a
+history state of a parallel state, a one-state region, edges between regions and between a
+compound state and its own descendants, a compound state's self-loops); ``nasty_chart`` puts text
+that breaks naive Mermaid, DOT or Markdown in every label, log step and value a chart adds.
 """
 
 from __future__ import annotations
@@ -188,6 +188,7 @@ def _case(name: str) -> Callable[[], Machine]:
 CHART_MACHINES: dict[str, Callable[[], Machine]] = {
     "chart_task": _case("chart_task"),
     "chart_parallel": _case("chart_parallel"),
+    "chart_sink": _case("chart_sink"),
     "docs_example": _from_text(DOCS_EXAMPLE, "docs/task.toml"),
     "regions": _from_text(REGIONS, "tests/docs/regions.toml"),
     "nasty_chart": _from_text(_nasty_chart_spec(), "tests/docs/nasty_chart.toml"),

@@ -105,8 +105,12 @@ def test_labels_say_trigger_guard_steps_and_kind(name: str) -> None:
     rules = [rule for rule in machine.rules for _ in range(_edge_count(rule))]
     assert len(edges) == len(rules)
     for edge, rule in zip(edges, rules, strict=True):
+        timers = [t for s in rule.sources for t in machine.state(s).timers if t.event == rule.event]
         if rule.eventless:
             trigger = "always"
+        elif timers:
+            delay = timers[0].delay
+            trigger = f"after {timers[0].delay_handler}()" if delay is None else "after "
         elif rule.events == (rule.event,):
             trigger = machine.event(rule.event).label
         else:

@@ -144,7 +144,7 @@ def test_transitions_follow_the_rules_with_triggers_targets_types_and_then() -> 
     assert drafting[0][:4] == ["`TOOL_CALL`", "`waiting_tool`", "", "`in(budget_ok) and has_tool`"]
     assert drafting[1][:4] == ["eventless", "`plan_done`", "", "`plan_complete`"]
     assert drafting[3][:5] == ["`TICK`", "none (targetless)", "", "", "log `tick while busy`"]
-    assert drafting[3][-1] == "line 95, from any state tagged 'busy'"
+    assert drafting[3][-1] == "line 99, from any state tagged 'busy'"
     _, _, *paused = next(tables(_section(markdown, "### From `paused`")))
     assert paused[0][1] == "`planner_history` (deep history of `planner`), `budget_ok`"
     assert paused[2][0].startswith("`*` (`START`, `TOOL_CALL`,")
@@ -159,9 +159,12 @@ def test_transitions_follow_the_rules_with_triggers_targets_types_and_then() -> 
 def test_internal_events_and_errors() -> None:
     markdown = render_markdown(CHART_MACHINES["chart_parallel"]())
     assert _section(markdown, "## Internal events").strip().splitlines()[2:] == [
-        "Raised by the machine itself, and handled before the next event from outside:",
+        "Events the machine puts on its own queue: raised ones are handled before the next event "
+        "from",
+        "outside, sent ones when their timer fires.",
         "",
-        "- `TICK`: raised by the entry of `working`.",
+        "- `TICK`: raised by the entry of `working`; sent by the entry of `drafting` after `1m30s` "
+        "(id `heartbeat`).",
         "- `done_state_working` (value `done.state.working`): raised when every region of "
         "`working` is in a final state.",
         "- `done_state_planner` (value `done.state.planner`): raised when `planner` enters a "
@@ -170,6 +173,10 @@ def test_internal_events_and_errors() -> None:
         "child.",
         "- `error_execution` (value `error.execution`): raised when a guard or an action raises "
         "an exception.",
+        "- `after_waiting_tool_0` (value `after.waiting_tool.0`): sent by the timer of "
+        "`waiting_tool`, after `30s`.",
+        "- `after_budget_ok_0` (value `after.budget_ok.0`): sent by the timer of `budget_ok`, "
+        "after `budget_window()` (on restore `resume`).",
     ]
     assert '`on_error = "event"`: a guard that raises' in _section(markdown, "## Errors")
     task = render_markdown(CHART_MACHINES["chart_task"]())
