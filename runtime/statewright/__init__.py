@@ -19,6 +19,7 @@ from statewright._async import AsyncMachine
 from statewright._compat import StrEnum, assert_never
 from statewright._errors import (
     ActionFailed,
+    ClockError,
     Conflict,
     GuardFailed,
     InvalidPayload,
@@ -89,6 +90,7 @@ __all__ = [
     "ActionFailed",
     "Alternative",
     "AsyncMachine",
+    "ClockError",
     "Conflict",
     "ContextCodec",
     "ErrorRoute",

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 
 __all__ = [
     "ActionFailed",
+    "ClockError",
     "Conflict",
     "GuardFailed",
     "InvalidPayload",
@@ -101,6 +102,11 @@ class GuardFailed(StatewrightError):
             f"a guard raised {type(error).__name__}: {error} while evaluating event {event!s} "
             f"in state {state!s}; nothing was applied"
         )
+
+
+class ClockError(StatewrightError):
+    """A user-supplied clock raised (``__cause__``) or returned something that is no epoch: a
+    finite number of seconds between 0001-01-01 and 9999-12-31 UTC. Nothing was applied."""
 
 
 class SnapshotError(StatewrightError):
