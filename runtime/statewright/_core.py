@@ -579,30 +579,19 @@ class MachineCore(Generic[S, E, C]):
         self,
         state: S,
         previous: S | None,
-        counts: Iterable[tuple[S, E, S, int]],
-        history: Iterable[tuple[S, E, S, float, Mapping[str, Any], str | None]],
+        counts: list[int],
+        history: Iterable[RawRecord],
         revision: int,
     ) -> None:
-        table = self._spec_table
+        """Install a checked snapshot (statewright._snapshot_decode): counters by index, raw
+        history records (cut to this machine's history limit)."""
         self._state = state
-        self._fast = table.fast_rows[state]
+        self._fast = self._spec_table.fast_rows[state]
         self._prev = previous
-        self._counts = [0] * len(table.triples)
-        for source, event, target, n in counts:
-            index = table.counter_index.get((source, event, target))
-            if index is None:
-                raise ValueError(f"transition {source} --{event}--> {target} is not in the spec")
-            self._counts[index] = n
+        self._counts = list(counts)
         if self._history is not None:
             self._history.clear()
-            for source, event, target, epoch, payload, error in history:
-                index = table.counter_index.get((source, event, target))
-                if index is None:
-                    raise ValueError(
-                        f"history step {source} --{event}--> {target} is not in the spec"
-                    )
-                raw = (index, epoch, payload) if error is None else (index, epoch, payload, error)
-                self._history.append(raw)
+            self._history.extend(history)
         self._revision = revision
 
 

@@ -110,7 +110,18 @@ class ClockError(StatewrightError):
 
 
 class SnapshotError(StatewrightError):
-    """A snapshot is corrupted, truncated, for another machine, or for an unmigratable version."""
+    """A snapshot is corrupted, truncated, for another machine, or for an unmigratable version,
+    or a machine's state cannot be written as one.
+
+    ``field`` names the offending value when there is one (``"history[3].epoch"``,
+    ``"context.amount"``); the message starts with it.
+    """
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(f"{field}: {message}" if field else message)
+        self.field = field
+        #: The message without the field.
+        self.reason = message
 
 
 class StoreError(StatewrightError):
