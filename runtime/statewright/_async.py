@@ -140,9 +140,11 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
         import asyncio
 
         async with self._lock:
-            if store is None:
-                return await asyncio.to_thread(self._save_locked)
-            return await asyncio.to_thread(self._save_to, store)
+            target = self._options.store if store is None else store
+            if target is None:
+                return self._save_locked()  # raises: no store configured
+            # The snapshot is taken here, only the store's I/O runs in the worker thread.
+            return await asyncio.to_thread(self._store_snapshot, target, self._snapshot_locked())
 
     async def _choose(self, event: E, plan: Plan, payload: Mapping[str, Any]) -> CompiledAlt | None:
         for alt in plan[1]:
@@ -206,11 +208,15 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
                 except Exception as route_exc:
                     raise ActionFailed(str(source), str(member), step, route_exc) from exc
                 target = self._routed(member, error_text, route.target)
+            store = self._options.store
+            if alt.checkpoint and store is not None:  # durable before it is applied
+                snapshot = self._checkpoint_snapshot(
+                    source, member, target, payload, error_text, stamp
+                )
+                await asyncio.to_thread(self._store_snapshot, store, snapshot)
             self._commit(source, member, target, payload, error_text, stamp)
         finally:
             self._leave_user_code()
-        if alt.checkpoint and self._options.store is not None:
-            await asyncio.to_thread(self._save_locked)
         pending: list[Awaitable[object]] = []
         if self._listeners or self._log_cache.get(_INFO, True):
             pending = self._announce(source, member, target, payload, error_text, stamp)

@@ -1,9 +1,11 @@
 """The synchronous machine: ``send`` applies one transition atomically under a per-instance lock.
 
 Order of effects for one event: guards (spec order, first that passes wins) -> clock -> exit
-actions of the source -> the alternative's actions -> entry actions of the target -> state change
-and history record -> checkpoint save (checkpoint alternatives with a store) -> listeners and log.
-Self-transitions are external: they run exit and entry actions too.
+actions of the source -> the alternative's actions -> entry actions of the target -> checkpoint
+save of the post-transition snapshot (checkpoint alternatives with a store) -> state change and
+history record -> listeners and log. A checkpoint transition is durable or does not happen: if
+its save fails, the machine stays in the source state. Self-transitions are external: they run
+exit and entry actions too.
 """
 
 from __future__ import annotations
@@ -184,11 +186,15 @@ class Machine(SnapshotMixin[S, E, C]):
                 except Exception as route_exc:
                     raise ActionFailed(str(source), str(member), step, route_exc) from exc
                 target = self._routed(member, error_text, route.target)
+            store = self._options.store
+            if alt.checkpoint and store is not None:  # durable before it is applied
+                snapshot = self._checkpoint_snapshot(
+                    source, member, target, payload, error_text, stamp
+                )
+                self._store_snapshot(store, snapshot)
             self._commit(source, member, target, payload, error_text, stamp)
         finally:
             self._leave_user_code()
-        if alt.checkpoint and self._options.store is not None:
-            self._save_locked()
         if self._listeners or self._log_cache.get(_INFO, True):
             pending = self._announce(source, member, target, payload, error_text, stamp)
             if pending:

@@ -7,6 +7,9 @@ version and the spec hash so that loading into the wrong machine fails loudly, a
 versions can be upgraded by ``options.migrations``. Restoring goes through the strict decoder
 (:mod:`statewright._snapshot_decode`), the context through :mod:`statewright._context`.
 
+Checkpoints are durable or not applied: :meth:`SnapshotMixin._checkpoint_snapshot` builds the
+snapshot the machine will have after a transition, the machine saves it and only then commits.
+
 Machines subclass :class:`SnapshotMixin`, so this module is imported with every generated module;
 json, dataclasses (which imports inspect, ast and dis), the decoder and :class:`MachineOptions` (a
 dataclass) are imported where snapshots are taken and restored instead.
@@ -172,6 +175,31 @@ class SnapshotMixin(MachineCore[S, E, C]):
             raise
         self._revision = revision
         return revision
+
+    def _checkpoint_snapshot(
+        self,
+        source: S,
+        event: E,
+        target: S,
+        payload: Mapping[str, Any],
+        error: str | None,
+        stamp: float | None,
+    ) -> dict[str, Any]:
+        """The snapshot this machine will have once the transition is committed; the machine is
+        left as it was (the caller saves it, then commits)."""
+        history, previous = self._history, self._prev
+        full = history is not None and len(history) == history.maxlen
+        dropped = history[0] if history is not None and full else None
+        index = self._commit(source, event, target, payload, error, stamp)
+        try:
+            return self._snapshot_locked()
+        finally:
+            self._state, self._prev = source, previous
+            self._counts[index] -= 1
+            if history is not None:
+                history.pop()
+                if dropped is not None:
+                    history.appendleft(dropped)
 
 
 #: Defined after the class so that its bound is no string: typing compiles a string bound, and the
