@@ -125,7 +125,9 @@ class SnapshotError(StatewrightError):
 
 
 class StoreError(StatewrightError):
-    """A store could not read or write (I/O failure, invalid instance id, bad stored data)."""
+    """A store could not read or write: an I/O failure (disk full, read-only, permissions, a
+    database that is no database), an invalid instance id or revision. What was *stored* being
+    wrong is a :class:`SnapshotError` instead."""
 
 
 class Conflict(StoreError):
