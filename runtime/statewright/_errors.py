@@ -15,6 +15,7 @@ __all__ = [
     "GuardFailed",
     "InvalidPayload",
     "InvalidTransition",
+    "RegistrySaveError",
     "SnapshotError",
     "StatewrightError",
     "StoreError",
@@ -145,6 +146,20 @@ class Conflict(StoreError):
             f"instance {instance_id!r}: expected revision {expected} but found {found}; "
             "reload and retry"
         )
+
+
+class RegistrySaveError(StoreError):
+    """:meth:`MachineRegistry.save_all` saved some machines but not others.
+
+    ``saved`` maps the ids saved to their new revisions, ``failures`` the others to the error
+    each raised (a :class:`Conflict` marked that machine stale, as :meth:`Machine.save` does).
+    """
+
+    def __init__(self, saved: dict[str, int], failures: dict[str, Exception]) -> None:
+        self.saved = saved
+        self.failures = failures
+        listed = "; ".join(f"{key}: {type(e).__name__}: {e}" for key, e in failures.items())
+        super().__init__(f"{len(failures)} of {len(saved) + len(failures)} not saved: {listed}")
 
 
 class UnknownInstance(StatewrightError, KeyError):
