@@ -597,6 +597,45 @@ def test_18_read_only_sqlite_store_raises_store_error(read_only_directory: Path)
         SqliteStore(read_only_directory / "new.sqlite")
 
 
+@contextlib.contextmanager
+def immutable(*paths: Path) -> Iterator[None]:
+    """``chattr +i`` on ``paths`` (root only: root ignores permission bits on files)."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        pytest.skip("a read-only file that even its owner cannot replace needs chattr, as root")
+    done: list[Path] = []
+    try:
+        for path in paths:
+            result = subprocess.run(["chattr", "+i", str(path)], capture_output=True, check=False)
+            if result.returncode != 0:
+                pytest.skip(f"chattr +i failed: {result.stderr.decode().strip()}")
+            done.append(path)
+        yield
+    finally:
+        for path in done:
+            subprocess.run(["chattr", "-i", str(path)], capture_output=True, check=False)
+
+
+def test_18_read_only_files_raise_store_error(tmp_path: Path) -> None:
+    fill(tmp_path)
+    store = JsonFileStore(tmp_path / "snaps")
+    with immutable(tmp_path / "snaps" / "a.json"):
+        m = PlainTaskMachine.load(store, "a")
+        m.send(Ev.TASK_CREATED)
+        with pytest.raises(StoreError):
+            m.save()  # replacing an immutable file fails
+        with pytest.raises(StoreError):
+            store.delete("a")
+        assert store.load("a") is not None
+    assert not list((tmp_path / "snaps").glob(".*.tmp"))
+    with immutable(tmp_path / "db.sqlite"):
+        try:
+            sqlite = SqliteStore(tmp_path / "db.sqlite")
+        except StoreError:
+            return  # refusing to open is a StoreError too
+        with sqlite, pytest.raises(StoreError):
+            PlainTaskMachine.load(sqlite, "a").save()
+
+
 def test_18_sqlite_errors_on_a_database_that_is_no_database_are_store_errors(
     tmp_path: Path,
 ) -> None:
