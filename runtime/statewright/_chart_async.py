@@ -38,7 +38,6 @@ class AsyncChartMachine(ChartCore[S, E, C], AsyncMachine[S, E, C]):
     ) -> None:
         super().__init__(context, handlers, options=options)
         self._chart_setup()
-        self._started = False
 
     async def start_chart(self) -> S:
         """Enter the initial configuration (once; later calls return the state)."""
@@ -113,12 +112,15 @@ class AsyncChartMachine(ChartCore[S, E, C], AsyncMachine[S, E, C]):
                 )
                 if taken is None:
                     raise self._rejected(member)
-                source, target = self._chart_commit(working, member, payload)
+                stamp = working.now if self._history is not None or self._listeners else None
+                store = self._options.store
+                if store is not None and self._checkpoints(taken):  # durable before applied
+                    snapshot = self._chart_checkpoint(working, member, payload, stamp)
+                    await asyncio.to_thread(self._store_snapshot, store, snapshot)
+                source, target, _ = self._chart_commit(working, member, payload, stamp)
             finally:
                 self._leave_user_code()
-            if self._checkpoints(taken) and self._options.store is not None:
-                await asyncio.to_thread(self._save_locked)
-            pending = pending_listeners(self, source, member, target, payload, None)
+            pending = pending_listeners(self, source, member, target, payload, None, stamp)
         for awaitable in pending:
             await self._await_listener(awaitable)
         return target

@@ -15,6 +15,7 @@ leaf in document order (the only one unless regions run in parallel), history re
 from __future__ import annotations
 
 from collections.abc import Awaitable, Collection, Generator, Mapping
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from statewright._chart import (
@@ -29,12 +30,18 @@ from statewright._chart import (
     Request,
 )
 from statewright._compat import StrEnum
-from statewright._core import _INFO, MachineCore
+from statewright._core import _INFO
 from statewright._errors import InvalidTransition
 from statewright._machine import Machine, _refuse_async_listeners
+from statewright._snapshot import M, Snapshot, SnapshotMixin
 
 if TYPE_CHECKING:
     from statewright._options import MachineOptions
+    from statewright._snapshot_decode import Decoded
+
+#: Set while :meth:`ChartCore.restore` builds a machine: the constructor must not enter the
+#: initial configuration (running entry actions) of a machine about to get its saved one.
+_RESTORING: ContextVar[bool] = ContextVar("statewright_chart_restoring", default=False)
 
 __all__ = ["ChartCore", "ChartMachine"]
 
@@ -43,7 +50,7 @@ E = TypeVar("E", bound=StrEnum)
 C = TypeVar("C")
 
 
-class ChartCore(MachineCore[S, E, C]):
+class ChartCore(SnapshotMixin[S, E, C]):
     """The chart's state and bookkeeping, shared by :class:`ChartMachine` and
     :class:`~statewright.AsyncChartMachine`; neither calls user code here."""
 
@@ -61,9 +68,12 @@ class ChartCore(MachineCore[S, E, C]):
             cls._engine_cache = engine
         return engine
 
-    def _chart_setup(self) -> None:
+    def _chart_setup(self) -> bool:
+        """Set the chart up; False when a restore will install the saved chart state."""
         self._chart_engine = type(self)._engine()
         self._chart = ChartState()
+        self._started = False
+        return not _RESTORING.get()
 
     # ----------------------------------------------------------------- read-only views
 
@@ -119,23 +129,76 @@ class ChartCore(MachineCore[S, E, C]):
         )
 
     def _chart_commit(
-        self, working: ChartState, event: E, payload: Mapping[str, Any]
-    ) -> tuple[S, S]:
+        self, working: ChartState, event: E, payload: Mapping[str, Any], stamp: float | None
+    ) -> tuple[S, S, int]:
         """Make ``working`` the machine's chart state and record the macrostep; returns
-        ``(state before, state after)``."""
+        ``(state before, state after, counter index)``."""
         engine = self._chart_engine
         source = self._state
         leaves = engine.leaves(working)
         target: S = engine.members[leaves[0]] if leaves else source
         index = self._counter(source, event, target)
-        if self._history is not None:  # first: a clock that raises leaves nothing half-recorded
-            self._history.append((index, self._clock(), payload))
+        if self._history is not None:
+            self._history.append((index, stamp, payload))
         self._chart = working
         if target is not source:
             self._prev = source
         self._state = target
         self._counts[index] += 1
-        return source, target
+        return source, target, index
+
+    def _chart_checkpoint(
+        self, working: ChartState, event: E, payload: Mapping[str, Any], stamp: float | None
+    ) -> dict[str, Any]:
+        """The snapshot the machine will have once the macrostep is committed; the machine is
+        left as it was (the caller saves it, then commits: durable or not applied)."""
+        history, previous, state, chart = self._history, self._prev, self._state, self._chart
+        full = history is not None and len(history) == history.maxlen
+        dropped = history[0] if history is not None and full else None
+        _, _, index = self._chart_commit(working, event, payload, stamp)
+        try:
+            return self._snapshot_locked()
+        finally:
+            self._state, self._prev, self._chart = state, previous, chart
+            self._counts[index] -= 1
+            if history is not None:
+                history.pop()
+                if dropped is not None:
+                    history.appendleft(dropped)
+
+    # ----------------------------------------------------------------- snapshots
+
+    def _snapshot_locked(self) -> dict[str, Any]:
+        from statewright._chart_snapshot import encode_chart
+
+        data = super()._snapshot_locked()
+        data["chart"] = encode_chart(self._chart_engine, self._chart, self._clock())
+        return data
+
+    @classmethod
+    def restore(
+        cls: type[M],
+        snapshot: Snapshot[M] | str | bytes,
+        handlers: object | None = None,
+        *,
+        options: MachineOptions | None = None,
+        context: Any = None,
+    ) -> M:
+        """Like :meth:`Machine.restore`; the saved configuration, history memory, queued events
+        and timers are installed as they were, and no entry action runs."""
+        token = _RESTORING.set(True)
+        try:
+            return super().restore(snapshot, handlers, options=options, context=context)
+        finally:
+            _RESTORING.reset(token)
+
+    def _restored(self, decoded: Decoded) -> None:
+        from statewright._chart_snapshot import restart_timers
+
+        chart: ChartState = decoded.chart
+        restart_timers(chart.timers, chart.now, self._clock())
+        self._chart = chart
+        self._started = True
 
     def _counter(self, source: S, event: E, target: S) -> int:
         """The counter of a ``(source, event, target)`` triple, registered on first use: a
@@ -179,7 +242,8 @@ class ChartMachine(ChartCore[S, E, C], Machine[S, E, C]):
         self, context: C, handlers: object | None = None, *, options: MachineOptions | None = None
     ) -> None:
         super().__init__(context, handlers, options=options)
-        self._chart_setup()
+        if not self._chart_setup():
+            return
         working = ChartState(now=self._clock())
         self._enter_user_code()
         try:
@@ -230,12 +294,15 @@ class ChartMachine(ChartCore[S, E, C], Machine[S, E, C]):
                 taken = self._drive(self._chart_engine.handle(working, member, payload), working)
                 if taken is None:
                     raise self._rejected(member)
-                source, target = self._chart_commit(working, member, payload)
+                stamp = working.now if self._history is not None or self._listeners else None
+                store = self._options.store
+                if store is not None and self._checkpoints(taken):  # durable before applied
+                    snapshot = self._chart_checkpoint(working, member, payload, stamp)
+                    self._store_snapshot(store, snapshot)
+                source, target, _ = self._chart_commit(working, member, payload, stamp)
             finally:
                 self._leave_user_code()
-            if self._checkpoints(taken) and self._options.store is not None:
-                self._save_locked()
-            pending = pending_listeners(self, source, member, target, payload, None)
+            pending = pending_listeners(self, source, member, target, payload, None, stamp)
             if pending:
                 _refuse_async_listeners(pending)
             return target

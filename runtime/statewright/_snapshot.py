@@ -26,6 +26,7 @@ from statewright._errors import Conflict, SnapshotError, StatewrightError, Unkno
 
 if TYPE_CHECKING:
     from statewright._options import MachineOptions
+    from statewright._snapshot_decode import Decoded
     from statewright._store_protocol import Store
 
 __all__ = ["SNAPSHOT_FORMAT", "Snapshot", "SnapshotMixin"]
@@ -115,7 +116,11 @@ class SnapshotMixin(MachineCore[S, E, C]):
         machine._restore_state(
             decoded.state, decoded.previous, decoded.counts, decoded.history, decoded.revision
         )
+        machine._restored(decoded)
         return machine
+
+    def _restored(self, decoded: Decoded) -> None:
+        """What a machine restores beyond the flat fields (statecharts: the chart's state)."""
 
     @classmethod
     def _log_hash_mismatch(cls, data: Mapping[str, Any], name: str) -> None:

@@ -61,6 +61,7 @@ class Decoded:
     """A checked snapshot, in the machine's own terms (members, counter indexes, raw records)."""
 
     __slots__ = (
+        "chart",
         "context",
         "context_type",
         "counts",
@@ -83,6 +84,8 @@ class Decoded:
     instance_id: str
     context: Any
     context_type: str | None
+    #: A statechart's :class:`~statewright._chart.ChartState` (None for a flat machine).
+    chart: Any
 
 
 def prepare(snapshot: object, name: str, version: int) -> dict[str, Any]:
@@ -144,11 +147,18 @@ def migrate(
 
 
 def decode(data: dict[str, Any], table: Table) -> Decoded:
-    """Check every field of a prepared (and migrated) snapshot against ``table``."""
-    missing = sorted(KEYS - data.keys())
+    """Check every field of a prepared (and migrated) snapshot against ``table``.
+
+    A statechart's snapshot has a ``chart`` field too (:mod:`statewright._chart_snapshot`); its
+    counters and history name ``(state before, event, state after)`` per macrostep, which the
+    class learns as it meets them, and its walk starts wherever the start's eventless
+    transitions left it, so the walk check is the chart's configuration check instead."""
+    chart = table.spec.chart is not None
+    keys = KEYS | {"chart"} if chart else KEYS
+    missing = sorted(keys - data.keys())
     if missing:
         raise SnapshotError("is missing", field=missing[0])
-    unknown = sorted(data.keys() - KEYS)
+    unknown = sorted(data.keys() - keys)
     if unknown:
         raise SnapshotError("is not a snapshot field", field=unknown[0])
     _string(data, "spec_hash", "spec_hash")
@@ -163,7 +173,17 @@ def decode(data: dict[str, Any], table: Table) -> Decoded:
     total = _integer(data, "total_transitions", "total_transitions", 0, MAX_COUNT)
     counts = _counts(data["counts"], table, total)
     history = _history(data["history"], table, total, counts)
-    _check_walk(table, counts, state, previous, history)
+    chart_state = None
+    if chart:
+        from statewright._chart import ChartEngine
+        from statewright._chart_snapshot import decode_chart
+
+        assert table.spec.chart is not None
+        engine = ChartEngine(table.spec.chart, table.events_by_value)
+        chart_state = decode_chart(data["chart"], engine, table, state)
+        _check_last(table, state, history)
+    else:
+        _check_walk(table, counts, state, previous, history)
     context_type = data["context_type"]
     if context_type is not None:
         context_type = _string(data, "context_type", "context_type")
@@ -176,6 +196,7 @@ def decode(data: dict[str, Any], table: Table) -> Decoded:
         instance_id=instance_id,
         context=data["context"],
         context_type=context_type,
+        chart=chart_state,
     )
 
 
@@ -226,6 +247,8 @@ def _step(table: Table, source: Any, event: Any, target: Any, field: str) -> int
         by_value.get(v) for by_value, v in zip(names, (source, event, target), strict=True)
     )
     index = None if None in members else table.counter_index.get(members)
+    if index is None and None not in members and table.spec.chart is not None:
+        index = _learn(table, members)
     if index is None:
         raise SnapshotError(
             f"{source} --{event}--> {target} is not a transition of {table.spec.name}", field=field
@@ -233,15 +256,28 @@ def _step(table: Table, source: Any, event: Any, target: Any, field: str) -> int
     return index
 
 
+def _learn(table: Table, triple: tuple[Any, Any, Any]) -> int:
+    """A chart's step the class has not met yet: its counter index from now on."""
+    triples = table.triples
+    assert isinstance(triples, list)  # a chart's table keeps a growable list
+    index = table.counter_index.setdefault(triple, len(triples))
+    if index == len(triples):
+        triples.append(triple)
+    return index
+
+
 def _counts(value: Any, table: Table, total: int) -> list[int]:
     if type(value) is not list:
         raise SnapshotError(f"expected an array, got {_show(value)}", field="counts")
-    counts = [0] * len(table.triples)
+    indexes = []
     for i, entry in enumerate(value):
         field = f"counts[{i}]"
         if type(entry) is not list or len(entry) != 4:
             raise SnapshotError("expected [from, event, to, count]", field=field)
-        index = _step(table, entry[0], entry[1], entry[2], field)
+        indexes.append(_step(table, entry[0], entry[1], entry[2], field))
+    counts = [0] * len(table.triples)
+    for i, (entry, index) in enumerate(zip(value, indexes, strict=True)):
+        field = f"counts[{i}]"
         n = _integer({"n": entry[3]}, "n", f"{field}[3]", 1, MAX_COUNT)
         if counts[index]:
             raise SnapshotError("counts this transition a second time", field=field)
@@ -261,7 +297,7 @@ def _history(value: Any, table: Table, total: int, counts: list[int]) -> list[tu
             f"holds {len(value)} records but only {total} transitions happened", field="history"
         )
     first_id = total - len(value) + 1
-    seen = [0] * len(table.triples)
+    seen = [0] * len(counts)
     history: list[tuple[Any, ...]] = []
     previous_target: str | None = None
     for i, item in enumerate(value):
@@ -274,6 +310,8 @@ def _history(value: Any, table: Table, total: int, counts: list[int]) -> list[tu
             reason = "is missing" if RECORD_KEYS - keys else "is not a history field"
             raise SnapshotError(reason, field=f"{field}.{odd[0]}")
         index = _step(table, item["from"], item["event"], item["to"], field)
+        if index >= len(counts):
+            raise SnapshotError("is a transition the counts do not include", field=field)
         if previous_target is not None and item["from"] != previous_target:
             raise SnapshotError(
                 f"starts in {item['from']} but the record before ended in {previous_target}",
@@ -313,6 +351,14 @@ def _history(value: Any, table: Table, total: int, counts: list[int]) -> list[tu
         else:
             history.append((index, epoch, payload))
     return history
+
+
+def _check_last(table: Table, state: Any, history: list[tuple[Any, ...]]) -> None:
+    triples = table.triples
+    if history and triples[history[-1][0]][2] is not state:
+        raise SnapshotError(
+            f"is {state} but the history ends in {triples[history[-1][0]][2]}", field="state"
+        )
 
 
 def _check_walk(

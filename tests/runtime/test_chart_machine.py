@@ -223,3 +223,142 @@ def test_an_eventless_loop_is_an_error_naming_the_cycle(tmp_path: Path) -> None:
     ):
         machine.send(module.SpinEvent.GO)
     assert machine.state is module.SpinState.A  # the macrostep was not applied
+
+
+# -- snapshots -----------------------------------------------------------------------------------
+
+
+def test_a_snapshot_restores_the_whole_configuration_without_entry_actions() -> None:
+    handlers = Handlers()
+    machine = sink.ChartSinkMachine(None, handlers)
+    machine.start(goal="g")
+    machine.suspend()  # history remembers calling and waiting
+    snapshot = machine.snapshot()
+    assert snapshot["chart"]["active"] == ["suspended"]
+    assert snapshot["chart"]["memory"] == {"resume": ["calling", "waiting"]}
+    handlers.calls.clear()
+    restored = sink.ChartSinkMachine.restore(snapshot, handlers)
+    assert handlers.calls == []  # nothing entered again
+    assert restored.state is S.SUSPENDED and restored.history == machine.history
+    restored.resume()
+    assert restored.active_states == {S.CALLING, S.WAITING}
+    assert restored.snapshot()["chart"]["active"] == [
+        "working",
+        "tool",
+        "calling",
+        "watchdog",
+        "waiting",
+    ]
+
+
+def test_a_restored_async_chart_does_not_start_again() -> None:
+    async def run() -> list[str]:
+        handlers = Handlers()
+        machine = sink.ChartSinkAsyncMachine(None, handlers)
+        await machine.start(goal="g")
+        restored = sink.ChartSinkAsyncMachine.restore(machine.snapshot(), handlers)
+        handlers.calls.clear()
+        await restored.tool_done(result=None)
+        assert restored.state is S.DONE
+        return handlers.calls
+
+    assert asyncio.run(run()) == ["stop_clock"]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "where"),
+    [
+        ("active", ["working", "tool", "calling"], "chart.active"),  # a region missing
+        ("active", ["nowhere"], "chart.active[0]"),
+        ("active", ["idle", "suspended"], "chart.active"),
+        ("memory", {"idle": []}, "chart.memory.idle"),
+        ("memory", {"resume": ["tool"]}, "chart.memory.resume"),  # deep history keeps leaves
+        ("finished", True, "chart.finished"),
+        ("queue", [["NOPE", {}]], "chart.queue[0]"),
+        ("timers", [{"id": "t"}], "chart.timers[0]"),
+        ("saved_at", "yesterday", "chart.saved_at"),
+    ],
+)
+def test_a_broken_chart_field_is_a_snapshot_error_naming_it(
+    field: str, value: object, where: str
+) -> None:
+    from statewright import SnapshotError
+
+    machine = sink.ChartSinkMachine(None, Handlers())
+    machine.start(goal="g")
+    snapshot = machine.snapshot()
+    snapshot["chart"][field] = value
+    with pytest.raises(SnapshotError) as caught:
+        sink.ChartSinkMachine.restore(snapshot, Handlers())
+    assert caught.value.field == where
+
+
+def test_a_chart_checkpoint_is_durable_or_not_applied() -> None:
+    from statewright import MachineOptions, MemoryStore, StoreError
+
+    store = MemoryStore()
+    handlers = Handlers()
+    machine = sink.ChartSinkMachine(None, handlers, options=MachineOptions(store=store))
+    machine.start(goal="g")
+    assert store.load(machine.instance_id) is None  # START has no checkpoint
+    machine.tool_done(result=None)  # calling -> called is a checkpoint
+    saved = store.load(machine.instance_id)
+    assert saved is not None and saved["chart"]["finished"] and saved["state"] == "done"
+
+    class Failing(MemoryStore):
+        def save(self, instance_id: str, snapshot: Any, expected_revision: int) -> int:
+            raise StoreError("disk full")
+
+    other = sink.ChartSinkMachine(None, Handlers(), options=MachineOptions(store=Failing()))
+    other.start(goal="g")
+    with pytest.raises(StoreError):
+        other.tool_done(result=None)
+    assert other.active_states == {S.CALLING, S.WAITING} and other.total_transitions == 1
+
+
+def test_timers_are_kept_in_snapshots_with_their_restore_policy(tmp_path: Path) -> None:
+    from statewright import MachineOptions
+
+    from tests.runtime.chart_specs import compile_chart
+
+    module = compile_chart(
+        tmp_path,
+        """
+        [machine]
+        name = "Wait"
+        initial = "waiting"
+        [events]
+        PING = {}
+        [states.waiting]
+        after = [
+          { delay = "10s", to = "fired" },
+          { delay = "20s", to = "resumed", on_restore = "resume" },
+          { delay = "30s", to = "restarted", on_restore = "restart" },
+        ]
+        on.PING = "fired"
+        [states.fired]
+        kind = "final"
+        [states.resumed]
+        kind = "final"
+        [states.restarted]
+        kind = "final"
+        """,
+    )
+    now = [1000.0]
+    options = MachineOptions(clock=lambda: now[0])
+    machine = module.WaitMachine(None, options=options)
+    assert machine.pending_timers == {
+        "after.waiting.0": 1010.0,
+        "after.waiting.1": 1020.0,
+        "after.waiting.2": 1030.0,
+    }
+    snapshot = machine.snapshot()
+    now[0] = 1100.0  # restored 100 s later
+    restored = module.WaitMachine.restore(snapshot, options=options)
+    assert restored.pending_timers == {
+        "after.waiting.0": 1010.0,  # fire: absolute, overdue now
+        "after.waiting.1": 1120.0,  # resume: the 20 s it had left
+        "after.waiting.2": 1130.0,  # restart: the full 30 s again
+    }
+    assert restored.fire_due() == 1 and restored.state is module.WaitState.FIRED
+    assert restored.pending_timers == {}  # leaving the state cancelled the others
