@@ -1,0 +1,282 @@
+"""From a :class:`~scxml_document.Document` to the text of a statewright spec (a statechart).
+
+The spec reads like a hand-written one: ``[machine]``, the events, then one ``[states.<name>]``
+table per SCXML state in document order, children naming their ``parent``. Transitions go in
+the state's ``on`` table, keyed by the SCXML descriptors as written. SCXML tries a state's
+transitions in document order whatever their events; an ``on`` table groups them by key, which
+keeps that order only while each key's transitions are written together, so a state whose
+descriptors interleave gets its transitions as ``[[transitions]]`` entries in document order
+instead. Every text reaches the file through :mod:`toml_text`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from statewright_compiler.diagnostics import Diagnostic
+from statewright_compiler.literals import comment_text
+from statewright_compiler.scxml_document import Document, Log, Node, NodeKind, Step, Transition
+from statewright_compiler.scxml_guards import CondError, Guard, translate_cond
+from statewright_compiler.scxml_names import event_names, machine_name, state_names
+from statewright_compiler.toml_text import (
+    inline_table,
+    toml_array,
+    toml_key,
+    toml_string,
+)
+
+__all__ = ["COND_METADATA", "ImportedSpec", "descriptor_event", "spec_text"]
+
+#: The metadata key of a transition that keeps its SCXML ``cond`` (see :class:`ImportedSpec`).
+COND_METADATA: Final = "scxml_cond"
+_KIND_KEYS: Final = {
+    NodeKind.PARALLEL: "parallel",
+    NodeKind.FINAL: "final",
+    NodeKind.HISTORY: "history",
+}
+
+
+@dataclass(frozen=True)
+class ImportedSpec:
+    """The spec's text, and each named guard with the SCXML expression it stands for.
+
+    The spec carries the same: a transition with a named guard has ``metadata.scxml_cond``,
+    its whole ``cond``; when the guard also tests ``in(...)``, each named guard's own part of
+    the expression is under the guard's name too.
+    """
+
+    text: str
+    guards: tuple[tuple[str, str], ...]
+
+
+def descriptor_event(token: str) -> str | None:
+    """The event a descriptor token names (``foo`` for ``foo.*``), None for ``*``."""
+    if token == "*":
+        return None
+    return token.removesuffix(".*").rstrip(".")
+
+
+def _steps(node: Node) -> Iterator[Step]:
+    yield from node.entry
+    yield from node.exit
+    yield from node.initial_steps
+    yield from node.default_steps
+    for transition in node.transitions:
+        yield from transition.steps
+
+
+def _event_values(document: Document) -> list[str]:
+    """Every event raised or named by a descriptor, node by node in document order."""
+    found: dict[str, None] = {}
+    for node in document.nodes:
+        for step in _steps(node):
+            if not isinstance(step, Log):
+                found.setdefault(step.event)
+        for transition in node.transitions:
+            for token in transition.events:
+                value = descriptor_event(token)
+                if value is not None:
+                    found.setdefault(value)
+    return list(found)
+
+
+def _keeps_order(transitions: Sequence[Transition]) -> bool:
+    """Whether grouping by descriptor keeps document order (each key's transitions adjacent)."""
+    keys = [" ".join(transition.events) for transition in transitions]
+    runs = [key for index, key in enumerate(keys) if index == 0 or keys[index - 1] != key]
+    return len(runs) == len(set(runs))
+
+
+class _Writer:
+    def __init__(self, document: Document, shown: str) -> None:
+        self.document = document
+        self.shown = shown
+        self.names = state_names([node.id for node in document.nodes])
+        self.by_id = {
+            node.id: name
+            for node, name in zip(document.nodes, self.names, strict=True)
+            if node.id is not None
+        }
+        self.events = event_names(_event_values(document))
+        self.diagnostics: list[Diagnostic] = []
+        self.guard_count = 0
+        self.named_guards: list[tuple[str, str]] = []
+        self.guards: dict[int, Guard] = {}  # by id() of the transition
+        self.lines: list[str] = []
+
+    def new_guard(self) -> str:
+        self.guard_count += 1
+        return f"cond_{self.guard_count}"
+
+    def translate_guards(self) -> None:
+        for node in self.document.nodes:
+            for transition in node.transitions:
+                if transition.cond is None:
+                    continue
+                try:
+                    guard = translate_cond(transition.cond, self.by_id.get, self.new_guard)
+                except CondError as error:
+                    message = f"<transition cond={transition.cond!r}> cannot be translated: "
+                    self.diagnostics.append(
+                        Diagnostic(
+                            error.code,
+                            self.shown,
+                            transition.line,
+                            transition.column,
+                            message + str(error),
+                        )
+                    )
+                    continue
+                self.guards[id(transition)] = guard
+                self.named_guards += guard.named
+
+    # -- values ----------------------------------------------------------------------------------
+    def targets(self, ids: Sequence[str]) -> str:
+        if len(ids) == 1:
+            return toml_string(self.by_id[ids[0]])
+        return toml_array(toml_string(self.by_id[target]) for target in ids)
+
+    def step(self, step: Step) -> str:
+        if isinstance(step, Log):
+            items = [("log", toml_string(step.text))]
+            if step.label is not None:
+                items.append(("label", toml_string(step.label)))
+            return inline_table(items)
+        return inline_table([("raise", toml_string(self.events[step.event]))])
+
+    def steps(self, steps: Sequence[Step], prefix: int | None) -> str:
+        return toml_array((self.step(step) for step in steps), prefix=prefix)
+
+    def with_steps(self, targets: Sequence[str], steps: Sequence[Step]) -> str:
+        """An initial or history default: targets, or a table when it has content."""
+        if not steps:
+            return self.targets(targets)
+        return inline_table([("to", self.targets(targets)), ("actions", self.steps(steps, None))])
+
+    def alternative(self, transition: Transition) -> list[tuple[str, str]]:
+        """The keys of one transition's table."""
+        items = [("to", self.targets(transition.targets))]
+        if transition.internal:
+            items.append(("type", toml_string("internal")))
+        guard = self.guards.get(id(transition))
+        if guard is not None:
+            items.append(("guard", toml_string(guard.expression)))
+        if transition.steps:
+            items.append(("actions", self.steps(transition.steps, None)))
+        if guard is not None and guard.named:
+            assert transition.cond is not None
+            metadata = [(COND_METADATA, toml_string(transition.cond))]
+            if guard.expression != guard.named[0][0]:
+                metadata += [(name, toml_string(text)) for name, text in guard.named]
+            items.append(("metadata", inline_table(metadata)))
+        return items
+
+    # -- tables ----------------------------------------------------------------------------------
+    def emit(self, key: str, value: str) -> None:
+        self.lines.append(f"{key} = {value}")
+
+    def emit_alternatives(
+        self, key: str, transitions: Sequence[Transition], *, short: bool
+    ) -> None:
+        """``key = "target"`` (``short``, when that says it all), a table, or an array of them."""
+        rendered = []
+        for transition in transitions:
+            items = self.alternative(transition)
+            plain = short and len(items) == 1 and len(transition.targets) == 1
+            rendered.append(items[0][1] if plain else inline_table(items))
+        value = rendered[0] if len(rendered) == 1 else toml_array(rendered, split=True)
+        self.emit(key, value)
+
+    def machine(self, stem: str) -> None:
+        document = self.document
+        if document.initial:
+            initial = [self.by_id[target] for target in document.initial]
+        else:
+            initial = [self.names[document.children(None)[0]]]
+        self.lines.append(
+            f"# Translated from SCXML by statewright import-scxml: {comment_text(self.shown)}"
+        )
+        self.lines.append("[machine]")
+        self.emit("name", toml_string(machine_name(document.name, stem)))
+        self.emit("initial", self.names_value(initial))
+        self.emit("on_error", toml_string("event"))
+        if self.events:
+            self.lines += ["", "[events]"]
+            for value, name in self.events.items():
+                table = [] if value == name else [("value", toml_string(value))]
+                self.emit(name, inline_table(table))
+
+    def names_value(self, names: Sequence[str]) -> str:
+        if len(names) == 1:
+            return toml_string(names[0])
+        return toml_array(map(toml_string, names))
+
+    def initial(self, index: int, node: Node) -> None:
+        """A compound state's initial: as written, or its first child *state* when a history
+        state comes first in the document (SCXML's default skips history states)."""
+        if node.initial:
+            self.emit("initial", self.with_steps(node.initial, node.initial_steps))
+            return
+        nodes = self.document.nodes
+        children = self.document.children(index)
+        if children and nodes[children[0]].kind is NodeKind.HISTORY:
+            states = [child for child in children if nodes[child].kind is not NodeKind.HISTORY]
+            if states:
+                self.emit("initial", toml_string(self.names[states[0]]))
+
+    def state(self, index: int, node: Node) -> None:
+        name = self.names[index]
+        self.lines += ["", f"[states.{name}]"]
+        if node.parent is not None:
+            self.emit("parent", toml_string(self.names[node.parent]))
+        if node.kind in _KIND_KEYS:
+            self.emit("kind", toml_string(_KIND_KEYS[node.kind]))
+        if node.id is not None and node.id != name:
+            self.emit("value", toml_string(node.id))
+        if node.kind is NodeKind.HISTORY:
+            self.emit("history", toml_string(node.history or "shallow"))
+            if node.default:
+                self.emit("default", self.with_steps(node.default, node.default_steps))
+        self.initial(index, node)
+        for key, steps in (("entry", node.entry), ("exit", node.exit)):
+            if steps:
+                self.emit(key, self.steps(steps, len(key) + 3))
+        eventless = [transition for transition in node.transitions if not transition.events]
+        if eventless:
+            self.emit_alternatives("always", eventless, short=False)
+        evented = [transition for transition in node.transitions if transition.events]
+        if _keeps_order(evented):
+            groups: dict[str, list[Transition]] = {}
+            for transition in evented:
+                groups.setdefault(" ".join(transition.events), []).append(transition)
+            for key, group in groups.items():
+                self.emit_alternatives(f"on.{toml_key(key)}", group, short=True)
+            return
+        for transition in evented:
+            self.lines += ["", "[[transitions]]"]
+            self.emit("from", toml_string(name))
+            self.emit("event", toml_string(" ".join(transition.events)))
+            for key, value in self.alternative(transition):
+                self.emit(key, value)
+
+    def text(self, stem: str) -> str:
+        self.machine(stem)
+        for index, node in enumerate(self.document.nodes):
+            self.state(index, node)
+        return "\n".join(self.lines) + "\n"
+
+
+def spec_text(
+    document: Document, shown: str, stem: str, *, write: bool = True
+) -> tuple[ImportedSpec | None, list[Diagnostic]]:
+    """The spec for ``document`` (read from ``shown``, named after ``stem`` when it has no name),
+    or None and the diagnostics saying why it cannot be translated. With ``write`` False only
+    the conditions are checked: the document has errors already, but theirs are worth reporting
+    in the same run."""
+    writer = _Writer(document, shown)
+    writer.translate_guards()
+    if writer.diagnostics or not write:
+        return None, writer.diagnostics
+    return ImportedSpec(writer.text(stem), tuple(writer.named_guards)), []
