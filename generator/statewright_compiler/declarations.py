@@ -12,10 +12,11 @@ from statewright_compiler.model import (
     MetadataValue,
     SourceSelector,
     StateKind,
+    Step,
 )
 from statewright_compiler.positions import KeyPath
 
-__all__ = ["Declarations", "RawErrorHandler", "RawRule", "RawState"]
+__all__ = ["Declarations", "RawErrorHandler", "RawRule", "RawState", "RawTimer"]
 
 
 @dataclass(frozen=True)
@@ -26,10 +27,25 @@ class RawState:
     description: str
     kind: StateKind
     tags: tuple[str, ...]
-    entry_actions: tuple[str, ...]
-    exit_actions: tuple[str, ...]
+    entry: tuple[Step, ...]
+    exit: tuple[Step, ...]
     metadata: tuple[tuple[str, MetadataValue], ...]
     path: KeyPath
+    parent: str | None = None
+    initial: tuple[str, ...] = ()
+    initial_steps: tuple[Step, ...] = ()
+    history: str = ""
+    default: tuple[str, ...] = ()
+    default_steps: tuple[Step, ...] = ()
+
+
+@dataclass(frozen=True)
+class RawTimer:
+    """An ``after`` alternative's timer: its delay (seconds, or a handler's answer)."""
+
+    delay: float | None
+    delay_handler: str | None
+    on_restore: str
 
 
 @dataclass(frozen=True)
@@ -38,9 +54,10 @@ class RawRule:
 
     source: SourceSelector
     event: str
-    target: str
+    """An event's name, a descriptor (charts), or "" (eventless)."""
+    targets: tuple[str, ...]
     guard: GuardExpression | None
-    actions: tuple[str, ...]
+    steps: tuple[Step, ...]
     checkpoint: bool
     description: str
     metadata: tuple[tuple[str, MetadataValue], ...]
@@ -49,6 +66,10 @@ class RawRule:
     source_path: KeyPath
     event_path: KeyPath
     target_path: KeyPath
+    then: tuple[Step, ...] = ()
+    internal: bool = False
+    #: Set for an ``after`` alternative (``event`` is then "" until semantics names its event).
+    timer: RawTimer | None = None
 
 
 @dataclass(frozen=True)
@@ -68,7 +89,8 @@ class Declarations:
     module_name: str
     description: str
     version: int
-    initial: str | None
+    initial: tuple[str, ...]
+    """Empty when missing or wrong (already reported)."""
     metadata: tuple[tuple[str, MetadataValue], ...]
     imports: tuple[Import, ...]
     states: tuple[RawState, ...]
@@ -77,3 +99,7 @@ class Declarations:
     error_handlers: tuple[RawErrorHandler, ...]
     #: Every event key in the spec, valid or not: a rejected event is not also "undeclared".
     declared_events: frozenset[str] = frozenset()
+    on_error: str = "raise"
+    #: Where the spec uses what only a statechart has; empty for a flat machine.
+    chart_features: tuple[tuple[str, KeyPath], ...] = ()
+    initial_path: KeyPath = ("machine", "initial")

@@ -1,4 +1,5 @@
-"""Guard expressions: names combined with ``not``, ``and``, ``or`` and parentheses.
+"""Guard expressions: names combined with ``not``, ``and``, ``or`` and parentheses, and (in
+statecharts) ``in(state)``.
 
 Parsed here into :mod:`model` nodes and later compiled to Python calls on the handlers object;
 the text of a guard is never evaluated at run time.
@@ -10,9 +11,16 @@ import keyword
 import re
 
 from statewright_compiler.limits import MAX_GUARD_DEPTH
-from statewright_compiler.model import And, GuardCall, GuardExpression, Not, Or
+from statewright_compiler.model import And, GuardCall, GuardExpression, InState, Not, Or
 
-__all__ = ["GuardSyntaxError", "GuardTooDeep", "guard_names", "guard_text", "parse_guard"]
+__all__ = [
+    "GuardSyntaxError",
+    "GuardTooDeep",
+    "guard_names",
+    "guard_states",
+    "guard_text",
+    "parse_guard",
+]
 
 _TOKEN = re.compile(r"\s*(?:(?P<paren>[()])|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<other>\S))")
 _OPERATORS = frozenset({"and", "or", "not"})
@@ -128,12 +136,29 @@ class _Parser:
             self.take()
             self.depth -= 1
             return expression
+        if token == "in":
+            return self.parse_in()
         if token == ")" or token in _OPERATORS:
             raise GuardSyntaxError(f"expected a guard name, found {token!r}", offset)
         if keyword.iskeyword(token):
             raise GuardSyntaxError(f"{token!r} is a Python keyword, not a guard name", offset)
         self.take()
         return GuardCall(token)
+
+    def parse_in(self) -> InState:
+        """``in(state)``: the one call a guard may make (``in`` is a keyword, never a guard)."""
+        self.take()
+        if self.peek() != "(":
+            raise GuardSyntaxError("'in' must be followed by '(state)'", self.offset())
+        self.take()
+        name, offset = self.peek(), self.offset()
+        if name is None or name in ("(", ")") or keyword.iskeyword(name):
+            raise GuardSyntaxError("in(...) takes a state's name", offset)
+        self.take()
+        if self.peek() != ")":
+            raise GuardSyntaxError("missing ')' after in(state", self.offset())
+        self.take()
+        return InState(name)
 
 
 def parse_guard(text: str) -> GuardExpression:
@@ -145,15 +170,30 @@ def guard_names(expression: GuardExpression) -> tuple[str, ...]:
     """Every guard name in the expression, in order of appearance."""
     if isinstance(expression, GuardCall):
         return (expression.name,)
+    if isinstance(expression, InState):
+        return ()
     if isinstance(expression, Not):
         return guard_names(expression.operand)
     return tuple(name for operand in expression.operands for name in guard_names(operand))
+
+
+def guard_states(expression: GuardExpression) -> tuple[str, ...]:
+    """The states ``in(...)`` terms of the expression name, in order of appearance."""
+    if isinstance(expression, InState):
+        return (expression.name,)
+    if isinstance(expression, GuardCall):
+        return ()
+    if isinstance(expression, Not):
+        return guard_states(expression.operand)
+    return tuple(name for operand in expression.operands for name in guard_states(operand))
 
 
 def guard_text(expression: GuardExpression, *, parent: int = 0) -> str:
     """Normalised text (minimal parentheses); the same function prints guards in Python and docs."""
     if isinstance(expression, GuardCall):
         return expression.name
+    if isinstance(expression, InState):
+        return f"in({expression.name})"
     if isinstance(expression, Not):
         return f"not {guard_text(expression.operand, parent=3)}"
     precedence, joiner = (2, " and ") if isinstance(expression, And) else (1, " or ")

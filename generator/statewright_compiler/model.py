@@ -14,23 +14,30 @@ from functools import cached_property
 __all__ = [
     "PREVIOUS_TARGET",
     "And",
+    "CancelStep",
     "ErrorHandler",
     "Event",
     "GuardCall",
     "GuardExpression",
     "Import",
+    "InState",
     "LiteralValue",
+    "LogStep",
     "Machine",
     "MetadataValue",
     "Not",
     "Or",
     "PayloadField",
     "PayloadType",
+    "RaiseStep",
     "Rule",
+    "SendStep",
     "SourceSelector",
     "State",
     "StateKind",
+    "Step",
     "Transition",
+    "action_names",
     "imported_names_used",
 ]
 
@@ -46,6 +53,53 @@ class StateKind(enum.Enum):
     FINAL = "final"
     ERROR = "error"
     WAIT = "wait"
+    PARALLEL = "parallel"
+    HISTORY = "history"
+
+
+@dataclass(frozen=True)
+class RaiseStep:
+    """Executable content: put ``event`` (an event's name) on the internal queue (charts)."""
+
+    event: str
+
+
+@dataclass(frozen=True)
+class LogStep:
+    """Executable content: log ``text`` under ``label`` (SCXML's ``<log>``; charts)."""
+
+    text: str
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class SendStep:
+    """Executable content: send ``event`` to the machine after a delay (SCXML's ``<send delay>``):
+    ``delay`` seconds, or what the handler ``delay_handler`` returns. ``id`` names the timer for
+    :class:`CancelStep`; ``on_restore`` is what a restored machine does with it."""
+
+    event: str
+    id: str
+    delay: float | None = None
+    delay_handler: str | None = None
+    on_restore: str = "fire"
+
+
+@dataclass(frozen=True)
+class CancelStep:
+    """Executable content: cancel the pending timer ``id`` (SCXML's ``<cancel>``)."""
+
+    id: str
+
+
+#: One piece of executable content: a handler action's name, a raise, a log, a delayed send or
+#: a cancel.
+Step = str | RaiseStep | LogStep | SendStep | CancelStep
+
+
+def action_names(steps: Iterable[Step]) -> tuple[str, ...]:
+    """The handler actions among ``steps``, in order: what the handlers object must define."""
+    return tuple(step for step in steps if isinstance(step, str))
 
 
 @dataclass(frozen=True)
@@ -61,14 +115,45 @@ class State:
     description: str
     kind: StateKind
     tags: tuple[str, ...]
-    entry_actions: tuple[str, ...]
-    exit_actions: tuple[str, ...]
+    entry: tuple[Step, ...]
+    exit: tuple[Step, ...]
     metadata: tuple[tuple[str, MetadataValue], ...]
     line: int
+    parent: str | None = None
+    """The enclosing compound or parallel state (charts); None at the top level."""
+    children: tuple[str, ...] = ()
+    """Child states in document order, history states included."""
+    initial: tuple[str, ...] = ()
+    """A compound state's default targets (its first child unless the spec names others)."""
+    initial_steps: tuple[Step, ...] = ()
+    history: str = ""
+    """``"shallow"`` or ``"deep"`` for a history pseudo-state."""
+    default: tuple[str, ...] = ()
+    """A history state's targets while it remembers nothing."""
+    default_steps: tuple[Step, ...] = ()
+    timers: tuple[SendStep, ...] = ()
+    """The state's ``after`` timers: started when it is entered, cancelled when it is left."""
 
     @property
     def is_final(self) -> bool:
         return self.kind is StateKind.FINAL
+
+    @property
+    def is_leaf(self) -> bool:
+        """An atomic or final state: a member of the state enum."""
+        return not self.children and self.kind is not StateKind.HISTORY
+
+    @property
+    def is_compound(self) -> bool:
+        return bool(self.children) and self.kind is not StateKind.PARALLEL
+
+    @property
+    def entry_actions(self) -> tuple[str, ...]:
+        return action_names(self.entry)
+
+    @property
+    def exit_actions(self) -> tuple[str, ...]:
+        return action_names(self.exit)
 
 
 @dataclass(frozen=True)
@@ -147,6 +232,13 @@ class GuardCall:
 
 
 @dataclass(frozen=True)
+class InState:
+    """``in(name)``: true while state ``name`` is active (charts)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
 class Not:
     operand: GuardExpression
 
@@ -161,7 +253,7 @@ class Or:
     operands: tuple[GuardExpression, ...]
 
 
-GuardExpression = GuardCall | Not | And | Or
+GuardExpression = GuardCall | InState | Not | And | Or
 
 
 @dataclass(frozen=True)
@@ -193,23 +285,44 @@ class SourceSelector:
 
 @dataclass(frozen=True)
 class Rule:
-    """One transition rule as written: possibly many sources, one event, one target."""
+    """One transition rule as written: possibly many sources, the events its trigger matches,
+    and its targets."""
 
     source: SourceSelector
     sources: tuple[str, ...]
     """The concrete source states the selector expands to, in state order."""
     event: str
-    target: str
-    """A state name, or :data:`PREVIOUS_TARGET`."""
+    """The trigger as written: an event's name, an event descriptor (charts), "" for eventless."""
+    events: tuple[str, ...]
+    """The names of the declared events the trigger matches, in event order."""
+    targets: tuple[str, ...]
+    """State names (or :data:`PREVIOUS_TARGET`); several for parallel regions, none when
+    targetless (charts)."""
     guard: GuardExpression | None
     guard_text: str | None
     """The guard as the spec wrote it (normalised), for docs."""
-    actions: tuple[str, ...]
+    steps: tuple[Step, ...]
     checkpoint: bool
     description: str
     metadata: tuple[tuple[str, MetadataValue], ...]
     line: int
     column: int
+    then: tuple[Step, ...] = ()
+    """Steps run after the targets were entered (charts)."""
+    internal: bool = False
+
+    @property
+    def target(self) -> str:
+        """The single target of a flat machine's rule."""
+        return self.targets[0] if self.targets else ""
+
+    @property
+    def actions(self) -> tuple[str, ...]:
+        return action_names((*self.steps, *self.then))
+
+    @property
+    def eventless(self) -> bool:
+        return not self.event
 
 
 @dataclass(frozen=True)
@@ -218,13 +331,24 @@ class Transition:
 
     source: str
     event: str
-    target: str
+    """An event's name; "" for an eventless transition (charts)."""
+    targets: tuple[str, ...]
     guard: GuardExpression | None
     guard_text: str | None
-    actions: tuple[str, ...]
+    steps: tuple[Step, ...]
     checkpoint: bool
     rule_index: int
     """Index of the :class:`Rule` this alternative came from."""
+    then: tuple[Step, ...] = ()
+    internal: bool = False
+
+    @property
+    def target(self) -> str:
+        return self.targets[0] if self.targets else ""
+
+    @property
+    def actions(self) -> tuple[str, ...]:
+        return action_names((*self.steps, *self.then))
 
     @property
     def returns_to_previous(self) -> bool:
@@ -268,6 +392,16 @@ class Machine:
     source_path: str
     source_sha256: str
     metadata: tuple[tuple[str, MetadataValue], ...] = field(default=())
+    chart: bool = False
+    """A statechart (nesting, regions, history, eventless or internal transitions, raised
+    events): run by the runtime's chart engine; ``states`` are in document (pre-)order."""
+    initial_targets: tuple[str, ...] = ()
+    """A chart's initial states (``initial`` is the first)."""
+    initial_steps: tuple[Step, ...] = ()
+    on_error: str = "raise"
+    """What an error in a chart's guard or action does: ``raise`` or ``event``."""
+    delays: tuple[str, ...] = ()
+    """Handler methods that compute a timer's delay in seconds, sorted."""
 
     def state(self, name: str) -> State:
         return next(state for state in self.states if state.name == name)

@@ -16,6 +16,7 @@ __all__ = [
     "camel_case",
     "constant_case",
     "is_identifier",
+    "state_set_constant",
     "tag_constant",
 ]
 
@@ -27,6 +28,7 @@ TYPING_IMPORTS: Final = (
     "ClassVar",
     "Final",
     "Literal",
+    "NamedTuple",
     "Protocol",
     "TypedDict",
     "TypeVar",
@@ -39,18 +41,27 @@ TYPE_CHECKING_IMPORTS: Final = ("MachineOptions",)
 RUNTIME_IMPORTS: Final = (
     "PREVIOUS",
     "Alternative",
+    "AsyncChartMachine",
     "AsyncMachine",
+    "Cancel",
+    "Chart",
+    "ChartMachine",
+    "ChartNode",
+    "ChartTransition",
     "ErrorRoute",
+    "Log",
     "Machine",
     "MachineSpec",
     "Previous",
+    "Raise",
+    "Send",
     "StrEnum",
     "assert_never",
     "require_runtime",
 )
 #: Parameter names generated functions and methods use.
 PARAMETER_NAMES: Final = frozenset(
-    {"self", "cls", "context", "payload", "handlers", "state", "event", "options"}
+    {"self", "cls", "context", "payload", "handlers", "state", "event", "options", "active"}
 )
 #: Every fixed top-level name of a generated module (imports, constants, functions); the
 #: per-machine classes and tag constants come on top.
@@ -58,6 +69,7 @@ MODULE_NAMES: Final = frozenset(
     {
         "annotations",
         "Awaitable",
+        "Container",
         "Mapping",
         *TYPING_IMPORTS,
         *RUNTIME_IMPORTS,
@@ -80,6 +92,7 @@ MODULE_NAMES: Final = frozenset(
         "_ALLOWED_EVENTS",
         "_TRANSITION_TARGETS",
         "_match_allowed_events",
+        "CHART",
         "_match_transition_targets",
         # Parameters of generated functions and methods: an import of the same name would be
         # shadowed by them (pyflakes' F811).
@@ -114,6 +127,11 @@ def camel_case(name: str) -> str:
 def constant_case(name: str) -> str:
     """``PegasusTask`` -> ``PEGASUS_TASK``: the name of module-level constants."""
     return _WORD_BOUNDARY.sub("_", name).upper()
+
+
+def state_set_constant(state: str) -> str:
+    """``waiting`` -> ``IN_WAITING``: the frozenset of the leaves below a compound state."""
+    return f"IN_{constant_case(state)}"
 
 
 def tag_constant(tag: str) -> str:

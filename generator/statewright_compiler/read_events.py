@@ -24,7 +24,8 @@ RESERVED_METHOD_NAMES: Final = frozenset(
         "load", "options", "previous_state", "remove_listener", "restore", "revision", "save",
         "send", "snapshot", "spec", "state", "statistics", "total_transitions",
         "transition_counts", "transition_probabilities", "try_send", "mro", "self", "cls",
-        "dynamic", "is_in", "send_external", "tools", "configuration",
+        "dynamic", "is_in", "send_external", "tools", "configuration", "active_states",
+        "start_chart",
     }
 )  # fmt: skip
 

@@ -33,11 +33,22 @@ class SpecReader(EventReader, RuleReader):
                 self.reporter.report("wrong-type", ("machine", "version"), "'version' must be >= 1")
             version = 1
         initial = machine.get("initial")
-        initial_name = (
-            self.name(initial, ("machine", "initial"), "initial state")
+        initial_names = (
+            self.targets(initial, ("machine", "initial"), "initial state") or ()
             if initial is not None
-            else None
+            else ()
         )
+        on_error = self.text(machine, "on_error", ("machine",), "raise")
+        if "on_error" in machine:
+            self.chart_feature("'on_error'", ("machine", "on_error"))
+        if on_error not in ("raise", "event"):
+            self.reporter.report(
+                "wrong-type",
+                ("machine", "on_error"),
+                f"unknown on_error {on_error!r}",
+                "one of: raise, event",
+            )
+            on_error = "raise"
         module_name = self.module_stem
         if "module" in machine:
             module_name = (
@@ -66,7 +77,7 @@ class SpecReader(EventReader, RuleReader):
             module_name=module_name,
             description=self.text(machine, "description", ("machine",)),
             version=version,
-            initial=initial_name,
+            initial=initial_names,
             metadata=self.metadata(machine, ("machine",)),
             imports=imports,
             states=tuple(states),
@@ -74,6 +85,8 @@ class SpecReader(EventReader, RuleReader):
             rules=tuple(rules),
             error_handlers=tuple(self.error_handlers(document)),
             declared_events=frozenset(self.table(document, "events", ())),
+            on_error=on_error,
+            chart_features=tuple(self.chart_features),
         )
 
     def machine_name(self, machine: Mapping[str, Any]) -> str | None:
@@ -135,18 +148,58 @@ class SpecReader(EventReader, RuleReader):
                     "wrong-type", (*path, "kind"), f"unknown state kind {kind_text!r}", hint
                 )
             value = self.text(body, "value", path, name) or name
+            kind = _KINDS.get(kind_text, StateKind.NORMAL)
+            initial, initial_steps = self.default_transition(body, "initial", path, "initial state")
+            default, default_steps = self.default_transition(
+                body, "default", path, "history default"
+            )
+            history = self.history(body, path, kind)
+            for key in ("parent", "initial", "history", "default"):
+                if key in body:
+                    self.chart_feature(f"'{key}'", (*path, key))
+            if kind in (StateKind.PARALLEL, StateKind.HISTORY):
+                self.chart_feature(f"a {kind.value} state", (*path, "kind"))
             states.append(
                 RawState(
                     name=name,
                     value=value,
                     label=self.text(body, "label", path, value) or value,
                     description=self.text(body, "description", path),
-                    kind=_KINDS.get(kind_text, StateKind.NORMAL),
+                    kind=kind,
                     tags=self.names(body, "tags", path, "tag"),
-                    entry_actions=self.names(body, "entry", path, "action"),
-                    exit_actions=self.names(body, "exit", path, "action"),
+                    entry=self.steps(body, "entry", path),
+                    exit=self.steps(body, "exit", path),
                     metadata=self.metadata(body, path),
                     path=path,
+                    parent=self.name(body["parent"], (*path, "parent"), "parent state")
+                    if "parent" in body
+                    else None,
+                    initial=initial,
+                    initial_steps=initial_steps,
+                    history=history,
+                    default=default,
+                    default_steps=default_steps,
                 )
             )
         return states
+
+    def history(self, body: Mapping[str, Any], path: KeyPath, kind: StateKind) -> str:
+        """``shallow`` or ``deep`` for a history state (default shallow); "" for other kinds."""
+        text = self.text(body, "history", path, "shallow")
+        if text not in ("shallow", "deep"):
+            self.reporter.report(
+                "wrong-type", (*path, "history"), f"unknown history {text!r}", "shallow or deep"
+            )
+            text = "shallow"
+        if kind is not StateKind.HISTORY:
+            for key in ("history", "default"):
+                if key in body:
+                    self.reporter.report(
+                        "invalid-history",
+                        (*path, key),
+                        f"{key!r} belongs to a history state",
+                        'add kind = "history" or remove the key',
+                        key=True,
+                    )
+            return ""
+        return text

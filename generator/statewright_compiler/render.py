@@ -28,12 +28,16 @@ from statewright_compiler.literals import (
 )
 from statewright_compiler.model import (
     And,
-    Event,
+    CancelStep,
     GuardCall,
     GuardExpression,
+    InState,
+    LogStep,
     Machine,
     Not,
     Or,
+    RaiseStep,
+    SendStep,
 )
 from statewright_compiler.naming import (
     RUNTIME_IMPORTS,
@@ -43,14 +47,14 @@ from statewright_compiler.naming import (
     tag_constant,
 )
 from statewright_compiler.payload_types import runtime_shape
+from statewright_compiler.render_chart import ChartView
+from statewright_compiler.render_dispatch import DispatchView
 
 __all__ = ["GENERATOR_VERSION", "RUNTIME_API", "render_module", "template_environment"]
 
 GENERATOR_VERSION: Final = __version__
 #: The runtime API level generated modules require (see ``statewright._version``).
 RUNTIME_API: Final = 2
-#: States per chunk of the two-level state ``match``.
-MATCH_CHUNK: Final = 32
 #: Up to this many states and events, dispatch functions are exhaustive ``match`` statements that
 #: mypy proves complete. mypy narrows ``match`` cases in time quadratic in the enum's size
 #: (measured with mypy 2.4.1: ~118 s cold at 1,000 states x 100 events, ~4 s for the same module
@@ -92,24 +96,6 @@ class PayloadClass:
     fields: tuple[tuple[str, str], ...]
 
 
-@dataclass(frozen=True)
-class EventMethod:
-    name: str
-    member: str
-    signature: str
-    arguments: str
-    docstring: str
-
-
-@dataclass(frozen=True)
-class MatchCase:
-    """One ``case`` of a dispatch ``match``: a pattern and either a result or a nested match."""
-
-    pattern: str
-    result: str | None = None
-    nested: tuple[MatchCase, ...] = ()
-
-
 def _wrapped(text: str, indent: int) -> str:
     """A docstring of the compiler's own words, wrapped to fit the line width."""
     width = WIDTH - indent - len('"""') * 2
@@ -117,37 +103,41 @@ def _wrapped(text: str, indent: int) -> str:
     return docstring_literal("\n".join(lines), " " * indent)
 
 
-def _python_guard(expression: GuardExpression, parent: int = 0) -> str:
+def _python_guard(
+    expression: GuardExpression, nodes: dict[str, int] | None = None, parent: int = 0
+) -> str:
     """The guard as a Python expression. An ``and`` inside an ``or`` gets parentheses it does not
-    need, as ruff's RUF021 asks: ``(a and b) or c`` says what it means."""
+    need, as ruff's RUF021 asks: ``(a and b) or c`` says what it means. In a chart, ``in(x)``
+    asks whether x's index is among the active states (``nodes``: state -> index)."""
     if isinstance(expression, GuardCall):
         return f"handlers.{expression.name}(context, payload)"
+    if isinstance(expression, InState):
+        assert nodes is not None
+        return f"{nodes[expression.name]} in active"
     if isinstance(expression, Not):
-        return f"not {_python_guard(expression.operand, 3)}"
+        operand = _python_guard(expression.operand, nodes, 3)
+        return f"not ({operand})" if isinstance(expression.operand, InState) else f"not {operand}"
     precedence, joiner = (2, " and ") if isinstance(expression, And) else (1, " or ")
     assert isinstance(expression, And | Or)
-    text = joiner.join(_python_guard(operand, precedence) for operand in expression.operands)
+    text = joiner.join(_python_guard(operand, nodes, precedence) for operand in expression.operands)
     return f"({text})" if parent > precedence or (parent == 1 and precedence == 2) else text
 
 
-class _ModuleView:
+class _ModuleView(DispatchView, ChartView):
     """Names and literals for ``module.py.jinja``, derived once from the machine."""
 
     def __init__(self, machine: Machine) -> None:
         self.machine = machine
+        leaves = [state for state in machine.states if state.is_leaf]
         self.state_class = f"{machine.name}State"
         self.event_class = f"{machine.name}Event"
-        self.match_dispatch = (
-            len(machine.states) <= MATCH_LIMIT and len(machine.events) <= MATCH_LIMIT
-        )
+        self.match_dispatch = len(leaves) <= MATCH_LIMIT and len(machine.events) <= MATCH_LIMIT
         # Large machines refer to members through small namespace classes (``_S.X``): mypy looks
         # an ``Enum.X`` reference up in time linear in the enum's size, a ``Final`` in O(1).
         state_prefix, event_prefix = (
             (self.state_class, self.event_class) if self.match_dispatch else ("_S", "_E")
         )
-        self.state_member = {
-            state.name: f"{state_prefix}.{state.member}" for state in machine.states
-        }
+        self.state_member = {state.name: f"{state_prefix}.{state.member}" for state in leaves}
         self.event_member = {
             event.name: f"{event_prefix}.{event.member}" for event in machine.events
         }
@@ -168,7 +158,7 @@ class _ModuleView:
                 string_literal(s.value),
                 docstring_literal(s.description, "    ") if s.description else None,
             )
-            for s in self.machine.states
+            for s in self.leaf_states()
         ]
 
     def events(self) -> list[Member]:
@@ -188,7 +178,7 @@ class _ModuleView:
     def tags(self) -> list[tuple[str, str, str]]:
         """``(constant name, tag literal, frozenset expression)`` per tag."""
         return [
-            (tag_constant(tag), string_literal(tag), self.state_set(names))
+            (tag_constant(tag), string_literal(tag), self.state_set(self.tag_leaves(names)))
             for tag, names in self.machine.tags
         ]
 
@@ -206,6 +196,28 @@ class _ModuleView:
         """One Protocol method per guard and action, typed by the events that can trigger it."""
         machine = self.machine
         events_by_name = {event.name: event for event in machine.events}
+        triggers, uses = self.chart_triggers() if machine.chart else self.flat_triggers()
+        methods = []
+        for name, returns, role in [
+            *((name, "bool", "Guard") for name in machine.guards),
+            *((name, "None", "Action") for name in machine.actions),
+            *((name, "float", "Delay (seconds)") for name in machine.delays),
+        ]:
+            events = [events_by_name[event] for event in events_by_name if event in triggers[name]]
+            payloads = [event.payload_type for event in events]
+            if "" in triggers[name] or not payloads:
+                payloads.append("Mapping[str, object]")
+            used = "; ".join(dict.fromkeys(uses[name]))
+            methods.append(
+                HandlerMethod(
+                    name, " | ".join(payloads), returns, _wrapped(f"{role} used by: {used}.", 8)
+                )
+            )
+        return methods
+
+    def flat_triggers(self) -> tuple[dict[str, dict[str, None]], dict[str, list[str]]]:
+        """For each handler: the events whose payload it may see, and where the spec uses it."""
+        machine = self.machine
         triggers: dict[str, dict[str, None]] = defaultdict(dict)
         uses: dict[str, list[str]] = defaultdict(list)
         for transition in machine.transitions:
@@ -240,26 +252,17 @@ class _ModuleView:
             for name in handler.actions:
                 triggers[name].update(dict.fromkeys(failing))
                 uses[name].append(f"on an action error leaving {handler.source.describe()}")
-        methods = []
-        for name, returns, role in [
-            *((name, "bool", "Guard") for name in machine.guards),
-            *((name, "None", "Action") for name in machine.actions),
-        ]:
-            events = [events_by_name[event] for event in events_by_name if event in triggers[name]]
-            payload = " | ".join(event.payload_type for event in events) or "Mapping[str, object]"
-            used = "; ".join(dict.fromkeys(uses[name]))
-            methods.append(
-                HandlerMethod(name, payload, returns, _wrapped(f"{role} used by: {used}.", 8))
-            )
-        return methods
+        return triggers, uses
 
     def guards(self) -> list[tuple[str, str]]:
         """``(function name, Python expression)`` per distinct guard expression."""
         expressions = {
             t.guard_text: t.guard for t in self.machine.transitions if t.guard is not None
         }
+        nodes = self.node_index() if self.machine.chart else None
         return [
-            (name, _python_guard(expressions[text])) for text, name in self.guard_functions.items()
+            (name, _python_guard(expressions[text], nodes))
+            for text, name in self.guard_functions.items()
         ]
 
     def tags_literal(self) -> str:
@@ -291,7 +294,10 @@ class _ModuleView:
         )
 
     def actions_literal(self, attribute: str) -> str:
-        """``entry_actions`` or ``exit_actions``: state -> tuple of action names."""
+        """``entry_actions`` or ``exit_actions``: state -> tuple of action names (a chart's are
+        in its ``CHART``)."""
+        if self.machine.chart:
+            return "{}"
         return dict_literal(
             (
                 self.state_member[state.name],
@@ -326,7 +332,10 @@ class _ModuleView:
         )
 
     def handler_names(self) -> str:
-        names = [string_literal(name) for name in (*self.machine.guards, *self.machine.actions)]
+        machine = self.machine
+        names = [
+            string_literal(name) for name in (*machine.guards, *machine.actions, *machine.delays)
+        ]
         return f"frozenset({{{', '.join(names)}}})" if names else "frozenset()"
 
     def error_routes_literal(self) -> str:
@@ -341,117 +350,6 @@ class _ModuleView:
             for source in handler.sources
         )
 
-    # -- dispatch functions ------------------------------------------------------------------
-    def _chunked(self, cases: list[MatchCase]) -> list[MatchCase]:
-        """Split a long ``match`` into chunks joined by or-patterns (bounded narrowing cost)."""
-        if len(cases) <= MATCH_CHUNK:
-            return cases
-        chunks = [cases[start : start + MATCH_CHUNK] for start in range(0, len(cases), MATCH_CHUNK)]
-        return [
-            MatchCase(" | ".join(case.pattern for case in chunk), nested=tuple(chunk))
-            for chunk in chunks
-        ]
-
-    def allowed_events_cases(self) -> list[MatchCase]:
-        allowed: dict[str, dict[str, None]] = defaultdict(dict)
-        for transition in self.machine.transitions:
-            allowed[transition.source][self.event_member[transition.event]] = None
-        grouped: dict[str, list[str]] = defaultdict(list)
-        for state in self.machine.states:
-            members = ", ".join(allowed[state.name])
-            grouped[f"frozenset({{{members}}})" if members else "frozenset()"].append(
-                self.state_member[state.name]
-            )
-        return self._chunked(
-            [MatchCase(" | ".join(states), result) for result, states in grouped.items()]
-        )
-
-    def targets_cases(self) -> list[MatchCase]:
-        targets: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-        for transition in self.machine.transitions:
-            targets[transition.source][transition.event].append(self.target(transition.target))
-        no_transitions: list[str] = []
-        cases: list[MatchCase] = []
-        for state in self.machine.states:
-            by_event = targets.get(state.name)
-            if not by_event:
-                no_transitions.append(self.state_member[state.name])
-                continue
-            inner = [
-                MatchCase(self.event_member[event], tuple_literal(found))
-                for event, found in by_event.items()
-            ]
-            others = [
-                self.event_member[event.name]
-                for event in self.machine.events
-                if event.name not in by_event
-            ]
-            if others:
-                inner.append(MatchCase(" | ".join(others), "()"))
-            cases.append(MatchCase(self.state_member[state.name], nested=tuple(inner)))
-        if no_transitions:
-            cases.append(MatchCase(" | ".join(no_transitions), "()"))
-        return self._chunked(cases)
-
-    def typed_send(self, asynchronous: bool) -> list[str]:
-        """Per-event signatures of ``send``, ``try_send`` and ``can_send`` (lines; "" = blank).
-
-        They narrow the runtime's generic methods (any member, any payload), which mypy calls an
-        incompatible override: the ``type: ignore`` says so. A machine with one event has one
-        signature (an overload needs two); at run time the runtime's methods run unchanged.
-        """
-        prefix = "async " if asynchronous else ""
-        signatures = [self.send_signature(event) for event in self.machine.events]
-        lines: list[str] = []
-        for name, returns in (
-            ("send", self.state_class),
-            ("try_send", "bool"),
-            ("can_send", "bool"),
-        ):
-            ignore = f"  # type: ignore[override]  # narrows the generic {name}"
-            if len(signatures) == 1:
-                lines += [f"{prefix}def {name}({signatures[0]}) -> {returns}: ...{ignore}", ""]
-                continue
-            for index, signature in enumerate(signatures):
-                lines.append("@overload" + (ignore if index == 0 else ""))
-                lines.append(f"{prefix}def {name}({signature}) -> {returns}: ...")
-            call = f"{'await ' if asynchronous else ''}super().{name}(event, **payload)"
-            parameters = f"self, event: {self.event_class}, /, **payload: Any"
-            lines += [f"{prefix}def {name}({parameters}) -> {returns}:", f"    return {call}", ""]
-        return lines[:-1]
-
-    def send_signature(self, event: Event) -> str:
-        """``self, event: Literal[<Member>], /, *, field: type, ...`` for ``event``."""
-        member = f"{self.event_class}.{event.member}"
-        parameters = self.payload_parameters(event)
-        keywords = f", *, {', '.join(parameters)}" if parameters else ""
-        return f"self, event: Literal[{member}], /{keywords}"
-
-    @staticmethod
-    def payload_parameters(event: Event) -> list[str]:
-        """Keyword parameters for the payload fields, optional ones (default None) last."""
-        fields = sorted(event.payload, key=lambda field: field.optional)
-        return [
-            f"{field.name}: {field.annotation}{' = None' if field.optional else ''}"
-            for field in fields
-        ]
-
-    def event_methods(self) -> list[EventMethod]:
-        return [self.event_method(event) for event in self.machine.events]
-
-    def event_method(self, event: Event) -> EventMethod:
-        parameters = self.payload_parameters(event)
-        signature = f"self, *, {', '.join(parameters)}" if parameters else "self"
-        arguments = "".join(f", {field.name}={field.name}" for field in event.payload)
-        text = event.description or f"Send {event.name}."
-        return EventMethod(
-            event.method,
-            f"_E.{event.member}",
-            signature,
-            arguments,
-            docstring_literal(text),
-        )
-
 
 def _used_imports(machine: Machine, view: _ModuleView) -> dict[str, list[str]]:
     """Module -> names, only what the module uses, so it passes ``ruff check`` (F401)."""
@@ -459,19 +357,43 @@ def _used_imports(machine: Machine, view: _ModuleView) -> dict[str, list[str]]:
         name for event in machine.events for field in event.payload for name in field.typing_names
     }
     has_events = bool(machine.events)
+    chart = machine.chart
+    steps = [
+        step
+        for state in machine.states
+        for step in (*state.entry, *state.exit, *state.initial_steps, *state.default_steps)
+    ]
+    steps += [step for rule in machine.rules for step in (*rule.steps, *rule.then)]
     optional = {
         "Any": bool(view.guard_functions) or len(machine.events) > 1 or "Any" in payload_typing,
-        "Literal": has_events or "Literal" in payload_typing,
+        "Literal": has_events or "Literal" in payload_typing or bool(view.regions()),
+        "NamedTuple": bool(view.regions()),
         "TypedDict": has_events,
-        "final": has_events,
+        "final": has_events or bool(view.regions()),
         "overload": len(machine.events) > 1,
         "PREVIOUS": any(t.returns_to_previous for t in machine.transitions),
         "ErrorRoute": bool(machine.error_handlers),
+        "Alternative": not chart,
+        "Previous": not chart,
+        "Machine": not chart,
+        "AsyncMachine": not chart,
+        "Chart": chart,
+        "ChartMachine": chart,
+        "AsyncChartMachine": chart,
+        "ChartNode": chart,
+        "ChartTransition": chart,
+        "Raise": any(isinstance(step, RaiseStep) for step in steps),
+        "Log": any(isinstance(step, LogStep) for step in steps),
+        "Send": any(isinstance(step, SendStep) for step in steps)
+        or any(state.timers for state in machine.states),
+        "Cancel": any(isinstance(step, CancelStep) for step in steps),
     }
-    has_handlers = bool(machine.guards or machine.actions)
+    has_handlers = bool(machine.guards or machine.actions or machine.delays)
+    abc = ["Awaitable", "Mapping"] if has_handlers else ["Mapping"]
+    abc += ["Container"] if chart and view.guard_functions else []
     imports: dict[str, list[str]] = {
         "__future__": ["annotations"],
-        "collections.abc": ["Awaitable", "Mapping"] if has_handlers else ["Mapping"],
+        "collections.abc": abc,
         "typing": [name for name in TYPING_IMPORTS if optional.get(name, True)],
         "statewright": [name for name in RUNTIME_IMPORTS if optional.get(name, True)],
     }
@@ -537,7 +459,7 @@ def render_module(machine: Machine) -> str:
         ),
         import_blocks=import_blocks(_used_imports(machine, view)),
         type_checking_imports=_import_statement("statewright", list(TYPE_CHECKING_IMPORTS)),
-        has_handlers=bool(machine.guards or machine.actions),
+        has_handlers=bool(machine.guards or machine.actions or machine.delays),
         match_dispatch=view.match_dispatch,
         match_limit=MATCH_LIMIT,
         string_literal=string_literal,

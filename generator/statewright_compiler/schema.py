@@ -26,13 +26,85 @@ _SELECTOR: Final = {
     "anyOf": [{"type": "string"}, {"type": "array", "items": _NAME, "minItems": 1}],
 }
 _TARGET: Final = {
-    "type": "string",
-    "description": 'A state name, or "<previous>" for the state before the source was entered.',
+    "anyOf": [
+        {
+            "type": "string",
+            "description": 'A state name, or "<previous>" for the state before the source was '
+            "entered (flat machines).",
+        },
+        {
+            "type": "array",
+            "items": _NAME,
+            "uniqueItems": True,
+            "description": "Statecharts: one state per parallel region, or [] (targetless).",
+        },
+    ]
+}
+_STEP: Final = {
+    "description": "A handler action's name, or (statecharts) a raised event or a log line.",
+    "anyOf": [
+        _NAME,
+        {
+            "type": "object",
+            "required": ["raise"],
+            "additionalProperties": False,
+            "properties": {"raise": _NAME},
+        },
+        {
+            "type": "object",
+            "required": ["log"],
+            "additionalProperties": False,
+            "properties": {"log": _TEXT, "label": _TEXT},
+        },
+        {
+            "type": "object",
+            "required": ["send", "id"],
+            "additionalProperties": False,
+            "properties": {
+                "send": _NAME,
+                "id": _NAME,
+                "delay": {"type": "string", "description": "e.g. 30s, 5m, 1h30m, PT1H"},
+                "delay_handler": {
+                    **_NAME,
+                    "description": "A handler method returning the delay in seconds.",
+                },
+                "on_restore": {"enum": ["fire", "resume", "restart"]},
+            },
+        },
+        {
+            "type": "object",
+            "required": ["cancel"],
+            "additionalProperties": False,
+            "properties": {"cancel": _NAME},
+        },
+    ],
+}
+_STEPS: Final = {"type": "array", "items": _STEP}
+_TARGETS: Final = {"anyOf": [_NAME, {"type": "array", "items": _NAME, "minItems": 1}]}
+_DEFAULT_TRANSITION: Final = {
+    "description": "Target state(s), or a table with targets and the actions taken with them.",
+    "anyOf": [
+        _TARGETS,
+        {
+            "type": "object",
+            "required": ["to"],
+            "additionalProperties": False,
+            "properties": {"to": _TARGETS, "actions": _STEPS},
+        },
+    ],
 }
 _ALTERNATIVE_PROPERTIES: Final = {
     "to": _TARGET,
-    "guard": {"type": "string", "description": "Guard names with not/and/or/parentheses."},
-    "actions": {"type": "array", "items": _NAME},
+    "guard": {
+        "type": "string",
+        "description": "Guard names (and, in statecharts, in(state)) with not/and/or/parentheses.",
+    },
+    "actions": _STEPS,
+    "then": {**_STEPS, "description": "Statecharts: actions run after the targets are entered."},
+    "type": {
+        "enum": ["external", "internal"],
+        "description": "Statecharts: an internal transition does not leave its compound source.",
+    },
     "checkpoint": {"type": "boolean", "description": "Persist right after this transition."},
     "description": _TEXT,
     "metadata": _METADATA,
@@ -43,11 +115,27 @@ _ALTERNATIVE: Final = {
     "required": ["to"],
     "additionalProperties": False,
 }
+_TIMER: Final = {
+    "type": "object",
+    "description": "Statecharts: a transition taken when the state has been active for a delay.",
+    "properties": {
+        "delay": {"type": "string", "description": "e.g. 30s, 5m, 1h30m, PT1H"},
+        "delay_handler": {**_NAME, "description": "A handler method returning seconds."},
+        "on_restore": {
+            "enum": ["fire", "resume", "restart"],
+            "description": "A restored machine's timer: fire when due (default), keep the "
+            "remaining time, or start again.",
+        },
+        **_ALTERNATIVE_PROPERTIES,
+    },
+    "required": ["to"],
+    "additionalProperties": False,
+}
 
 SCHEMA: Final[dict[str, Any]] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "$id": "https://statewright.dev/schema/spec-v1.json",
-    "title": "statewright state machine spec (v1)",
+    "$id": "https://statewright.dev/schema/spec-v2.json",
+    "title": "statewright state machine spec (v2: flat machines and statecharts)",
     "type": "object",
     "required": ["machine", "states"],
     "additionalProperties": False,
@@ -70,10 +158,15 @@ SCHEMA: Final[dict[str, Any]] = {
             "additionalProperties": False,
             "properties": {
                 "name": {"type": "string", "pattern": "^[A-Z][A-Za-z0-9_]*$"},
-                "initial": _NAME,
+                "initial": _TARGETS,
                 "description": _TEXT,
                 "version": {"type": "integer", "minimum": 1},
                 "module": _NAME,
+                "on_error": {
+                    "enum": ["raise", "event"],
+                    "description": "Statecharts: an error in a guard or action raises the "
+                    "exception (the event is not applied) or the internal event error.execution.",
+                },
                 "metadata": _METADATA,
             },
         },
@@ -82,16 +175,35 @@ SCHEMA: Final[dict[str, Any]] = {
             "additionalProperties": False,
             "properties": {
                 "description": _TEXT,
-                "kind": {"enum": ["normal", "final", "error", "wait"]},
+                "kind": {"enum": ["normal", "final", "error", "wait", "parallel", "history"]},
+                "parent": {**_NAME, "description": "Statecharts: the enclosing state."},
+                "initial": _DEFAULT_TRANSITION,
+                "history": {"enum": ["shallow", "deep"]},
+                "default": _DEFAULT_TRANSITION,
+                "after": {
+                    "description": "Statecharts: timers started on entry, cancelled on exit.",
+                    "anyOf": [
+                        {"$ref": "#/$defs/timer"},
+                        {"type": "array", "items": {"$ref": "#/$defs/timer"}},
+                    ],
+                },
+                "always": {
+                    "description": "Statecharts: eventless transitions.",
+                    "anyOf": [
+                        {"$ref": "#/$defs/alternative"},
+                        {"type": "array", "items": {"$ref": "#/$defs/alternative"}},
+                    ],
+                },
                 "tags": _NAMES,
-                "entry": {"type": "array", "items": _NAME},
-                "exit": {"type": "array", "items": _NAME},
+                "entry": _STEPS,
+                "exit": _STEPS,
                 "value": _TEXT,
                 "label": _TEXT,
                 "metadata": _METADATA,
                 "on": {
                     "type": "object",
-                    "description": "event -> target, alternative, or list of alternatives",
+                    "description": "event (or, in statecharts, an event descriptor) -> target, "
+                    "alternative, or list of alternatives",
                     "additionalProperties": {
                         "anyOf": [
                             _TARGET,
@@ -103,6 +215,8 @@ SCHEMA: Final[dict[str, Any]] = {
             },
         },
         "alternative": _ALTERNATIVE,
+        "timer": _TIMER,
+        "default_transition": _DEFAULT_TRANSITION["anyOf"][1],
         "event": {
             "type": "object",
             "additionalProperties": False,
@@ -116,12 +230,13 @@ SCHEMA: Final[dict[str, Any]] = {
         },
         "transition": {
             "type": "object",
-            "required": ["from", "event", "to"],
+            "required": ["from", "to"],
             "additionalProperties": False,
             "properties": {
                 "from": _SELECTOR,
                 "except": _NAMES,
-                "event": _NAME,
+                "event": {"type": "string", "description": "An event, or an event descriptor."},
+                "always": {"const": True, "description": "Statecharts: eventless (no event)."},
                 **_ALTERNATIVE_PROPERTIES,
             },
         },

@@ -1,135 +1,78 @@
 """Pass 2 of validation: resolve names, expand selectors, check the machine as a whole.
 
 Input is what the shape pass declared; output is the :class:`~model.Machine` (or None when an
-error makes one impossible). All findings go to the shared :class:`~reporter.Reporter`.
+error makes one impossible). All findings go to the shared :class:`~reporter.Reporter`. What only
+statecharts need lives in :mod:`chart_tree` and :mod:`chart_semantics`; names that must stay
+distinct in Python are checked by :mod:`collisions`.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
+from statewright_compiler.chart_semantics import ChartChecker
+from statewright_compiler.chart_tree import ChartTree
+from statewright_compiler.collisions import check_collisions, generated_names
 from statewright_compiler.declarations import Declarations, RawRule, RawState
-from statewright_compiler.diagnostics import Severity, did_you_mean
-from statewright_compiler.guards import guard_names, guard_text
+from statewright_compiler.descriptors import is_descriptor, matches, parse_descriptor
+from statewright_compiler.diagnostics import did_you_mean
+from statewright_compiler.flat_semantics import FlatChecks
+from statewright_compiler.guards import guard_names, guard_states, guard_text
 from statewright_compiler.model import (
     PREVIOUS_TARGET,
+    CancelStep,
     ErrorHandler,
     Machine,
+    RaiseStep,
     Rule,
+    SendStep,
     SourceSelector,
     State,
     StateKind,
+    Step,
     Transition,
-    imported_names_used,
+    action_names,
 )
-from statewright_compiler.naming import MODULE_NAMES, constant_case, tag_constant
 from statewright_compiler.positions import KeyPath
 from statewright_compiler.reporter import Reporter
 
 __all__ = ["build_machine", "generated_names"]
 
 
-def generated_names(prefix: str, tags: Iterable[str] = ()) -> frozenset[str]:
-    """Top-level names a generated module defines, which imports and payloads must not reuse."""
-    suffixes = ("State", "Event", "Handlers", "Machine", "AsyncHandlers", "AsyncMachine")
-    classes = {f"{prefix}{suffix}" for suffix in suffixes}
-    return MODULE_NAMES | classes | {tag_constant(tag) for tag in tags}
-
-
-class _Builder:
+class _Builder(FlatChecks):
     def __init__(self, declarations: Declarations, reporter: Reporter) -> None:
         self.declarations = declarations
         self.reporter = reporter
         self.states = {state.name: state for state in declarations.states}
-        self.events = {event.name: event for event in declarations.events}
-        self.state_order = {name: index for index, name in enumerate(self.states)}
+        self.is_chart = bool(declarations.chart_features)
+        self.tree = ChartTree(self.states, reporter) if self.is_chart else None
+        self.chart = ChartChecker(declarations, reporter, self.tree) if self.tree else None
+        events = list(declarations.events)
+        self.rules = list(declarations.rules)
+        if self.chart is not None:
+            events += self.chart.implicit_events(raw.event for raw in declarations.rules)
+            self.rules, timer_events = self.chart.timer_events(self.rules)
+            events += timer_events
+        self.events = {event.name: event for event in events}
+        #: Every timer id a cancel step may name: ``after`` timers and delayed sends.
+        self.timer_ids = {step.id for step in self.all_steps() if isinstance(step, SendStep)}
+        self.timer_ids |= {self.events[raw.event].value for raw in self.rules if raw.timer}
+        order = self.tree.order if self.tree else list(self.states)
+        self.state_order = {name: index for index, name in enumerate(order)}
 
     def error(
         self, code: str, path: KeyPath, message: str, hint: str | None = None, *, key: bool = False
     ) -> None:
         self.reporter.report(code, path, message, hint, key=key)
 
-    # -- names -------------------------------------------------------------------------------
-    def check_collisions(self) -> None:
-        """Distinct spec names must stay distinct as Python names and as values."""
-        declarations = self.declarations
-        self.unique(
-            ((state.name.upper(), ("states", state.name)) for state in declarations.states),
-            "state",
-            "enum member",
-        )
-        self.unique(((state.value, state.path) for state in declarations.states), "state", "value")
-        self.unique(
-            ((event.member, ("events", event.name)) for event in declarations.events),
-            "event",
-            "enum member",
-        )
-        self.unique(
-            ((event.value, ("events", event.name)) for event in declarations.events),
-            "event",
-            "value",
-        )
-        tags = {tag: state.path for state in declarations.states for tag in state.tags}
-        self.unique(((constant_case(tag), path) for tag, path in tags.items()), "tag", "constant")
-        reserved = generated_names(declarations.name, tags)
-        payload_names = [
-            (event.payload_type, ("events", event.name)) for event in declarations.events
-        ]
-        imported = [(item.name, ("imports", item.module)) for item in declarations.imports]
-        self.unique(
-            [*((name, path) for name, path in payload_names), *imported], "name", "Python name"
-        )
-        used = imported_names_used(declarations.events)
-        for item in declarations.imports:
-            if item.name not in used and item.name not in reserved:
-                self.reporter.report(
-                    "unused-import",
-                    ("imports", item.module),
-                    f"{item.module}.{item.name} is imported but no payload type uses it",
-                    "remove it from [imports]",
-                    key=True,
-                    severity=Severity.WARNING,
-                )
-        imported_names = {item.name for item in declarations.imports}
-        for event in declarations.events:
-            for field in event.payload:
-                if field.name in imported_names:
-                    self.error(
-                        "name-collision",
-                        ("events", event.name, "payload", field.name),
-                        f"payload field {field.name!r} has the name of an imported type",
-                        "rename the field",
-                        key=True,
-                    )
-        for name, path in [*payload_names, *imported]:
-            if name in reserved:
-                builtin = name in {"Any", "Literal"} and path[0] == "imports"
-                self.error(
-                    "name-collision",
-                    path,
-                    f"{name!r} is a name the generated module defines",
-                    f"payload types may use {name!r} without importing it"
-                    if builtin
-                    else "rename it",
-                    key=True,
-                )
-
-    def unique(self, items: Iterable[tuple[str, KeyPath]], what: str, form: str) -> None:
-        seen: dict[str, KeyPath] = {}
-        for derived, path in items:
-            if derived in seen:
-                first = seen[derived]
-                self.error(
-                    "name-collision",
-                    path,
-                    f"{what} {path[-1]!r} has the same {form} {derived!r} "
-                    f"as {first[-1]!r} (line {self.reporter.line(first)})",
-                    "rename one of them",
-                    key=True,
-                )
-            else:
-                seen[derived] = path
+    def all_steps(self) -> list[Step]:
+        steps: list[Step] = []
+        for state in self.declarations.states:
+            steps += [*state.entry, *state.exit, *state.initial_steps, *state.default_steps]
+        for rule in self.rules:
+            steps += [*rule.steps, *rule.then]
+        return steps
 
     def state_ref(self, name: str, path: KeyPath, what: str, *, key: bool = False) -> bool:
         if name in self.states:
@@ -145,7 +88,8 @@ class _Builder:
 
     # -- selectors ---------------------------------------------------------------------------
     def expand(self, selector: SourceSelector, path: KeyPath, *, key: bool) -> tuple[str, ...]:
-        """Concrete, non-final source states of a selector, in state order."""
+        """Concrete, non-final source states of a selector, in state order (a chart's ``*``:
+        its non-final leaves)."""
         for name in selector.excluded:
             self.state_ref(name, (*path[:-1], "except"), "excluded state")
         if selector.any_state or selector.tag is not None:
@@ -160,150 +104,186 @@ class _Builder:
                 )
             return tuple(
                 name
-                for name, state in self.states.items()
-                if (selector.any_state or name in tagged)
+                for name in sorted(self.states, key=self.state_order.__getitem__)
+                if (name in tagged or (selector.any_state and self.is_leaf(name)))
                 and name not in selector.excluded
-                and not self.is_final(state)
+                and not self.is_final(self.states[name])
             )
         sources = []
         for name in selector.states:
             if not self.state_ref(name, path, "source state", key=key):
                 continue
-            if self.is_final(self.states[name]):
+            state = self.states[name]
+            if self.is_final(state) or state.kind is StateKind.HISTORY:
+                what = "a final state" if self.is_final(state) else "a history pseudo-state"
                 self.error(
-                    "final-state-transition",
+                    "final-state-transition" if self.is_final(state) else "invalid-history",
                     path,
-                    f"{name!r} is a final state: it accepts no events",
-                    "remove the transition or make the state non-final",
+                    f"{name!r} is {what}: it accepts no events",
+                    "remove the transition"
+                    + (" or make the state non-final" if self.is_final(state) else ""),
                     key=key,
                 )
                 continue
             sources.append(name)
         return tuple(sorted(sources, key=self.state_order.__getitem__))
 
+    def is_leaf(self, name: str) -> bool:
+        return self.tree.is_leaf(name) if self.tree else True
+
     @staticmethod
     def is_final(state: RawState) -> bool:
         return state.kind is StateKind.FINAL
 
     # -- rules -------------------------------------------------------------------------------
-    def rule(self, raw: RawRule) -> Rule | None:
-        in_state_table = raw.source_path == raw.event_path[:2]
-        sources = self.expand(raw.source, raw.source_path, key=in_state_table)
-        ok = True
+    def trigger_events(self, raw: RawRule, *, key: bool) -> tuple[str, ...] | None:
+        """The declared events a rule's trigger matches; None when it matches none (reported).
+
+        A flat machine's trigger is an event's name. A chart's is an SCXML descriptor matched
+        against event values, which also matches an event by its name.
+        """
+        if not raw.event:
+            return ()
         if raw.event not in self.events and raw.event in self.declarations.declared_events:
-            ok = False  # already reported where the event is declared
-        elif raw.event not in self.events:
-            self.error(
-                "unknown-event",
-                raw.event_path,
-                f"event {raw.event!r} is not declared",
-                did_you_mean(raw.event, self.events) or f"declare it in [events.{raw.event}]",
-                key=in_state_table,
+            return None  # already reported where the event is declared
+        found: tuple[str, ...] = (raw.event,) if raw.event in self.events else ()
+        if self.is_chart:
+            prefixes = parse_descriptor(raw.event)
+            found += tuple(
+                name
+                for name, event in self.events.items()
+                if name != raw.event and matches(prefixes, event.value)
             )
-            ok = False
-        if raw.target != PREVIOUS_TARGET:
-            ok = self.state_ref(raw.target, raw.target_path, "transition target") and ok
-        if not ok:
+        if found:
+            return tuple(sorted(found, key=list(self.events).index))
+        if self.is_chart and is_descriptor(raw.event):
+            shown = ", ".join(repr(prefix) for prefix in parse_descriptor(raw.event))
+            message = f"event descriptor {raw.event!r} matches no declared event"
+            hint = f"declare an event whose value is, or starts with, {shown} and a dot"
+        else:
+            message = f"event {raw.event!r} is not declared"
+            hint = did_you_mean(raw.event, self.events) or f"declare it in [events.{raw.event}]"
+        self.error("unknown-event", raw.event_path, message, hint, key=key)
+        return None
+
+    def rule(self, raw: RawRule) -> Rule | None:
+        in_state_table = raw.source_path == raw.event_path[: len(raw.source_path)]
+        sources = self.expand(raw.source, raw.source_path, key=in_state_table)
+        events = self.trigger_events(raw, key=in_state_table)
+        ok = events is not None
+        if self.chart is not None:
+            ok = self.chart.check_targets(raw.targets, raw.target_path, "target") and ok
+        elif raw.target_path and raw.targets != (PREVIOUS_TARGET,):
+            ok = self.state_ref(raw.targets[0], raw.target_path, "transition target") and ok
+        ok = self.steps_ok(raw.steps, (*raw.path, "actions")) and ok
+        ok = self.steps_ok(raw.then, (*raw.path, "then")) and ok
+        for name in guard_states(raw.guard) if raw.guard else ():
+            ok = self.state_ref(name, (*raw.path, "guard"), "in() state") and ok
+        if not ok or events is None:
             return None
         position = self.reporter.source.locate(raw.path)
         return Rule(
             source=raw.source,
             sources=sources,
             event=raw.event,
-            target=raw.target,
+            events=events,
+            targets=raw.targets,
             guard=raw.guard,
             guard_text=guard_text(raw.guard) if raw.guard else None,
-            actions=raw.actions,
+            steps=raw.steps,
             checkpoint=raw.checkpoint,
             description=raw.description,
             metadata=raw.metadata,
             line=position.line,
             column=position.column,
+            then=raw.then,
+            internal=raw.internal,
         )
+
+    def steps_ok(self, steps: Sequence[Step], path: KeyPath) -> bool:
+        """Raised events must be declared; ``path`` is the list's (items are indexed)."""
+        ok = True
+        for index, step in enumerate(steps):
+            event = step.event if isinstance(step, RaiseStep | SendStep) else None
+            if event is not None and event not in self.events:
+                key = "raise" if isinstance(step, RaiseStep) else "send"
+                self.error(
+                    "unknown-event",
+                    (*path, index, key),
+                    f"{'raised' if key == 'raise' else 'sent'} event {event!r} is not declared",
+                    did_you_mean(event, self.events) or f"declare it in [events.{event}]",
+                )
+                ok = False
+            if isinstance(step, CancelStep) and step.id not in self.timer_ids:
+                self.error(
+                    "invalid-timer",
+                    (*path, index, "cancel"),
+                    f"no timer has the id {step.id!r}",
+                    did_you_mean(step.id, self.timer_ids)
+                    or "cancel the id of a { send = ... } step or an after timer",
+                )
+                ok = False
+        return ok
 
     def transitions(self, rules: Sequence[tuple[Rule, RawRule]]) -> tuple[Transition, ...]:
         """Every alternative, grouped by (source, event), checking each group is deterministic."""
         groups: dict[tuple[str, str], list[tuple[Transition, RawRule]]] = defaultdict(list)
         for index, (rule, raw) in enumerate(rules):
             for source in rule.sources:
-                transition = Transition(
-                    source=source,
-                    event=rule.event,
-                    target=rule.target,
-                    guard=rule.guard,
-                    guard_text=rule.guard_text,
-                    actions=rule.actions,
-                    checkpoint=rule.checkpoint,
-                    rule_index=index,
-                )
-                groups[(source, rule.event)].append((transition, raw))
-        event_order = {name: index for index, name in enumerate(self.events)}
+                for event in rule.events or ("",):
+                    transition = Transition(
+                        source=source,
+                        event=event,
+                        targets=rule.targets,
+                        guard=rule.guard,
+                        guard_text=rule.guard_text,
+                        steps=rule.steps,
+                        checkpoint=rule.checkpoint,
+                        rule_index=index,
+                        then=rule.then,
+                        internal=rule.internal,
+                    )
+                    groups[(source, event)].append((transition, raw))
+        event_order = {"": -1} | {name: index for index, name in enumerate(self.events)}
         ordered: list[Transition] = []
         for (source, event), alternatives in sorted(
             groups.items(), key=lambda item: (self.state_order[item[0][0]], event_order[item[0][1]])
         ):
-            self.check_deterministic(source, event, alternatives)
+            if not self.is_chart:
+                self.check_deterministic(source, event, alternatives)
             ordered += [transition for transition, _ in alternatives]
+        if self.is_chart:
+            self.check_chart_deterministic(rules)
         return tuple(ordered)
 
-    def check_deterministic(
-        self, source: str, event: str, alternatives: list[tuple[Transition, RawRule]]
-    ) -> None:
-        for position, (transition, raw) in enumerate(alternatives[:-1]):
-            if transition.guard is None:
-                later_raw = alternatives[position + 1][1]
+    def check_chart_deterministic(self, rules: Sequence[tuple[Rule, RawRule]]) -> None:
+        """In a chart, a rule is dead when, in each of its sources, an earlier unguarded rule
+        takes every event it matches (SCXML takes the first in document order)."""
+        taken: dict[str, set[str]] = defaultdict(set)
+        for rule, raw in rules:
+            keys = set(rule.events) if rule.events else {""}
+            if rule.sources and all(keys <= taken[source] for source in rule.sources):
                 self.error(
                     "nondeterminism",
-                    later_raw.path,
-                    f"{source!r} --{event}--> has an unguarded "
-                    f"alternative at line {self.reporter.line(raw.path)} that is always taken, so "
-                    "this alternative can never apply",
-                    "add a guard to the earlier alternative, move the unguarded one last, or "
-                    "exclude the state from a wildcard with 'except'",
+                    raw.path,
+                    f"an earlier unguarded transition of {', '.join(rule.sources)} always "
+                    f"takes {'its events' if rule.events else 'the eventless step'}, so this one "
+                    "never applies",
+                    "add a guard to the earlier transition or move this one before it",
                 )
-                return
-
-    def error_handlers(self) -> tuple[ErrorHandler, ...]:
-        handlers: list[ErrorHandler] = []
-        covered: dict[str, KeyPath] = {}
-        for raw in self.declarations.error_handlers:
-            sources = self.expand(raw.source, (*raw.path, "from"), key=False)
-            if not self.state_ref(raw.target, (*raw.path, "to"), "error handler target"):
-                continue
-            for source in sources:
-                if source in covered:
-                    self.error(
-                        "nondeterminism",
-                        raw.path,
-                        f"state {source!r} already has an error "
-                        f"handler (line {self.reporter.line(covered[source])})",
-                        "exclude it with 'except'",
-                        key=True,
-                    )
-                covered.setdefault(source, raw.path)
-            handlers.append(
-                ErrorHandler(
-                    source=raw.source,
-                    sources=sources,
-                    target=raw.target,
-                    actions=raw.actions,
-                    description=raw.description,
-                    line=self.reporter.line(raw.path),
-                )
-            )
-        return tuple(handlers)
+            if rule.guard is None:
+                for source in rule.sources:
+                    taken[source] |= keys
 
     # -- the machine as a whole -------------------------------------------------------------
     def handler_names(
-        self, rules: Sequence[Rule], handlers: Sequence[ErrorHandler]
+        self, rules: Sequence[Rule], handlers: Sequence[ErrorHandler], states: Sequence[State]
     ) -> tuple[tuple[str, ...], tuple[str, ...]]:
         guards = {name for rule in rules if rule.guard for name in guard_names(rule.guard)}
         actions = {name for rule in rules for name in rule.actions}
-        actions |= {
-            name
-            for state in self.states.values()
-            for name in (*state.entry_actions, *state.exit_actions)
-        }
+        for state in states:
+            steps = (*state.entry, *state.exit, *state.initial_steps, *state.default_steps)
+            actions |= set(action_names(steps))
         actions |= {name for handler in handlers for name in handler.actions}
         for name in sorted(guards & actions):
             rule = next(
@@ -321,70 +301,66 @@ class _Builder:
             )
         return tuple(sorted(guards)), tuple(sorted(actions))
 
-    def check_graph(
-        self, initial: str, transitions: Sequence[Transition], handlers: Sequence[ErrorHandler]
-    ) -> None:
-        edges: dict[str, set[str]] = defaultdict(set)
-        for transition in transitions:
-            if not transition.returns_to_previous:
-                edges[transition.source].add(transition.target)
-        for handler in handlers:
-            for source in handler.sources:
-                edges[source].add(handler.target)
-        reached, frontier = {initial}, [initial]
-        while frontier:
-            for target in edges[frontier.pop()] - reached:
-                reached.add(target)
-                frontier.append(target)
-        has_way_out = {transition.source for transition in transitions}
-        for name, state in self.states.items():
-            if name not in reached:
-                self.error(
-                    "unreachable-state",
-                    state.path,
-                    f"state {name!r} cannot be reached from the initial state {initial!r}",
-                    "add a transition into it or remove it",
-                    key=True,
-                )
-            elif not self.is_final(state) and name not in has_way_out:
-                self.reporter.report(
-                    "dead-end-state",
-                    state.path,
-                    f"non-final state {name!r} has no transition out",
-                    'add a transition or make it kind = "final"',
-                    key=True,
-                    severity=Severity.WARNING,
-                )
-        used = {transition.event for transition in transitions}
-        for name in self.events:
-            if name not in used:
-                self.reporter.report(
-                    "unused-event",
-                    ("events", name),
-                    f"event {name!r} is not used by any transition",
-                    key=True,
-                    severity=Severity.WARNING,
-                )
+    def delay_handlers(self, states: Sequence[State], others: set[str]) -> tuple[str, ...]:
+        """Handlers that compute a delay (they return seconds: neither guards nor actions)."""
+        found: dict[str, KeyPath] = {}
+        for state in states:
+            for timer in state.timers:
+                if timer.delay_handler:
+                    found.setdefault(timer.delay_handler, (*self.states[state.name].path, "after"))
+        for step in self.all_steps():
+            if isinstance(step, SendStep) and step.delay_handler:
+                found.setdefault(step.delay_handler, ("machine",))
+        for name in sorted(found.keys() & others):
+            self.error(
+                "handler-conflict",
+                found[name],
+                f"{name!r} computes a timer's delay and is also a guard or an action",
+                "a delay handler returns seconds; give it its own name",
+            )
+        return tuple(sorted(found))
+
+    def initial_targets(self) -> tuple[str, ...]:
+        initial = self.declarations.initial
+        path = self.declarations.initial_path
+        if self.chart is not None:
+            return (
+                initial
+                if initial and self.chart.check_targets(initial, path, "initial state")
+                else ()
+            )
+        if len(initial) == 1 and self.state_ref(initial[0], path, "initial state"):
+            return initial
+        return ()
 
     def build(self) -> Machine | None:
         declarations = self.declarations
-        self.check_collisions()
-        initial = declarations.initial
+        state_sets = [n for n in self.tree.order if not self.tree.is_leaf(n)] if self.tree else []
+        check_collisions(declarations, list(self.events.values()), state_sets, self.reporter)
+        if self.chart is not None:
+            self.chart.check_states()
+            self.chart.check_not_flat_only()
         # A missing initial state was reported by the shape pass; an unknown one is reported here.
-        if initial is not None and not self.state_ref(
-            initial, ("machine", "initial"), "initial state"
-        ):
-            initial = None
-        pairs = [(rule, raw) for raw in declarations.rules if (rule := self.rule(raw)) is not None]
+        initial = self.initial_targets()
+        pairs = [(rule, raw) for raw in self.rules if (rule := self.rule(raw)) is not None]
         transitions = self.transitions(pairs)
-        handlers = self.error_handlers()
+        handlers = self.error_handlers() if self.chart is None else ()
         rules = tuple(rule for rule, _ in pairs)
-        guards, actions = self.handler_names(rules, handlers)
-        if initial is None:
+        for raw in declarations.states:
+            for key, steps in (("entry", raw.entry), ("exit", raw.exit)):
+                self.steps_ok(steps, (*raw.path, key))
+            self.steps_ok(raw.initial_steps, (*raw.path, "initial", "actions"))
+            self.steps_ok(raw.default_steps, (*raw.path, "default", "actions"))
+        states = tuple(self.model_state(self.states[name]) for name in self.state_order)
+        guards, actions = self.handler_names(rules, handlers, states)
+        delays = self.delay_handlers(states, {*guards, *actions})
+        if not initial:
             return None
         if not self.reporter.has_errors:  # a broken reference would only cascade here
-            self.check_graph(initial, transitions, handlers)
-        states = tuple(self.model_state(state) for state in declarations.states)
+            if self.chart is not None:
+                self.chart.check_graph(rules, list(self.events))
+            else:
+                self.check_graph(initial[0], transitions, handlers)
         tags: dict[str, list[str]] = {}
         for state in states:
             for tag in state.tags:
@@ -395,9 +371,9 @@ class _Builder:
             module_name=declarations.module_name,
             description=declarations.description,
             version=declarations.version,
-            initial=initial,
+            initial=initial[0],
             states=states,
-            events=declarations.events,
+            events=tuple(self.events.values()),
             rules=rules,
             transitions=transitions,
             error_handlers=handlers,
@@ -408,9 +384,15 @@ class _Builder:
             source_path=source.path,
             source_sha256=source.sha256,
             metadata=declarations.metadata,
+            chart=self.is_chart,
+            initial_targets=initial,
+            on_error=declarations.on_error,
+            delays=delays,
         )
 
     def model_state(self, raw: RawState) -> State:
+        tree = self.tree
+        compound = tree is not None and tree.is_compound(raw.name)
         return State(
             name=raw.name,
             value=raw.value,
@@ -419,10 +401,28 @@ class _Builder:
             description=raw.description,
             kind=raw.kind,
             tags=raw.tags,
-            entry_actions=raw.entry_actions,
-            exit_actions=raw.exit_actions,
+            entry=raw.entry,
+            exit=raw.exit,
             metadata=raw.metadata,
             line=self.reporter.line(raw.path),
+            parent=tree.parent[raw.name] if tree else None,
+            children=tuple(tree.children[raw.name]) if tree else (),
+            initial=tree.initial_of(raw.name) if compound and tree else (),
+            initial_steps=raw.initial_steps,
+            history=raw.history,
+            default=tree.history_default(raw.name) if tree and raw.history else (),
+            default_steps=raw.default_steps,
+            timers=tuple(
+                SendStep(
+                    rule.event,
+                    self.events[rule.event].value,
+                    rule.timer.delay,
+                    rule.timer.delay_handler,
+                    rule.timer.on_restore,
+                )
+                for rule in self.rules
+                if rule.timer is not None and rule.source.states == (raw.name,)
+            ),
         )
 
 

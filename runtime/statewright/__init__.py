@@ -1,7 +1,9 @@
 """statewright runtime: the only package generated state-machine modules import.
 
 Standard library only. Generated modules subclass :class:`Machine` (or :class:`AsyncMachine`) and
-hand it a :class:`MachineSpec`; everything else here is for the application around them.
+hand it a :class:`MachineSpec`; statecharts subclass :class:`ChartMachine` (or
+:class:`AsyncChartMachine`), imported on first use like the other names below. Everything else
+here is for the application around them.
 
 Importing a generated module should cost little, so :class:`AsyncMachine` (asyncio),
 :class:`MachineRegistry` (logging, threading), the store implementations (json, pathlib,
@@ -43,6 +45,17 @@ from statewright._store_protocol import Store
 from statewright._version import RUNTIME_API, RuntimeVersionError, __version__, require_runtime
 
 if TYPE_CHECKING:
+    from statewright._chart_async import AsyncChartMachine
+    from statewright._chart_machine import ChartMachine
+    from statewright._chart_spec import (
+        Cancel,
+        Chart,
+        ChartNode,
+        ChartTransition,
+        Log,
+        Raise,
+        Send,
+    )
     from statewright._history import Listener, TransitionRecord
     from statewright._options import ContextCodec, MachineOptions, Migration
     from statewright._payloads import PayloadCodec
@@ -55,6 +68,15 @@ else:
 
     #: Public names imported on first access, and the module defining each.
     _LAZY = {
+        "AsyncChartMachine": "statewright._chart_async",
+        "Cancel": "statewright._chart_spec",
+        "Chart": "statewright._chart_spec",
+        "ChartMachine": "statewright._chart_machine",
+        "ChartNode": "statewright._chart_spec",
+        "ChartTransition": "statewright._chart_spec",
+        "Log": "statewright._chart_spec",
+        "Raise": "statewright._chart_spec",
+        "Send": "statewright._chart_spec",
         "ContextCodec": "statewright._options",
         "JsonFileStore": "statewright._stores",
         "Listener": "statewright._history",
@@ -88,7 +110,13 @@ __all__ = [
     "SNAPSHOT_FORMAT",
     "ActionFailed",
     "Alternative",
+    "AsyncChartMachine",
     "AsyncMachine",
+    "Cancel",
+    "Chart",
+    "ChartMachine",
+    "ChartNode",
+    "ChartTransition",
     "Conflict",
     "ContextCodec",
     "ErrorRoute",
@@ -98,6 +126,7 @@ __all__ = [
     "InvalidTransition",
     "JsonFileStore",
     "Listener",
+    "Log",
     "Machine",
     "MachineOptions",
     "MachineRegistry",
@@ -106,7 +135,9 @@ __all__ = [
     "Migration",
     "PayloadCodec",
     "Previous",
+    "Raise",
     "RuntimeVersionError",
+    "Send",
     "Snapshot",
     "SnapshotError",
     "SqliteStore",

@@ -27,21 +27,25 @@ from statewright._chart_spec import (
     FINAL,
     PARALLEL,
     SHALLOW_HISTORY,
+    Cancel,
     Chart,
     Log,
     Raise,
+    Send,
     Step,
 )
 from statewright._errors import ActionFailed, GuardFailed, StatewrightError
 
 __all__ = [
     "ACTION",
+    "DELAY",
     "GUARD",
     "LOG",
     "ChartEngine",
     "ChartState",
     "Failure",
     "Microstep",
+    "Pending",
     "Request",
 ]
 
@@ -50,6 +54,8 @@ ROOT: Final = -1
 GUARD: Final = "guard"
 ACTION: Final = "action"
 LOG: Final = "log"
+#: ``(DELAY, handler, payload)``: call the delay handler, send back its seconds.
+DELAY: Final = "delay"
 #: Microsteps one macrostep may take before its eventless transitions are called a loop.
 MAX_MICROSTEPS: Final = 10_000
 _HISTORY = (SHALLOW_HISTORY, DEEP_HISTORY)
@@ -70,10 +76,36 @@ class Failure:
         self.error = error
 
 
-class ChartState:
-    """What changes as a chart runs: active states, history memory, the internal queue."""
+class Pending:
+    """A timer waiting to send ``event``: its absolute ``due`` time (the machine's clock, seconds
+    since the epoch), the ``delay`` it was started with and its restore policy."""
 
-    __slots__ = ("active", "finished", "memory", "queue")
+    __slots__ = ("delay", "due", "event", "on_restore")
+
+    def __init__(self, event: Any, due: float, delay: float, on_restore: str) -> None:
+        self.event = event
+        self.due = due
+        self.delay = delay
+        self.on_restore = on_restore
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Pending) and (
+            (self.event, self.due, self.delay, self.on_restore)
+            == (other.event, other.due, other.delay, other.on_restore)
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return f"Pending({self.event!r}, due={self.due!r}, delay={self.delay!r})"
+
+
+class ChartState:
+    """What changes as a chart runs: active states, history memory, the internal queue, the
+    pending timers by id, and ``now``, the time the driver gave the current macrostep (timers
+    started in it are due ``now + delay``)."""
+
+    __slots__ = ("active", "finished", "memory", "now", "queue", "timers")
 
     def __init__(
         self,
@@ -81,14 +113,20 @@ class ChartState:
         memory: Mapping[int, tuple[int, ...]] | None = None,
         queue: Iterable[tuple[Any, Mapping[str, Any]]] = (),
         finished: bool = False,
+        timers: Mapping[str, Pending] | None = None,
+        now: float = 0.0,
     ) -> None:
         self.active: set[int] = set(active)
         self.memory: dict[int, tuple[int, ...]] = dict(memory or {})
         self.queue: deque[tuple[Any, Mapping[str, Any]]] = deque(queue)
         self.finished = finished
+        self.timers: dict[str, Pending] = dict(timers or {})
+        self.now = now
 
     def copy(self) -> ChartState:
-        return ChartState(self.active, self.memory, self.queue, self.finished)
+        return ChartState(
+            self.active, self.memory, self.queue, self.finished, self.timers, self.now
+        )
 
 
 class ChartEngine:
@@ -129,13 +167,7 @@ class ChartEngine:
             tuple(t for t, transition in enumerate(chart.transitions) if transition.source == i)
             for i in range(len(nodes))
         )
-        self.descriptors = tuple(
-            tuple(_descriptor(text) for text in transition.events)
-            for transition in chart.transitions
-        )
-        self.done_events = tuple(
-            events_by_value.get(f"done.state.{node.name}") for node in nodes
-        )
+        self.done_events = tuple(node.done for node in nodes)
         self.error_event = events_by_value.get("error.execution")
         self.node_by_name = {node.name: index for index, node in enumerate(nodes)}
 
@@ -160,12 +192,6 @@ class ChartEngine:
         if kind == PARALLEL:
             return all(self.in_final(state, child) for child in self.child_states[node])
         return False
-
-    def matches(self, transition: int, value: str) -> bool:
-        return any(
-            prefix == "*" or value == prefix or value.startswith(prefix + ".")
-            for prefix in self.descriptors[transition]
-        )
 
     # -- the macrostep ---------------------------------------------------------------------------
     def start(self, state: ChartState) -> Generator[Request, Any, list[Microstep]]:
@@ -231,17 +257,16 @@ class ChartEngine:
     ) -> Generator[Request, Any, list[int]]:
         """The optimal enabled transition set for ``event`` (``None``: eventless ones)."""
         transitions = self.chart.transitions
-        value = None if event is None else str(event)
         enabled: list[int] = []
         for leaf in self.leaves(state):
             found = None
             for node in (leaf, *self.ancestors[leaf]):
                 for index in self.by_source[node]:
                     transition = transitions[index]
-                    if value is None:
+                    if event is None:
                         if transition.events:
                             continue
-                    elif not transition.events or not self.matches(index, value):
+                    elif event not in transition.events:
                         continue
                     if transition.guard is not None:
                         passed = yield (GUARD, transition.guard, payload)
@@ -301,9 +326,10 @@ class ChartEngine:
     def _lcca(self, nodes: list[int]) -> int:
         """The least common compound ancestor (the root counts as one)."""
         for ancestor in (*self.ancestors[nodes[0]], ROOT):
-            if ancestor == ROOT or self.kinds[ancestor] == COMPOUND:
-                if all(self.is_descendant(node, ancestor) for node in nodes[1:]):
-                    return ancestor
+            if (ancestor == ROOT or self.kinds[ancestor] == COMPOUND) and all(
+                self.is_descendant(node, ancestor) for node in nodes[1:]
+            ):
+                return ancestor
         return ROOT
 
     def effective_targets(self, state: ChartState, targets: Iterable[int]) -> list[int]:
@@ -338,6 +364,8 @@ class ChartEngine:
             for target in self.effective_targets(state, transition.targets):
                 self._add_ancestors(state, target, domain, to_enter, default_entry, history_content)
         yield from self._enter(state, to_enter, default_entry, history_content, payload, event)
+        for index in enabled:
+            yield from self.run(state, transitions[index].then, payload, event)
 
     def _exit(
         self, state: ChartState, enabled: list[int], payload: Mapping[str, Any], event: Any
@@ -346,11 +374,15 @@ class ChartEngine:
         for node in leaving:
             for history in self.histories[node]:
                 if self.kinds[history] == DEEP_HISTORY:
-                    kept = (n for n in state.active if self.atomic[n] and self.is_descendant(n, node))
+                    kept = (
+                        n for n in state.active if self.atomic[n] and self.is_descendant(n, node)
+                    )
                 else:
                     kept = (n for n in state.active if self.parents[n] == node)
                 state.memory[history] = tuple(sorted(kept))
         for node in leaving:
+            for timer in self.chart.nodes[node].timers:
+                state.timers.pop(timer.id, None)
             yield from self.run(state, self.chart.nodes[node].exit, payload, event)
             state.active.discard(node)
 
@@ -367,6 +399,7 @@ class ChartEngine:
         for node in sorted(to_enter):  # outermost first: document order
             state.active.add(node)
             yield from self.run(state, nodes[node].entry, payload, event)
+            yield from self.run(state, nodes[node].timers, payload, event)
             if node in default_entry:
                 yield from self.run(state, nodes[node].initial_steps, payload, event)
             if node in history_content:
@@ -379,9 +412,12 @@ class ChartEngine:
                 continue
             self._raise(state, self.done_events[parent])
             grandparent = self.parents[parent]
-            if grandparent != ROOT and self.kinds[grandparent] == PARALLEL:
-                if all(self.in_final(state, child) for child in self.child_states[grandparent]):
-                    self._raise(state, self.done_events[grandparent])
+            if (
+                grandparent != ROOT
+                and self.kinds[grandparent] == PARALLEL
+                and all(self.in_final(state, child) for child in self.child_states[grandparent])
+            ):
+                self._raise(state, self.done_events[grandparent])
 
     def _add_descendants(
         self,
@@ -446,6 +482,23 @@ class ChartEngine:
                 self._raise(state, step.event)
             elif isinstance(step, Log):
                 yield (LOG, step.label, step.text)
+            elif isinstance(step, Cancel):
+                state.timers.pop(step.id, None)
+            elif isinstance(step, Send):
+                delay = step.delay
+                if step.handler is not None:
+                    delay = yield (DELAY, step.handler, payload)
+                    if isinstance(delay, Failure):
+                        self._failed(state, delay, event, step.handler)
+                        return
+                    if not isinstance(delay, int | float) or isinstance(delay, bool) or delay < 0:
+                        error = TypeError(f"{step.handler} returned {delay!r}, not seconds >= 0")
+                        self._failed(state, Failure(error), event, step.handler)
+                        return
+                assert delay is not None
+                state.timers[step.id] = Pending(
+                    step.event, state.now + delay, float(delay), step.on_restore
+                )
             else:
                 result = yield (ACTION, step, payload)
                 if isinstance(result, Failure):
@@ -467,10 +520,3 @@ class ChartEngine:
         if step is None:
             raise GuardFailed(where, shown, failure.error) from failure.error
         raise ActionFailed(where, shown, step, failure.error) from failure.error
-
-
-def _descriptor(text: str) -> str:
-    """``"error.*"`` and ``"error."`` match what ``"error"`` matches."""
-    if text == "*":
-        return text
-    return text.removesuffix(".*").rstrip(".")

@@ -12,9 +12,10 @@ generated module builds them while it is imported.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Container
 from typing import Any, Final
 
-from statewright._spec import FrozenValue, GuardFunction
+from statewright._spec import FrozenValue
 
 __all__ = [
     "ATOMIC",
@@ -23,11 +24,14 @@ __all__ = [
     "FINAL",
     "PARALLEL",
     "SHALLOW_HISTORY",
+    "Cancel",
     "Chart",
+    "ChartGuard",
     "ChartNode",
     "ChartTransition",
     "Log",
     "Raise",
+    "Send",
     "Step",
 ]
 
@@ -67,8 +71,53 @@ class Log(FrozenValue):
         _set(self, "text", text)
 
 
-#: One piece of executable content: a handler action's name, :class:`Raise` or :class:`Log`.
-Step = str | Raise | Log
+class Send(FrozenValue):
+    """Executable content: send ``event`` to the machine itself after ``delay`` seconds (or what
+    the delay handler ``handler`` returns), as timer ``id`` (a later send with the same id
+    replaces it). ``on_restore`` says what a restored machine does with it: ``"fire"`` at its
+    due time (at once when overdue), ``"resume"`` with the time it had left, ``"restart"``."""
+
+    __match_args__ = ("event", "id", "delay", "handler", "on_restore")
+    __slots__ = __match_args__
+
+    event: Any
+    id: str
+    delay: float | None
+    handler: str | None
+    on_restore: str
+
+    def __init__(
+        self,
+        event: Any,
+        id: str,  # SCXML's name for it
+        delay: float | None = None,
+        handler: str | None = None,
+        on_restore: str = "fire",
+    ) -> None:
+        _set(self, "event", event)
+        _set(self, "id", id)
+        _set(self, "delay", delay)
+        _set(self, "handler", handler)
+        _set(self, "on_restore", on_restore)
+
+
+class Cancel(FrozenValue):
+    """Executable content: cancel the pending timer ``id`` (nothing happens if there is none)."""
+
+    __match_args__ = ("id",)
+    __slots__ = __match_args__
+
+    id: str
+
+    def __init__(self, id: str) -> None:
+        _set(self, "id", id)
+
+
+#: One piece of executable content: a handler action's name, :class:`Raise`, :class:`Log`,
+#: :class:`Send` or :class:`Cancel`.
+Step = str | Raise | Log | Send | Cancel
+#: ``guard(handlers, context, payload, active)``: ``active`` holds the active states' indexes.
+ChartGuard = Callable[[Any, Any, Any, Container[int]], bool]
 
 
 class ChartNode(FrozenValue):
@@ -85,6 +134,8 @@ class ChartNode(FrozenValue):
         "exit",
         "default",
         "default_steps",
+        "timers",
+        "done",
     )
     __slots__ = __match_args__
 
@@ -101,6 +152,11 @@ class ChartNode(FrozenValue):
     #: A history state's default targets, used while it remembers nothing.
     default: tuple[int, ...]
     default_steps: tuple[Step, ...]
+    #: ``after`` timers: started when the state is entered, cancelled when it is left.
+    timers: tuple[Send, ...]
+    #: The ``done.state.<id>`` event member raised when this compound or parallel state
+    #: completes (``None`` when the spec has no use for it).
+    done: Any
 
     def __init__(
         self,
@@ -114,6 +170,8 @@ class ChartNode(FrozenValue):
         exit: tuple[Step, ...] = (),
         default: tuple[int, ...] = (),
         default_steps: tuple[Step, ...] = (),
+        timers: tuple[Send, ...] = (),
+        done: Any = None,
     ) -> None:
         _set(self, "name", name)
         _set(self, "kind", kind)
@@ -125,32 +183,47 @@ class ChartNode(FrozenValue):
         _set(self, "exit", exit)
         _set(self, "default", default)
         _set(self, "default_steps", default_steps)
+        _set(self, "timers", timers)
+        _set(self, "done", done)
 
 
 class ChartTransition(FrozenValue):
-    """A transition of the chart. ``events`` are SCXML event descriptors (``"*"``, a name, or a
-    prefix such as ``"error"`` for ``"error.execution"``); none means eventless. No targets
-    means a targetless transition (its steps run, no state is left or entered)."""
+    """A transition of the chart. ``events`` are the event members it takes (the compiler
+    resolved the spec's SCXML descriptors against the declared events); none means eventless.
+    No targets means a targetless transition (its steps run, no state is left or entered).
+    ``then`` runs after the targets were entered. A guard is called with the active states'
+    indexes as a fourth argument (for ``in(state)``)."""
 
-    __match_args__ = ("source", "events", "guard", "targets", "internal", "steps", "checkpoint")
+    __match_args__ = (
+        "source",
+        "events",
+        "guard",
+        "targets",
+        "internal",
+        "steps",
+        "then",
+        "checkpoint",
+    )
     __slots__ = __match_args__
 
     source: int
-    events: tuple[str, ...]
-    guard: GuardFunction | None
+    events: frozenset[Any]
+    guard: ChartGuard | None
     targets: tuple[int, ...]
     internal: bool
     steps: tuple[Step, ...]
+    then: tuple[Step, ...]
     checkpoint: bool
 
     def __init__(
         self,
         source: int,
-        events: tuple[str, ...] = (),
-        guard: GuardFunction | None = None,
+        events: frozenset[Any] = frozenset(),
+        guard: ChartGuard | None = None,
         targets: tuple[int, ...] = (),
         internal: bool = False,
         steps: tuple[Step, ...] = (),
+        then: tuple[Step, ...] = (),
         checkpoint: bool = False,
     ) -> None:
         _set(self, "source", source)
@@ -159,6 +232,7 @@ class ChartTransition(FrozenValue):
         _set(self, "targets", targets)
         _set(self, "internal", internal)
         _set(self, "steps", steps)
+        _set(self, "then", then)
         _set(self, "checkpoint", checkpoint)
 
 

@@ -21,6 +21,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeVar
 
 from statewright._compat import StrEnum
 
+if TYPE_CHECKING:
+    from statewright._chart_spec import Chart
+
 __all__ = ["PREVIOUS", "Alternative", "ErrorRoute", "GuardFunction", "MachineSpec", "Previous"]
 
 StateT = TypeVar("StateT", bound=StrEnum)
@@ -142,6 +145,7 @@ class MachineSpec(FrozenValue, Generic[StateT, EventT]):
         "handler_names",
         "payloads",
         "event_descriptions",
+        "chart",
     )
     __slots__ = __match_args__
 
@@ -166,6 +170,9 @@ class MachineSpec(FrozenValue, Generic[StateT, EventT]):
     payloads: Mapping[EventT, tuple[tuple[str, tuple[Any, ...], bool], ...]]
     #: The spec's description of each event that has one (tool definitions show it).
     event_descriptions: Mapping[EventT, str]
+    #: A statechart's nesting, regions, history and transitions (run by the chart engine);
+    #: ``None`` for a flat machine, which ``transitions`` describes entirely.
+    chart: Chart | None
 
     def __init__(
         self,
@@ -184,6 +191,7 @@ class MachineSpec(FrozenValue, Generic[StateT, EventT]):
         handler_names: frozenset[str] = frozenset(),
         payloads: Mapping[EventT, tuple[tuple[str, tuple[Any, ...], bool], ...]] | None = None,
         event_descriptions: Mapping[EventT, str] | None = None,
+        chart: Chart | None = None,
     ) -> None:
         _set(self, "name", name)
         _set(self, "version", version)
@@ -200,3 +208,4 @@ class MachineSpec(FrozenValue, Generic[StateT, EventT]):
         _set(self, "handler_names", handler_names)
         _set(self, "payloads", {} if payloads is None else payloads)
         _set(self, "event_descriptions", {} if event_descriptions is None else event_descriptions)
+        _set(self, "chart", chart)

@@ -15,7 +15,7 @@ every generated module and must not import :mod:`dataclasses`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, cast
 
 from statewright._spec import Alternative, FrozenValue, MachineSpec, Previous
@@ -79,7 +79,9 @@ class Table(FrozenValue):
     allowed: dict[Any, frozenset[Any]]
     #: ``(source, event, target)`` -> index into a machine's counter list.
     counter_index: dict[tuple[Any, Any, Any], int]
-    triples: tuple[tuple[Any, Any, Any], ...]
+    #: A statechart's table keeps a list its machines extend as triples occur (they depend on
+    #: history and regions); a flat machine's is complete and a tuple.
+    triples: Sequence[tuple[Any, Any, Any]]
     #: Event string value (and member) -> member, for accepting plain strings.
     events_by_value: dict[str, Any]
     states_by_value: dict[str, Any]
@@ -91,7 +93,7 @@ class Table(FrozenValue):
         fast_rows: dict[Any, dict[Any, Fast]],
         allowed: dict[Any, frozenset[Any]],
         counter_index: dict[tuple[Any, Any, Any], int],
-        triples: tuple[tuple[Any, Any, Any], ...],
+        triples: Sequence[tuple[Any, Any, Any]],
         events_by_value: dict[str, Any],
         states_by_value: dict[str, Any],
     ) -> None:
@@ -167,13 +169,35 @@ def compile_spec(spec: MachineSpec[Any, Any]) -> Table:
                 )
             row[event] = (event, alts)
         allowed[state] = frozenset(row)
+    if spec.chart is not None:
+        allowed = _chart_allowed(spec)
     return Table(
         spec=spec,
         rows=rows,
         fast_rows=fast_rows,
         allowed=allowed,
         counter_index=index,
-        triples=tuple(triples),
+        triples=triples if spec.chart is not None else tuple(triples),
         events_by_value={str(e.value): e for e in events},
         states_by_value={str(s.value): s for s in states},
     )
+
+
+def _chart_allowed(spec: MachineSpec[Any, Any]) -> dict[Any, frozenset[Any]]:
+    """Each leaf state's events in a statechart: its transitions' and its ancestors'."""
+    chart = spec.chart
+    assert chart is not None
+    events: list[set[Any]] = [set() for _ in chart.nodes]
+    for transition in chart.transitions:
+        events[transition.source] |= transition.events
+    allowed: dict[Any, frozenset[Any]] = {}
+    for index, node in enumerate(chart.nodes):
+        if node.member is None:
+            continue
+        found: set[Any] = set()
+        at = index
+        while at != -1:
+            found |= events[at]
+            at = chart.nodes[at].parent
+        allowed[node.member] = frozenset(found)
+    return allowed

@@ -44,7 +44,12 @@ def test_reserved_method_names_cover_both_machines() -> None:
 
     public = {
         name
-        for machine in (statewright.Machine, statewright.AsyncMachine)
+        for machine in (
+            statewright.Machine,
+            statewright.AsyncMachine,
+            statewright.ChartMachine,
+            statewright.AsyncChartMachine,
+        )
         for name in dir(machine)
         if not name.startswith("_")
     }

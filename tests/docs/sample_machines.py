@@ -22,6 +22,7 @@ from statewright_compiler.model import (
     Event,
     GuardCall,
     GuardExpression,
+    InState,
     Machine,
     MetadataValue,
     Not,
@@ -60,8 +61,8 @@ def state(
         description=description,
         kind=kind,
         tags=tuple(tags),
-        entry_actions=tuple(entry),
-        exit_actions=tuple(exit),
+        entry=tuple(entry),
+        exit=tuple(exit),
         metadata=metadata,
         line=0,
     )
@@ -106,6 +107,7 @@ def _guard_text(guard: GuardExpression, parent: int = 0) -> str:
         return guard.name
     if isinstance(guard, Not):
         return "not " + _guard_text(guard.operand, 3)
+    assert not isinstance(guard, InState), "flat sample machines have no in() guards"
     level, word = (2, " and ") if isinstance(guard, And) else (1, " or ")
     text = word.join(_guard_text(operand, level) for operand in guard.operands)
     return f"({text})" if level < parent else text
@@ -118,6 +120,7 @@ def _guard_names(guard: GuardExpression | None) -> set[str]:
         return {guard.name}
     if isinstance(guard, Not):
         return _guard_names(guard.operand)
+    assert not isinstance(guard, InState), "flat sample machines have no in() guards"
     return set().union(*(_guard_names(operand) for operand in guard.operands))
 
 
@@ -165,10 +168,11 @@ class _Builder:
                 source=chosen,
                 sources=self._sources(chosen),
                 event=event_name,
-                target=target,
+                events=(event_name,),
+                targets=(target,),
                 guard=guard,
                 guard_text=None if guard is None else _guard_text(guard),
-                actions=tuple(actions),
+                steps=tuple(actions),
                 checkpoint=checkpoint,
                 description=description,
                 metadata=metadata,
@@ -203,10 +207,10 @@ class _Builder:
             Transition(
                 source,
                 rule.event,
-                rule.target,
+                rule.targets,
                 rule.guard,
                 rule.guard_text,
-                rule.actions,
+                rule.steps,
                 rule.checkpoint,
                 rule_index,
             )

@@ -45,10 +45,11 @@ def test_constructors_keep_the_dataclass_parameters_and_defaults() -> None:
     ]
     assert parameters(ErrorRoute) == [("target", empty), ("actions", ())]
     assert parameters(MachineSpec) == [
-        *((name, empty) for name in MachineSpec.__match_args__[:-3]),
+        *((name, empty) for name in MachineSpec.__match_args__[:-4]),
         ("handler_names", frozenset()),
         ("payloads", None),
         ("event_descriptions", None),
+        ("chart", None),
     ]
     assert MachineSpec.__match_args__ == (
         "name",
@@ -66,6 +67,7 @@ def test_constructors_keep_the_dataclass_parameters_and_defaults() -> None:
         "handler_names",
         "payloads",
         "event_descriptions",
+        "chart",
     )
 
 

@@ -1,0 +1,185 @@
+"""The parts of the generated module that dispatch on states and events: the exhaustive
+``match`` functions behind ``allowed_events`` and ``transition_targets``, the per-event typed
+``send`` signatures and the event methods. A mixin of the module view (:mod:`render`)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from statewright_compiler.literals import dict_literal, docstring_literal, tuple_literal
+from statewright_compiler.model import Event, Machine, State
+
+__all__ = ["DispatchView", "EventMethod", "MatchCase"]
+
+#: States per chunk of the two-level state ``match``.
+MATCH_CHUNK: Final = 32
+
+
+@dataclass(frozen=True)
+class MatchCase:
+    """One ``case`` of a dispatch ``match``: a pattern and either a result or a nested match."""
+
+    pattern: str
+    result: str | None = None
+    nested: tuple[MatchCase, ...] = ()
+
+
+@dataclass(frozen=True)
+class EventMethod:
+    name: str
+    member: str
+    signature: str
+    arguments: str
+    docstring: str
+
+
+class DispatchView:
+    """Needs the module view's ``machine``, member maps, class names and ``target``."""
+
+    machine: Machine
+    state_class: str
+    event_class: str
+    state_member: Mapping[str, str]
+    event_member: Mapping[str, str]
+
+    if TYPE_CHECKING:
+
+        def target(self, name: str) -> str: ...
+
+        def leaf_states(self) -> Sequence[State]: ...
+
+    def _chunked(self, cases: list[MatchCase]) -> list[MatchCase]:
+        """Split a long ``match`` into chunks joined by or-patterns (bounded narrowing cost)."""
+        if len(cases) <= MATCH_CHUNK:
+            return cases
+        chunks = [cases[start : start + MATCH_CHUNK] for start in range(0, len(cases), MATCH_CHUNK)]
+        return [
+            MatchCase(" | ".join(case.pattern for case in chunk), nested=tuple(chunk))
+            for chunk in chunks
+        ]
+
+    def allowed_by_leaf(self) -> dict[str, list[str]]:
+        """A leaf's events: its transitions' and, in a chart, its ancestors' (not eventless)."""
+        machine = self.machine
+        allowed: dict[str, dict[str, None]] = defaultdict(dict)
+        for transition in machine.transitions:
+            if transition.event:
+                allowed[transition.source][transition.event] = None
+        parents = {state.name: state.parent for state in machine.states}
+        found: dict[str, list[str]] = {}
+        for state in self.leaf_states():
+            names: dict[str, None] = {}
+            node: str | None = state.name
+            while node is not None:
+                names.update(allowed[node])
+                node = parents[node]
+            found[state.name] = [event.name for event in machine.events if event.name in names]
+        return found
+
+    def event_set(self, names: Sequence[str]) -> str:
+        members = ", ".join(self.event_member[name] for name in names)
+        return f"frozenset({{{members}}})" if members else "frozenset()"
+
+    def allowed_events_cases(self) -> list[MatchCase]:
+        grouped: dict[str, list[str]] = defaultdict(list)
+        for state, events in self.allowed_by_leaf().items():
+            grouped[self.event_set(events)].append(self.state_member[state])
+        return self._chunked(
+            [MatchCase(" | ".join(states), result) for result, states in grouped.items()]
+        )
+
+    def allowed_events_literal(self) -> str:
+        """``_ALLOWED_EVENTS`` of a large chart: leaf -> its events."""
+        return dict_literal(
+            (self.state_member[state], self.event_set(events))
+            for state, events in self.allowed_by_leaf().items()
+        )
+
+    def targets_cases(self) -> list[MatchCase]:
+        targets: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        for transition in self.machine.transitions:
+            targets[transition.source][transition.event].append(self.target(transition.target))
+        no_transitions: list[str] = []
+        cases: list[MatchCase] = []
+        for state in self.machine.states:
+            by_event = targets.get(state.name)
+            if not by_event:
+                no_transitions.append(self.state_member[state.name])
+                continue
+            inner = [
+                MatchCase(self.event_member[event], tuple_literal(found))
+                for event, found in by_event.items()
+            ]
+            others = [
+                self.event_member[event.name]
+                for event in self.machine.events
+                if event.name not in by_event
+            ]
+            if others:
+                inner.append(MatchCase(" | ".join(others), "()"))
+            cases.append(MatchCase(self.state_member[state.name], nested=tuple(inner)))
+        if no_transitions:
+            cases.append(MatchCase(" | ".join(no_transitions), "()"))
+        return self._chunked(cases)
+
+    def typed_send(self, asynchronous: bool) -> list[str]:
+        """Per-event signatures of ``send``, ``try_send`` and ``can_send`` (lines; "" = blank).
+
+        They narrow the runtime's generic methods (any member, any payload), which mypy calls an
+        incompatible override: the ``type: ignore`` says so. A machine with one event has one
+        signature (an overload needs two); at run time the runtime's methods run unchanged.
+        """
+        prefix = "async " if asynchronous else ""
+        signatures = [self.send_signature(event) for event in self.machine.events]
+        lines: list[str] = []
+        for name, returns in (
+            ("send", self.state_class),
+            ("try_send", "bool"),
+            ("can_send", "bool"),
+        ):
+            ignore = f"  # type: ignore[override]  # narrows the generic {name}"
+            if len(signatures) == 1:
+                lines += [f"{prefix}def {name}({signatures[0]}) -> {returns}: ...{ignore}", ""]
+                continue
+            for index, signature in enumerate(signatures):
+                lines.append("@overload" + (ignore if index == 0 else ""))
+                lines.append(f"{prefix}def {name}({signature}) -> {returns}: ...")
+            call = f"{'await ' if asynchronous else ''}super().{name}(event, **payload)"
+            parameters = f"self, event: {self.event_class}, /, **payload: Any"
+            lines += [f"{prefix}def {name}({parameters}) -> {returns}:", f"    return {call}", ""]
+        return lines[:-1]
+
+    def send_signature(self, event: Event) -> str:
+        """``self, event: Literal[<Member>], /, *, field: type, ...`` for ``event``."""
+        member = f"{self.event_class}.{event.member}"
+        parameters = self.payload_parameters(event)
+        keywords = f", *, {', '.join(parameters)}" if parameters else ""
+        return f"self, event: Literal[{member}], /{keywords}"
+
+    @staticmethod
+    def payload_parameters(event: Event) -> list[str]:
+        """Keyword parameters for the payload fields, optional ones (default None) last."""
+        fields = sorted(event.payload, key=lambda field: field.optional)
+        return [
+            f"{field.name}: {field.annotation}{' = None' if field.optional else ''}"
+            for field in fields
+        ]
+
+    def event_methods(self) -> list[EventMethod]:
+        return [self.event_method(event) for event in self.machine.events]
+
+    def event_method(self, event: Event) -> EventMethod:
+        parameters = self.payload_parameters(event)
+        signature = f"self, *, {', '.join(parameters)}" if parameters else "self"
+        arguments = "".join(f", {field.name}={field.name}" for field in event.payload)
+        text = event.description or f"Send {event.name}."
+        return EventMethod(
+            event.method,
+            f"_E.{event.member}",
+            signature,
+            arguments,
+            docstring_literal(text),
+        )

@@ -1,0 +1,280 @@
+"""Statechart machines: :class:`ChartMachine` and the part it shares with the asyncio flavour.
+
+A generated module whose spec nests states, runs regions in parallel, keeps history, has
+eventless transitions or raises events subclasses these instead of :class:`Machine`. The chart
+engine (:mod:`statewright._chart`) decides what runs; this module calls the user's guards and
+actions when the engine asks, and commits the outcome: one external event is one macrostep,
+applied to a copy of the chart's state that replaces the machine's only when the whole
+macrostep succeeded.
+
+What the rest of the runtime sees stays the flat machine's shape: ``state`` is the first active
+leaf in document order (the only one unless regions run in parallel), history records one
+``(state before, event, state after)`` per macrostep, and counters count those triples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Collection, Generator, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from statewright._chart import (
+    ACTION,
+    DELAY,
+    GUARD,
+    ChartEngine,
+    ChartState,
+    Failure,
+    Microstep,
+    Pending,
+    Request,
+)
+from statewright._compat import StrEnum
+from statewright._core import _INFO, MachineCore
+from statewright._errors import InvalidTransition
+from statewright._machine import Machine, _refuse_async_listeners
+
+if TYPE_CHECKING:
+    from statewright._options import MachineOptions
+
+__all__ = ["ChartCore", "ChartMachine"]
+
+S = TypeVar("S", bound=StrEnum)
+E = TypeVar("E", bound=StrEnum)
+C = TypeVar("C")
+
+
+class ChartCore(MachineCore[S, E, C]):
+    """The chart's state and bookkeeping, shared by :class:`ChartMachine` and
+    :class:`~statewright.AsyncChartMachine`; neither calls user code here."""
+
+    _engine_cache: ClassVar[ChartEngine | None] = None
+
+    @classmethod
+    def _engine(cls) -> ChartEngine:
+        engine = cls.__dict__.get("_engine_cache")
+        table = cls._table()
+        if engine is None or engine.chart is not table.spec.chart:
+            chart = table.spec.chart
+            if chart is None:
+                raise TypeError(f"{cls.__name__}.spec has no chart: subclass Machine instead")
+            engine = ChartEngine(chart, table.events_by_value)
+            cls._engine_cache = engine
+        return engine
+
+    def _chart_setup(self) -> None:
+        self._chart_engine = type(self)._engine()
+        self._chart = ChartState()
+
+    # ----------------------------------------------------------------- read-only views
+
+    @property
+    def active_states(self) -> frozenset[S]:
+        """Every active leaf state (several while parallel regions are active)."""
+        engine = self._chart_engine
+        return frozenset(engine.members[node] for node in engine.leaves(self._chart))
+
+    def is_in(self, states: S | Collection[S], /) -> bool:
+        """Whether a leaf state is active, or (a collection such as ``IN_<NAME>``) any of its
+        states is."""
+        active = self.active_states
+        if isinstance(states, StrEnum):
+            return states in active
+        return not active.isdisjoint(states)
+
+    def allowed_events(self) -> frozenset[E]:
+        """Events some transition of an active state (or an ancestor) takes; guards not
+        evaluated."""
+        allowed = self._spec_table.allowed
+        states = self.active_states or {self._state}
+        return frozenset().union(*(allowed[state] for state in states))
+
+    @property
+    def is_final(self) -> bool:
+        return self._chart.finished
+
+    @property
+    def pending_timers(self) -> dict[str, float]:
+        """Each pending timer's id and due time (seconds since the epoch, the machine's clock)."""
+        return {name: pending.due for name, pending in self._chart.timers.items()}
+
+    @property
+    def next_due(self) -> float | None:
+        """When the earliest pending timer is due; None without one."""
+        timers = self._chart.timers
+        return min(pending.due for pending in timers.values()) if timers else None
+
+    def _take_due(self, now: float) -> tuple[str, Pending] | None:
+        """Remove and return the earliest timer due at ``now`` (ties: by id)."""
+        due = [(p.due, name) for name, p in self._chart.timers.items() if p.due <= now]
+        if not due:
+            return None
+        _, name = min(due)
+        return name, self._chart.timers.pop(name)
+
+    # ----------------------------------------------------------------- running the engine
+
+    def _log_step(self, label: str, text: str) -> None:
+        self._logger.info(
+            "%s %s: %s: %s", self._spec_table.spec.name, self._instance_id, label or "log", text
+        )
+
+    def _chart_commit(
+        self, working: ChartState, event: E, payload: Mapping[str, Any]
+    ) -> tuple[S, S]:
+        """Make ``working`` the machine's chart state and record the macrostep; returns
+        ``(state before, state after)``."""
+        engine = self._chart_engine
+        source = self._state
+        leaves = engine.leaves(working)
+        target: S = engine.members[leaves[0]] if leaves else source
+        index = self._counter(source, event, target)
+        if self._history is not None:  # first: a clock that raises leaves nothing half-recorded
+            self._history.append((index, self._clock(), payload))
+        self._chart = working
+        if target is not source:
+            self._prev = source
+        self._state = target
+        self._counts[index] += 1
+        return source, target
+
+    def _counter(self, source: S, event: E, target: S) -> int:
+        """The counter of a ``(source, event, target)`` triple, registered on first use: a
+        chart's triples depend on history and regions, so the class learns them as they occur."""
+        table = self._spec_table
+        triple = (source, event, target)
+        index = table.counter_index.get(triple)
+        if index is None:
+            triples = table.triples
+            assert isinstance(triples, list)  # a chart's table keeps a growable list
+            index = table.counter_index.setdefault(triple, len(triples))
+            if index == len(triples):
+                triples.append(triple)
+        while len(self._counts) <= index:
+            self._counts.append(0)
+        return index
+
+    def _after_start(self, working: ChartState) -> None:
+        engine = self._chart_engine
+        self._chart = working
+        leaves = engine.leaves(working)
+        if leaves:
+            self._state = engine.members[leaves[0]]
+
+    def _checkpoints(self, taken: list[Microstep]) -> bool:
+        transitions = self._chart_engine.chart.transitions
+        return any(transitions[index].checkpoint for _, indexes in taken for index in indexes)
+
+    def _rejected(self, member: E) -> InvalidTransition:
+        reason = "no guard passed" if member in self.allowed_events() else ""
+        if not reason and self._chart.finished:
+            reason = "the machine is in a final state"
+        return self._reject(member, reason)
+
+
+class ChartMachine(ChartCore[S, E, C], Machine[S, E, C]):
+    """Base class of generated statechart machines: entering the initial configuration runs
+    its entry actions (and eventless transitions) as the machine is constructed."""
+
+    def __init__(
+        self, context: C, handlers: object | None = None, *, options: MachineOptions | None = None
+    ) -> None:
+        super().__init__(context, handlers, options=options)
+        self._chart_setup()
+        working = ChartState(now=self._clock())
+        self._enter_user_code()
+        try:
+            self._drive(self._chart_engine.start(working), working)
+        finally:
+            self._leave_user_code()
+        self._after_start(working)
+
+    def _drive(self, steps: Generator[Request, Any, Any], working: ChartState) -> Any:
+        """Answer the engine's requests (guards, actions, logs) until it returns."""
+        result: Any = None
+        try:
+            while True:
+                kind, subject, argument = steps.send(result)
+                result = None
+                if kind is GUARD:
+                    try:
+                        result = subject(self._handlers, self._context, argument, working.active)
+                    except Exception as exc:
+                        result = Failure(exc)
+                elif kind is ACTION:
+                    try:
+                        self._call(subject, argument)
+                    except Exception as exc:
+                        result = Failure(exc)
+                elif kind is DELAY:
+                    try:
+                        result = self._calls[subject](self._context, argument)
+                    except Exception as exc:
+                        result = Failure(exc)
+                else:
+                    self._log_step(subject, argument)
+        except StopIteration as stop:
+            return stop.value
+
+    def send(self, event: E, /, **payload: Any) -> S:
+        """Process ``event`` to completion (its transitions, then eventless transitions and
+        raised events) and return the new state, or raise :class:`InvalidTransition` when no
+        transition takes it. A guard or action that raises leaves the machine as it was
+        (``on_error = "raise"``) or raises ``error.execution`` (``on_error = "event"``)."""
+        with self._lock:
+            self._check_usable()
+            member, _ = self._resolve(event)
+            working = self._chart.copy()
+            working.now = self._clock()
+            self._enter_user_code()
+            try:
+                taken = self._drive(self._chart_engine.handle(working, member, payload), working)
+                if taken is None:
+                    raise self._rejected(member)
+                source, target = self._chart_commit(working, member, payload)
+            finally:
+                self._leave_user_code()
+            if self._checkpoints(taken) and self._options.store is not None:
+                self._save_locked()
+            pending = pending_listeners(self, source, member, target, payload, None)
+            if pending:
+                _refuse_async_listeners(pending)
+            return target
+
+    def try_send(self, event: E, /, **payload: Any) -> bool:
+        try:
+            self.send(event, **payload)
+        except InvalidTransition:
+            return False
+        return True
+
+    def fire_due(self, now: float | None = None) -> int:
+        """Send every timer's event that is due at ``now`` (default: the clock), earliest first,
+        through :meth:`send` (so guards, checkpoints and listeners apply); returns how many fired.
+        A fired timer is gone even when no transition took its event."""
+        fired = 0
+        with self._lock:
+            while True:
+                found = self._take_due(self._clock() if now is None else now)
+                if found is None:
+                    return fired
+                fired += 1
+                self.try_send(found[1].event)  # a rejection is logged at DEBUG by send
+
+    def can_send(self, event: E, /, **payload: Any) -> bool:
+        """Whether some transition would take ``event`` now; evaluates guards only."""
+        with self._lock:
+            member, _ = self._resolve(event)
+            working = self._chart.copy()
+            self._enter_user_code()
+            try:
+                enabled = self._drive(self._chart_engine.select(working, member, payload), working)
+            finally:
+                self._leave_user_code()
+            return bool(enabled)
+
+
+def pending_listeners(machine: ChartCore[Any, Any, Any], *args: Any) -> list[Awaitable[object]]:
+    """The announcement of a committed macrostep (listeners and the log)."""
+    if machine._listeners or machine._log_cache.get(_INFO, True):
+        return machine._announce(*args)
+    return []
