@@ -10,6 +10,7 @@ is read past with an ``scxml-ignored`` warning. Any error means no spec is writt
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
@@ -78,6 +79,8 @@ _STATE_CHILDREN: Final[Mapping[NodeKind, frozenset[str]]] = {
     NodeKind.HISTORY: frozenset({"transition"}),
 }
 _KINDS: Final = {kind.value: kind for kind in NodeKind}
+#: The event names statewright's descriptors can match (``descriptors.py``).
+_EVENT_NAME: Final = re.compile(r"[A-Za-z0-9_\-:]+(?:\.[A-Za-z0-9_\-:]+)*")
 
 
 def _tokens(text: str | None) -> tuple[str, ...]:
@@ -259,12 +262,9 @@ class _Reader:
         self.check(element)
         events = _tokens(element.get("event"))
         for token in events:
-            name = token.removesuffix(".*")
-            if token != "*" and ("*" in name or not name or name.startswith(".")):
-                self.report(
-                    "scxml-invalid", element, f"{token!r} is not an event descriptor",
-                    "a descriptor is '*', a name, or a name followed by '.*'",
-                )  # fmt: skip
+            self.event_name(
+                element, token.removesuffix(".*").removesuffix("."), token, "descriptor"
+            )
         kind = element.get("type") or "external"
         if kind not in ("internal", "external"):
             self.report("scxml-invalid", element, f"<transition> has the type {kind!r}")
@@ -277,6 +277,22 @@ class _Reader:
             element.line,
             element.column,
         )
+
+    def event_name(self, element: Element, name: str, written: str, what: str = "name") -> bool:
+        """Whether ``name`` (of the descriptor or event ``written``) is an event name statewright
+        reads: SCXML's names restricted to ASCII, as its descriptors are (else reported)."""
+        if written == "*" or _EVENT_NAME.fullmatch(name):
+            return True
+        parts = name.split(".")
+        if "*" in name or "" in parts or any(part != "".join(part.split()) for part in parts):
+            self.report("scxml-invalid", element, f"{written!r} is not an SCXML event {what}")
+        else:
+            self.report(
+                "scxml-unsupported", element, f"the event {written!r} cannot be translated: "
+                "statewright event names are ASCII letters, digits, '_', '-' and ':', in parts "
+                "separated by dots",
+            )  # fmt: skip
+        return False
 
     def content(self, block: Element) -> list[Step]:
         """Executable content: ``<raise>`` and ``<log>`` with a constant; refuse the rest."""
@@ -293,8 +309,7 @@ class _Reader:
                 if event is None:
                     self.report("scxml-invalid", element, "<raise> has no event")
                     continue
-                if len(event.split()) != 1 or event != event.strip() or "*" in event:
-                    self.report("scxml-invalid", element, f"<raise> has the event {event!r}")
+                if not self.event_name(element, event, event):
                     continue
                 steps.append(Raise(event))
             else:

@@ -100,9 +100,12 @@ def state_names(ids: Sequence[str | None]) -> list[str]:
     ]
 
 
-def event_names(values: Sequence[str]) -> dict[str, str]:
-    """A name per event value, as :func:`state_names` does for ids."""
+def event_names(values: Sequence[str], taken: Iterable[str] = ()) -> dict[str, str]:
+    """A name per event value, as :func:`state_names` does for ids, none of them clashing
+    with the names ``taken`` (events the compiler declares itself)."""
     namer = _EventNamer(values)
+    for name in taken:
+        namer.take(name)
     kept = {value: namer.keep(value) for value in values}
     return {value: name or namer.derive(value, "event") for value, name in kept.items()}
 

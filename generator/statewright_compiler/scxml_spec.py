@@ -11,15 +11,16 @@ instead. Every text reaches the file through :mod:`toml_text`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from statewright_compiler.diagnostics import Diagnostic
 from statewright_compiler.literals import comment_text
 from statewright_compiler.scxml_document import Document, Log, Node, NodeKind, Step, Transition
+from statewright_compiler.scxml_events import chart_events
 from statewright_compiler.scxml_guards import CondError, Guard, translate_cond
-from statewright_compiler.scxml_names import event_names, machine_name, state_names
+from statewright_compiler.scxml_names import machine_name, state_names
 from statewright_compiler.toml_text import (
     inline_table,
     toml_array,
@@ -27,7 +28,7 @@ from statewright_compiler.toml_text import (
     toml_string,
 )
 
-__all__ = ["COND_METADATA", "ImportedSpec", "descriptor_event", "spec_text"]
+__all__ = ["COND_METADATA", "ImportedSpec", "spec_text"]
 
 #: The metadata key of a transition that keeps its SCXML ``cond`` (see :class:`ImportedSpec`).
 COND_METADATA: Final = "scxml_cond"
@@ -51,40 +52,8 @@ class ImportedSpec:
     guards: tuple[tuple[str, str], ...]
 
 
-def descriptor_event(token: str) -> str | None:
-    """The event a descriptor token names (``foo`` for ``foo.*``), None for ``*``."""
-    if token == "*":
-        return None
-    return token.removesuffix(".*").rstrip(".")
-
-
-def _steps(node: Node) -> Iterator[Step]:
-    yield from node.entry
-    yield from node.exit
-    yield from node.initial_steps
-    yield from node.default_steps
-    for transition in node.transitions:
-        yield from transition.steps
-
-
-def _event_values(document: Document) -> list[str]:
-    """Every event raised or named by a descriptor, node by node in document order."""
-    found: dict[str, None] = {}
-    for node in document.nodes:
-        for step in _steps(node):
-            if not isinstance(step, Log):
-                found.setdefault(step.event)
-        for transition in node.transitions:
-            for token in transition.events:
-                value = descriptor_event(token)
-                if value is not None:
-                    found.setdefault(value)
-    return list(found)
-
-
-def _keeps_order(transitions: Sequence[Transition]) -> bool:
-    """Whether grouping by descriptor keeps document order (each key's transitions adjacent)."""
-    keys = [" ".join(transition.events) for transition in transitions]
+def _keeps_order(keys: Sequence[str]) -> bool:
+    """Whether grouping by key keeps document order (each key's transitions adjacent)."""
     runs = [key for index, key in enumerate(keys) if index == 0 or keys[index - 1] != key]
     return len(runs) == len(set(runs))
 
@@ -99,7 +68,8 @@ class _Writer:
             for node, name in zip(document.nodes, self.names, strict=True)
             if node.id is not None
         }
-        self.events = event_names(_event_values(document))
+        self.chart_events = chart_events(document, self.names)
+        self.events = self.chart_events.names
         self.diagnostics: list[Diagnostic] = []
         self.guard_count = 0
         self.named_guards: list[tuple[str, str]] = []
@@ -247,19 +217,20 @@ class _Writer:
         if eventless:
             self.emit_alternatives("always", eventless, short=False)
         evented = [transition for transition in node.transitions if transition.events]
-        if _keeps_order(evented):
+        keys = [self.chart_events.key(transition.events) for transition in evented]
+        if _keeps_order(keys):
             groups: dict[str, list[Transition]] = {}
-            for transition in evented:
-                groups.setdefault(" ".join(transition.events), []).append(transition)
+            for key, transition in zip(keys, evented, strict=True):
+                groups.setdefault(key, []).append(transition)
             for key, group in groups.items():
                 self.emit_alternatives(f"on.{toml_key(key)}", group, short=True)
             return
-        for transition in evented:
+        for key, transition in zip(keys, evented, strict=True):
             self.lines += ["", "[[transitions]]"]
             self.emit("from", toml_string(name))
-            self.emit("event", toml_string(" ".join(transition.events)))
-            for key, value in self.alternative(transition):
-                self.emit(key, value)
+            self.emit("event", toml_string(key))
+            for item, value in self.alternative(transition):
+                self.emit(item, value)
 
     def text(self, stem: str) -> str:
         self.machine(stem)
