@@ -80,9 +80,22 @@ class _Writer:
         self.guard_count += 1
         return f"cond_{self.guard_count}"
 
+    def in_file_order(self, node: Node) -> tuple[bool, list[Transition]]:
+        """Whether the node's evented transitions go in its ``on`` table (else they are
+        ``[[transitions]]`` after it), and its transitions in the order the spec will hold
+        them, which is the compiler's (and so the exporter's) order too. Evented and eventless
+        transitions never compete, so only the order within each kind is SCXML's."""
+        evented = [transition for transition in node.transitions if transition.events]
+        eventless = [transition for transition in node.transitions if not transition.events]
+        if _keeps_order([self.chart_events.key(transition.events) for transition in evented]):
+            return True, evented + eventless
+        return False, eventless + evented
+
     def translate_guards(self) -> None:
+        """Named guards are numbered in the order the spec will hold them: importing what
+        ``export-scxml`` wrote from an imported spec gives that spec again."""
         for node in self.document.nodes:
-            for transition in node.transitions:
+            for transition in self.in_file_order(node)[1]:
                 if transition.cond is None:
                     continue
                 try:
@@ -184,17 +197,13 @@ class _Writer:
         return toml_array(map(toml_string, names))
 
     def initial(self, index: int, node: Node) -> None:
-        """A compound state's initial: as written, or its first child *state* when a history
-        state comes first in the document (SCXML's default skips history states)."""
-        if node.initial:
-            self.emit("initial", self.with_steps(node.initial, node.initial_steps))
-            return
+        """A compound state's initial, unless it is the default both languages share: the
+        first child that is not a history state."""
         nodes = self.document.nodes
-        children = self.document.children(index)
-        if children and nodes[children[0]].kind is NodeKind.HISTORY:
-            states = [child for child in children if nodes[child].kind is not NodeKind.HISTORY]
-            if states:
-                self.emit("initial", toml_string(self.names[states[0]]))
+        states = [i for i in self.document.children(index) if nodes[i].kind is not NodeKind.HISTORY]
+        default = (nodes[states[0]].id,) if states else ()
+        if node.initial_steps or (node.initial and node.initial != default):
+            self.emit("initial", self.with_steps(node.initial, node.initial_steps))
 
     def state(self, index: int, node: Node) -> None:
         name = self.names[index]
@@ -213,17 +222,19 @@ class _Writer:
         for key, steps in (("entry", node.entry), ("exit", node.exit)):
             if steps:
                 self.emit(key, self.steps(steps, len(key) + 3))
-        eventless = [transition for transition in node.transitions if not transition.events]
-        if eventless:
-            self.emit_alternatives("always", eventless, short=False)
-        evented = [transition for transition in node.transitions if transition.events]
+        in_table, transitions = self.in_file_order(node)
+        evented = [transition for transition in transitions if transition.events]
+        eventless = [transition for transition in transitions if not transition.events]
         keys = [self.chart_events.key(transition.events) for transition in evented]
-        if _keeps_order(keys):
+        if in_table:
             groups: dict[str, list[Transition]] = {}
             for key, transition in zip(keys, evented, strict=True):
                 groups.setdefault(key, []).append(transition)
             for key, group in groups.items():
                 self.emit_alternatives(f"on.{toml_key(key)}", group, short=True)
+        if eventless:
+            self.emit_alternatives("always", eventless, short=False)
+        if in_table:
             return
         for key, transition in zip(keys, evented, strict=True):
             self.lines += ["", "[[transitions]]"]
