@@ -9,9 +9,19 @@ Everything here uses SCXML ids and event names as written; statewright names com
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-__all__ = ["Document", "Log", "Node", "NodeKind", "Raise", "Step", "Transition"]
+__all__ = [
+    "Cancel",
+    "Document",
+    "Log",
+    "Node",
+    "NodeKind",
+    "Raise",
+    "Send",
+    "Step",
+    "Transition",
+]
 
 
 class NodeKind(enum.Enum):
@@ -36,8 +46,28 @@ class Log:
     label: str | None = None
 
 
+@dataclass(frozen=True)
+class Send:
+    """``<send event="..." delay="..." id="...">``: the event, sent to the chart itself after
+    ``delay`` (as written: ``"1s"``, ``"500ms"``); ``id`` is None when the element has none."""
+
+    event: str
+    delay: str
+    id: str | None = None
+
+
+@dataclass(frozen=True)
+class Cancel:
+    """``<cancel sendid="...">``: cancel the pending ``<send>`` with that id (``line`` and
+    ``column`` say where, for a diagnostic; they are not part of what it means)."""
+
+    id: str
+    line: int = field(default=0, compare=False)
+    column: int = field(default=0, compare=False)
+
+
 #: One piece of executable content.
-Step = Raise | Log
+Step = Raise | Log | Send | Cancel
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from statewright_compiler.descriptors import is_descriptor
-from statewright_compiler.scxml_document import Document, Log, Node, NodeKind, Step
+from statewright_compiler.scxml_document import Document, Node, NodeKind, Raise, Send, Step
 from statewright_compiler.scxml_names import event_names
 
-__all__ = ["ChartEvents", "chart_events", "descriptor_event"]
+__all__ = ["ChartEvents", "chart_events", "descriptor_event", "steps_of"]
 
 
 def descriptor_event(token: str) -> str | None:
@@ -31,7 +31,8 @@ def descriptor_event(token: str) -> str | None:
     return token.removesuffix(".*").rstrip(".")
 
 
-def _steps(node: Node) -> Iterator[Step]:
+def steps_of(node: Node) -> Iterator[Step]:
+    """Every step of a node's executable content."""
     yield from node.entry
     yield from node.exit
     yield from node.initial_steps
@@ -79,8 +80,8 @@ def chart_events(document: Document, states: Sequence[str]) -> ChartEvents:
     """The events of ``document``, whose nodes are named ``states``."""
     appearances: dict[str, bool] = {}  # value -> raised (else only named by descriptors)
     for node in document.nodes:
-        for step in _steps(node):
-            if not isinstance(step, Log):
+        for step in steps_of(node):
+            if isinstance(step, Raise | Send):
                 appearances[step.event] = True
         for transition in node.transitions:
             for token in transition.events:

@@ -36,7 +36,16 @@ from statewright_compiler.model import (
     StateKind,
 )
 from statewright_compiler.model import Step as SpecStep
-from statewright_compiler.scxml_document import Document, Log, Node, NodeKind, Raise, Step
+from statewright_compiler.scxml_document import (
+    Cancel,
+    Document,
+    Log,
+    Node,
+    NodeKind,
+    Raise,
+    Send,
+    Step,
+)
 from statewright_compiler.scxml_document import Transition as ScxmlTransition
 from statewright_compiler.scxml_spec import COND_METADATA
 from statewright_compiler.scxml_write import scxml_text, xml_representable
@@ -51,6 +60,14 @@ _KINDS: Final = {
 }
 #: What SCXML's parser (and statewright's importer) reads as one event name.
 _EVENT_NAME: Final = re.compile(r"[A-Za-z0-9_\-:]+(?:\.[A-Za-z0-9_\-:]+)*")
+
+
+def _duration(seconds: float) -> str:
+    """SCXML's (CSS2) time: whole milliseconds where they say it exactly, else seconds."""
+    milliseconds = seconds * 1000
+    if milliseconds == int(milliseconds) and seconds < 1:
+        return f"{int(milliseconds)}ms"
+    return f"{seconds:.6f}".rstrip("0").rstrip(".") + "s"
 
 
 class _Exporter:
@@ -99,10 +116,22 @@ class _Exporter:
                 exported.append(Log(self.text(step.text, line, "a log text"), label))
             elif isinstance(step, str):
                 self.refuse(line, 1, f"the action {step!r} {where}", "SCXML runs no handler")
+            elif isinstance(step, SendStep):
+                send = self.send(step, line, where)
+                exported += [send] if send is not None else []
             else:
-                kind = "a delayed send" if isinstance(step, SendStep) else "a cancel"
-                self.refuse(line, 1, f"{kind} {where}", "timers are not exported")
+                exported.append(Cancel(step.id))
         return tuple(exported)
+
+    def send(self, step: SendStep, line: int, where: str) -> Send | None:
+        """A delayed send with a fixed delay, as SCXML's ``<send delay>``."""
+        what = f"the delayed send of {step.event!r} {where}"
+        if step.delay is None:
+            self.refuse(line, 1, what, "SCXML has no delay handler (a delayexpr needs data)")
+            return None
+        if step.on_restore != "fire":
+            self.refuse(line, 1, what, f"SCXML has no on_restore = {step.on_restore!r}")
+        return Send(self.event(step.event, line), _duration(step.delay), step.id)
 
     # -- states ----------------------------------------------------------------------------------
     def node(self, index: int, state: State, index_of: dict[str, int]) -> Node:
@@ -111,7 +140,8 @@ class _Exporter:
             why = "SCXML states have no kind but these; make it a normal state"
             self.refuse(line, 1, f"state {state.name!r} of kind {state.kind.value!r}", why)
         if state.timers:
-            self.refuse(line, 1, f"the timers of {state.name!r}", "timers are not exported")
+            why = "write them as <send delay> on entry and <cancel> on exit"
+            self.refuse(line, 1, f"the after timers of {state.name!r}", why)
         where = f"of {state.name!r}"
         initial: tuple[str, ...] = ()
         # Written when not SCXML's default, or when an <initial> element holds content.

@@ -9,64 +9,27 @@ is read past with an ``scxml-ignored`` warning. Any error means no spec is writt
 
 from __future__ import annotations
 
-import ast
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
-from statewright_compiler.diagnostics import Diagnostic, Severity, SpecError
+from statewright_compiler.diagnostics import Diagnostic, SpecError
+from statewright_compiler.scxml_content import UNSUPPORTED, ElementReader
 from statewright_compiler.scxml_document import (
+    Cancel,
     Document,
-    Log,
     Node,
     NodeKind,
-    Raise,
+    Send,
     Step,
     Transition,
 )
-from statewright_compiler.scxml_read import SCXML_NAMESPACE, Element, read_xml
+from statewright_compiler.scxml_events import steps_of
+from statewright_compiler.scxml_read import Element, read_xml
 from statewright_compiler.scxml_spec import ImportedSpec, spec_text
 
 __all__ = ["UNSUPPORTED", "import_scxml", "read_document"]
 
-#: Why each SCXML element statewright does not translate cannot be translated.
-_NO_DATA = "statewright charts have no data model: state lives in the context your handlers get"
-_NO_CODE = "a spec holds no code: write it as a handler action in Python"
-_NO_TIMERS = "statewright has no timers yet (delayed events are the timers issue's target)"
-UNSUPPORTED: Final[Mapping[str, str]] = {
-    "datamodel": _NO_DATA,
-    "data": _NO_DATA,
-    "assign": _NO_DATA,
-    "script": _NO_CODE,
-    "if": _NO_CODE,
-    "elseif": _NO_CODE,
-    "else": _NO_CODE,
-    "foreach": _NO_CODE,
-    "send": "statewright has no event I/O processors: raise internal events with <raise>, "
-    "send external ones from your program",
-    "cancel": "it cancels a delayed <send>, and " + _NO_TIMERS,
-    "invoke": "statewright does not run child sessions",
-    "finalize": "statewright does not run child sessions",
-    "donedata": "done events carry no data in statewright",
-    "param": "events raised by a chart carry no data in statewright",
-    "content": "events raised by a chart carry no data in statewright",
-}
-#: The attributes each translated element may have (others are read past with a warning).
-_ATTRIBUTES: Final[Mapping[str, frozenset[str]]] = {
-    "scxml": frozenset({"initial", "name", "version", "datamodel", "binding"}),
-    "state": frozenset({"id", "initial"}),
-    # ``initial`` is not SCXML's on <parallel>, but it is an error there rather than ignored.
-    "parallel": frozenset({"id", "initial"}),
-    "final": frozenset({"id"}),
-    "history": frozenset({"id", "type"}),
-    "initial": frozenset(),
-    "transition": frozenset({"event", "cond", "target", "type"}),
-    "onentry": frozenset(),
-    "onexit": frozenset(),
-    "raise": frozenset({"event"}),
-    "log": frozenset({"label", "expr"}),
-}
 #: The children each kind of state may have (SCXML 1.0, section 3).
 _STATE_CHILDREN: Final[Mapping[NodeKind, frozenset[str]]] = {
     NodeKind.STATE: frozenset(
@@ -79,74 +42,18 @@ _STATE_CHILDREN: Final[Mapping[NodeKind, frozenset[str]]] = {
     NodeKind.HISTORY: frozenset({"transition"}),
 }
 _KINDS: Final = {kind.value: kind for kind in NodeKind}
-#: The event names statewright's descriptors can match (``descriptors.py``).
-_EVENT_NAME: Final = re.compile(r"[A-Za-z0-9_\-:]+(?:\.[A-Za-z0-9_\-:]+)*")
 
 
 def _tokens(text: str | None) -> tuple[str, ...]:
     return tuple(text.split()) if text else ()
 
 
-class _Reader:
+class _Reader(ElementReader):
     """One pass over the tree, collecting nodes in document order and diagnostics."""
 
     def __init__(self, shown: str) -> None:
-        self.shown = shown
-        self.diagnostics: list[Diagnostic] = []
+        super().__init__(shown)
         self.nodes: list[Node] = []
-
-    def report(self, code: str, element: Element, message: str, hint: str | None = None) -> None:
-        severity = Severity.WARNING if code == "scxml-ignored" else Severity.ERROR
-        self.diagnostics.append(
-            Diagnostic(
-                code, self.shown, element.line, element.column, message, hint, severity=severity
-            )
-        )
-
-    def is_scxml(self, element: Element) -> bool:
-        return element.namespace in ("", SCXML_NAMESPACE)
-
-    def refuse(self, element: Element, where: Element) -> None:
-        """``element`` cannot appear in ``where``: unsupported, unknown, or misplaced."""
-        name = element.name
-        if not self.is_scxml(element):
-            why = "it is outside the SCXML namespace"
-        elif name == "send" and (element.get("delay") or element.get("delayexpr")):
-            why = _NO_TIMERS
-        elif name in UNSUPPORTED:
-            why = UNSUPPORTED[name]
-        elif name not in _ATTRIBUTES:
-            why = "it is not an SCXML element"
-        else:
-            self.report("scxml-invalid", element, f"{element.tag} cannot be in {where.tag}")
-            return
-        self.report(
-            "scxml-unsupported",
-            element,
-            f"{element.tag} in {where.tag} cannot be translated: {why}",
-        )
-
-    def check(self, element: Element) -> None:
-        """Warn about attributes SCXML does not define and text where SCXML has none."""
-        known = _ATTRIBUTES.get(element.name, frozenset())
-        for name, _ in element.attributes:
-            if name not in known:
-                self.report(
-                    "scxml-ignored",
-                    element,
-                    f"{element.tag} has no attribute {name!r} in SCXML; it is ignored",
-                )
-        if element.text:
-            self.diagnostics.append(
-                Diagnostic(
-                    "scxml-ignored",
-                    self.shown,
-                    element.text_line,
-                    element.text_column,
-                    f"text in {element.tag} means nothing in SCXML; it is ignored",
-                    severity=Severity.WARNING,
-                )
-            )
 
     # -- the document ----------------------------------------------------------------------------
     def document(self, root: Element) -> Document | None:
@@ -278,67 +185,10 @@ class _Reader:
             element.column,
         )
 
-    def event_name(self, element: Element, name: str, written: str, what: str = "name") -> bool:
-        """Whether ``name`` (of the descriptor or event ``written``) is an event name statewright
-        reads: SCXML's names restricted to ASCII, as its descriptors are (else reported)."""
-        if written == "*" or _EVENT_NAME.fullmatch(name):
-            return True
-        parts = name.split(".")
-        if "*" in name or "" in parts or any(part != "".join(part.split()) for part in parts):
-            self.report("scxml-invalid", element, f"{written!r} is not an SCXML event {what}")
-        else:
-            self.report(
-                "scxml-unsupported", element, f"the event {written!r} cannot be translated: "
-                "statewright event names are ASCII letters, digits, '_', '-' and ':', in parts "
-                "separated by dots",
-            )  # fmt: skip
-        return False
-
-    def content(self, block: Element) -> list[Step]:
-        """Executable content: ``<raise>`` and ``<log>`` with a constant; refuse the rest."""
-        steps: list[Step] = []
-        for element in block.children:
-            if not self.is_scxml(element) or element.name not in ("raise", "log"):
-                self.refuse(element, block)
-                continue
-            self.check(element)
-            for child in element.children:
-                self.refuse(child, element)
-            if element.name == "raise":
-                event = element.get("event")
-                if event is None:
-                    self.report("scxml-invalid", element, "<raise> has no event")
-                    continue
-                if not self.event_name(element, event, event):
-                    continue
-                steps.append(Raise(event))
-            else:
-                text = self.log_text(element)
-                if text is not None:
-                    steps.append(Log(text, element.get("label")))
-        return steps
-
-    def log_text(self, element: Element) -> str | None:
-        expression = element.get("expr")
-        if expression is None:
-            return ""
-        try:
-            value = ast.literal_eval(expression.strip())
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            value = None
-        if not isinstance(value, str):
-            self.report(
-                "scxml-unsupported",
-                element,
-                f"<log expr={expression!r}> cannot be translated: only a constant string "
-                "(such as 'pass') is; log values from a handler action",
-            )
-            return None
-        return value
-
     # -- references ------------------------------------------------------------------------------
     def resolve(self, document: Document, root: Element) -> None:
-        """Every id a transition, an initial or a history default names is a state's."""
+        """Every id a transition, an initial or a history default names is a state's, and
+        every id a ``<cancel>`` names a ``<send>``'s."""
         where: dict[str, int] = {}
         for index, node in enumerate(document.nodes):
             if node.id is None:
@@ -360,6 +210,17 @@ class _Reader:
                     self.known(target, where, (transition.line, transition.column), "target")
         for target in document.initial:
             self.known(target, where, (root.line, root.column), "initial state")
+        steps = [step for node in document.nodes for step in steps_of(node)]
+        sent = {step.id for step in steps if isinstance(step, Send)}
+        for step in steps:
+            if isinstance(step, Cancel) and step.id not in sent:
+                message = (
+                    f"<cancel sendid={step.id!r}> cannot be translated: no <send> in the chart "
+                    "has that id, and a spec's cancel names one of its own timers"
+                )
+                self.diagnostics.append(
+                    Diagnostic("scxml-unsupported", self.shown, step.line, step.column, message)
+                )
 
     def known(
         self, target: str, where: Mapping[str, int], place: tuple[int, int], what: str

@@ -18,7 +18,7 @@ from typing import Final
 from statewright_compiler.naming import camel_case, is_identifier
 from statewright_compiler.read_events import RESERVED_METHOD_NAMES
 
-__all__ = ["event_names", "machine_name", "state_names"]
+__all__ = ["TimerNames", "event_names", "machine_name", "state_names"]
 
 _NOT_IDENTIFIER: Final = re.compile(r"[^A-Za-z0-9_]+")
 _WORDS: Final = re.compile(r"[A-Za-z0-9]+")
@@ -108,6 +108,24 @@ def event_names(values: Sequence[str], taken: Iterable[str] = ()) -> dict[str, s
         namer.take(name)
     kept = {value: namer.keep(value) for value in values}
     return {value: name or namer.derive(value, "event") for value, name in kept.items()}
+
+
+class _TimerNamer(_Namer):
+    def forms_of(self, name: str) -> tuple[str, ...]:
+        return (name,)
+
+
+class TimerNames:
+    """Timer ids for ``<send>`` ids, and a fresh one for each ``<send>`` without one."""
+
+    def __init__(self, ids: Iterable[str]) -> None:
+        written = list(dict.fromkeys(ids))
+        self.namer = _TimerNamer(written)
+        kept = {identifier: self.namer.keep(identifier) for identifier in written}
+        self.names = {key: name or self.namer.derive(key, "timer") for key, name in kept.items()}
+
+    def of(self, identifier: str | None) -> str:
+        return self.names[identifier] if identifier is not None else self.namer.derive(None, "send")
 
 
 def machine_name(name: str | None, stem: str) -> str:

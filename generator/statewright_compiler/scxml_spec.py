@@ -17,10 +17,19 @@ from typing import Final
 
 from statewright_compiler.diagnostics import Diagnostic
 from statewright_compiler.literals import comment_text
-from statewright_compiler.scxml_document import Document, Log, Node, NodeKind, Step, Transition
-from statewright_compiler.scxml_events import chart_events
+from statewright_compiler.scxml_document import (
+    Cancel,
+    Document,
+    Log,
+    Node,
+    NodeKind,
+    Send,
+    Step,
+    Transition,
+)
+from statewright_compiler.scxml_events import chart_events, steps_of
 from statewright_compiler.scxml_guards import CondError, Guard, translate_cond
-from statewright_compiler.scxml_names import machine_name, state_names
+from statewright_compiler.scxml_names import TimerNames, machine_name, state_names
 from statewright_compiler.toml_text import (
     inline_table,
     toml_array,
@@ -70,6 +79,10 @@ class _Writer:
         }
         self.chart_events = chart_events(document, self.names)
         self.events = self.chart_events.names
+        self.timers = TimerNames(
+            step.id for node in document.nodes for step in steps_of(node)
+            if isinstance(step, Send) and step.id is not None
+        )  # fmt: skip
         self.diagnostics: list[Diagnostic] = []
         self.guard_count = 0
         self.named_guards: list[tuple[str, str]] = []
@@ -127,6 +140,16 @@ class _Writer:
             if step.label is not None:
                 items.append(("label", toml_string(step.label)))
             return inline_table(items)
+        if isinstance(step, Cancel):
+            return inline_table([("cancel", toml_string(self.timers.of(step.id)))])
+        if isinstance(step, Send):
+            return inline_table(
+                [
+                    ("send", toml_string(self.events[step.event])),
+                    ("id", toml_string(self.timers.of(step.id))),
+                    ("delay", toml_string(step.delay)),
+                ]
+            )
         return inline_table([("raise", toml_string(self.events[step.event]))])
 
     def steps(self, steps: Sequence[Step], prefix: int | None) -> str:

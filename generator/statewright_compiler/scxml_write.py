@@ -12,7 +12,16 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from statewright_compiler.scxml_document import Document, Log, Node, NodeKind, Step, Transition
+from statewright_compiler.scxml_document import (
+    Cancel,
+    Document,
+    Log,
+    Node,
+    NodeKind,
+    Send,
+    Step,
+    Transition,
+)
 from statewright_compiler.scxml_read import SCXML_NAMESPACE
 
 __all__ = ["attribute", "scxml_text", "xml_representable"]
@@ -60,6 +69,12 @@ class _Writer:
             if isinstance(step, Log):
                 label = attribute("label", step.label) if step.label is not None else ""
                 lines.append(f"{indent}<log{label}{attribute('expr', repr(step.text))}/>")
+            elif isinstance(step, Send):
+                timer = attribute("id", step.id) if step.id is not None else ""
+                delay = attribute("delay", step.delay)
+                lines.append(f"{indent}<send{attribute('event', step.event)}{timer}{delay}/>")
+            elif isinstance(step, Cancel):
+                lines.append(f"{indent}<cancel{attribute('sendid', step.id)}/>")
             else:
                 lines.append(f"{indent}<raise{attribute('event', step.event)}/>")
         return lines

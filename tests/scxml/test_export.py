@@ -11,9 +11,18 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from statewright_compiler.durations import parse_duration
 from statewright_compiler.load import parse_spec_text
 from statewright_compiler.model import Machine
-from statewright_compiler.scxml_document import Document, Node, NodeKind, Transition
+from statewright_compiler.scxml_document import (
+    Cancel,
+    Document,
+    Node,
+    NodeKind,
+    Send,
+    Step,
+    Transition,
+)
 from statewright_compiler.scxml_export import export_scxml
 from statewright_compiler.scxml_import import read_document
 from statewright_compiler.scxml_names import machine_name, state_names
@@ -141,7 +150,51 @@ def _normal(document: Document, stem: str) -> Document:
         for index, node in enumerate(nodes)
     )
     name = machine_name(document.name, stem)
-    return Document(name, document.initial or first_state(None), normal)
+    return _timers(Document(name, document.initial or first_state(None), normal))
+
+
+def _timers(document: Document) -> Document:
+    """Timer ids numbered by first appearance (a ``<send>`` without one gets its own number, as
+    the importer gives it its own timer), delays in seconds."""
+    numbers: dict[str, str] = {}
+    count = 0
+
+    def number(identifier: str | None) -> str:
+        nonlocal count
+        if identifier is not None and identifier in numbers:
+            return numbers[identifier]
+        count += 1
+        if identifier is not None:
+            numbers[identifier] = f"t{count}"
+        return f"t{count}"
+
+    def steps(steps: tuple[Step, ...]) -> tuple[Step, ...]:
+        normal: list[Step] = []
+        for step in steps:
+            if isinstance(step, Send):
+                delay = str(parse_duration(step.delay))
+                normal.append(Send(step.event, delay, number(step.id)))
+            elif isinstance(step, Cancel):
+                normal.append(Cancel(number(step.id)))
+            else:
+                normal.append(step)
+        return tuple(normal)
+
+    nodes = []
+    for node in document.nodes:
+        nodes.append(
+            dataclasses.replace(
+                node,
+                initial_steps=steps(node.initial_steps),
+                entry=steps(node.entry),
+                exit=steps(node.exit),
+                default_steps=steps(node.default_steps),
+                transitions=tuple(
+                    dataclasses.replace(t, steps=steps(t.steps)) for t in node.transitions
+                ),
+            )
+        )
+    return dataclasses.replace(document, nodes=tuple(nodes))
 
 
 def _document(scxml: str) -> Document:
