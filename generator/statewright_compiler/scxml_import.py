@@ -1,10 +1,11 @@
 """From an SCXML element tree to a :class:`~scxml_document.Document`: what can be translated.
 
 Nothing is dropped in silence. Each element statewright has no equivalent for (a data model,
-scripts, ``<send>``, ``<invoke>``, conditionals, ...) is an ``scxml-unsupported`` error at the
-place it is written, saying why; a document SCXML itself forbids (a target that is no state, two
-states with one id, a misplaced element) is ``scxml-invalid``; an attribute SCXML does not define
-is read past with an ``scxml-ignored`` warning. Any error means no spec is written.
+scripts, ``<invoke>``, conditionals, a ``<send>`` to another system, ...) is an
+``scxml-unsupported`` error at the place it is written, saying why; a document SCXML itself
+forbids (a target that is no state, two states with one id, a misplaced element) is
+``scxml-invalid``; an attribute SCXML does not define is read past with an ``scxml-ignored``
+warning. Any error means no spec is written.
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ table per SCXML state in document order, children naming their ``parent``. Trans
 the state's ``on`` table, keyed by the SCXML descriptors as written. SCXML tries a state's
 transitions in document order whatever their events; an ``on`` table groups them by key, which
 keeps that order only while each key's transitions are written together, so a state whose
-descriptors interleave gets its transitions as ``[[transitions]]`` entries in document order
-instead. Every text reaches the file through :mod:`toml_text`.
+descriptors interleave gets its evented transitions as ``[[transitions]]`` entries in document
+order instead. Every text reaches the file through :mod:`toml_text`.
 """
 
 from __future__ import annotations
