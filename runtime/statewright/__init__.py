@@ -21,10 +21,12 @@ from statewright._async import AsyncMachine
 from statewright._compat import StrEnum, assert_never
 from statewright._errors import (
     ActionFailed,
+    ClockError,
     Conflict,
     GuardFailed,
     InvalidPayload,
     InvalidTransition,
+    RegistrySaveError,
     SnapshotError,
     StatewrightError,
     StoreError,
@@ -117,6 +119,7 @@ __all__ = [
     "ChartMachine",
     "ChartNode",
     "ChartTransition",
+    "ClockError",
     "Conflict",
     "ContextCodec",
     "ErrorRoute",
@@ -136,6 +139,7 @@ __all__ = [
     "PayloadCodec",
     "Previous",
     "Raise",
+    "RegistrySaveError",
     "RuntimeVersionError",
     "Send",
     "Snapshot",

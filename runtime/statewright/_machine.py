@@ -1,9 +1,11 @@
 """The synchronous machine: ``send`` applies one transition atomically under a per-instance lock.
 
-Order of effects for one event: guards (spec order, first that passes wins) -> exit actions of
-the source -> the alternative's actions -> entry actions of the target -> state change and
-history record -> checkpoint save (checkpoint alternatives with a store) -> listeners and log.
-Self-transitions are external: they run exit and entry actions too.
+Order of effects for one event: guards (spec order, first that passes wins) -> clock -> exit
+actions of the source -> the alternative's actions -> entry actions of the target -> checkpoint
+save of the post-transition snapshot (checkpoint alternatives with a store) -> state change and
+history record -> listeners and log. A checkpoint transition is durable or does not happen: if
+its save fails, the machine stays in the source state. Self-transitions are external: they run
+exit and entry actions too.
 """
 
 from __future__ import annotations
@@ -55,8 +57,13 @@ class Machine(SnapshotMixin[S, E, C]):
         lock.acquire()
         try:
             try:
-                member, target, self._fast, index, moves = self._fast[event]
+                member, target, fast, index, moves = self._fast[event]
             except (KeyError, TypeError):  # guarded, with actions, rejected or not an event
+                return self._send_slow(event, payload)
+            if member is not event and type(event) is not str:
+                # Found by value but neither the member nor a plain string: a member of another
+                # enum (UnknownEvent) or a str subclass. The checked path decides, as it does
+                # for guarded events; an identity test keeps the usual case free.
                 return self._send_slow(event, payload)
             # A trivial transition (no guard, no action, no checkpoint): no user code can run,
             # so it is committed inline.
@@ -70,6 +77,7 @@ class Machine(SnapshotMixin[S, E, C]):
             if moves:
                 self._prev = source
             self._state = target
+            self._fast = fast
             self._counts[index] += 1
             # The logger's own level cache (False = INFO disabled) spares an isEnabledFor call.
             if self._listeners or self._log_cache.get(_INFO, True):
@@ -159,6 +167,7 @@ class Machine(SnapshotMixin[S, E, C]):
             target = self._target_of(alt)
             if target is None:
                 raise self._reject(member, "there is no previous state to return to")
+            stamp = self._stamp()
             step = ""
             error_text: str | None = None
             try:
@@ -177,13 +186,17 @@ class Machine(SnapshotMixin[S, E, C]):
                 except Exception as route_exc:
                     raise ActionFailed(str(source), str(member), step, route_exc) from exc
                 target = self._routed(member, error_text, route.target)
-            self._commit(source, member, target, payload, error_text)
+            store = self._options.store
+            if alt.checkpoint and store is not None:  # durable before it is applied
+                snapshot = self._checkpoint_snapshot(
+                    source, member, target, payload, error_text, stamp
+                )
+                self._store_snapshot(store, snapshot)
+            self._commit(source, member, target, payload, error_text, stamp)
         finally:
             self._leave_user_code()
-        if alt.checkpoint and self._options.store is not None:
-            self._save_locked()
         if self._listeners or self._log_cache.get(_INFO, True):
-            pending = self._announce(source, member, target, payload, error_text)
+            pending = self._announce(source, member, target, payload, error_text, stamp)
             if pending:
                 _refuse_async_listeners(pending)
         return target
