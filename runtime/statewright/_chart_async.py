@@ -51,7 +51,7 @@ class AsyncChartMachine(ChartCore[S, E, C], AsyncMachine[S, E, C]):
             return
         import asyncio
 
-        working = ChartState(now=self._clock())
+        working = ChartState(clock=self._clock)
         self._owner = asyncio.current_task()
         self._enter_user_code()
         try:
@@ -76,6 +76,7 @@ class AsyncChartMachine(ChartCore[S, E, C], AsyncMachine[S, E, C]):
                     except Exception as exc:
                         result = Failure(exc)
                 elif kind is ACTION:
+                    working.time()  # read before any action runs; a failing clock propagates
                     try:
                         await self._call(subject, argument)
                     except Exception as exc:
@@ -103,7 +104,6 @@ class AsyncChartMachine(ChartCore[S, E, C], AsyncMachine[S, E, C]):
             import asyncio
 
             working = self._chart.copy()
-            working.now = self._clock()
             self._owner = asyncio.current_task()
             self._enter_user_code()
             try:
@@ -112,7 +112,7 @@ class AsyncChartMachine(ChartCore[S, E, C], AsyncMachine[S, E, C]):
                 )
                 if taken is None:
                     raise self._rejected(member)
-                stamp = working.now if self._history is not None or self._listeners else None
+                stamp = working.time() if self._history is not None or self._listeners else None
                 store = self._options.store
                 if store is not None and self._checkpoints(taken):  # durable before applied
                     snapshot = self._chart_checkpoint(working, member, payload, stamp)

@@ -71,8 +71,9 @@ class ChartCore(SnapshotMixin[S, E, C]):
     def _chart_setup(self) -> bool:
         """Set the chart up; False when a restore will install the saved chart state."""
         self._chart_engine = type(self)._engine()
-        self._chart = ChartState()
+        self._chart = ChartState(clock=self._clock)
         self._started = False
+        self._checkpoint_time: float | None = None
         return not _RESTORING.get()
 
     # ----------------------------------------------------------------- read-only views
@@ -156,9 +157,11 @@ class ChartCore(SnapshotMixin[S, E, C]):
         full = history is not None and len(history) == history.maxlen
         dropped = history[0] if history is not None and full else None
         _, _, index = self._chart_commit(working, event, payload, stamp)
+        self._checkpoint_time = working.time()  # the macrostep's, not a second clock reading
         try:
             return self._snapshot_locked()
         finally:
+            self._checkpoint_time = None
             self._state, self._prev, self._chart = state, previous, chart
             self._counts[index] -= 1
             if history is not None:
@@ -172,7 +175,10 @@ class ChartCore(SnapshotMixin[S, E, C]):
         from statewright._chart_snapshot import encode_chart
 
         data = super()._snapshot_locked()
-        data["chart"] = encode_chart(self._chart_engine, self._chart, self._clock())
+        saved_at = self._checkpoint_time
+        if saved_at is None:
+            saved_at = self._clock()
+        data["chart"] = encode_chart(self._chart_engine, self._chart, saved_at)
         return data
 
     @classmethod
@@ -195,8 +201,10 @@ class ChartCore(SnapshotMixin[S, E, C]):
     def _restored(self, decoded: Decoded) -> None:
         from statewright._chart_snapshot import restart_timers
 
-        chart: ChartState = decoded.chart
-        restart_timers(chart.timers, chart.now, self._clock())
+        chart: ChartState
+        chart, saved_at = decoded.chart
+        chart.clock = self._clock
+        restart_timers(chart.timers, saved_at, self._clock())
         self._chart = chart
         self._started = True
 
@@ -230,7 +238,7 @@ class ChartCore(SnapshotMixin[S, E, C]):
     def _rejected(self, member: E) -> InvalidTransition:
         reason = "no guard passed" if member in self.allowed_events() else ""
         if not reason and self._chart.finished:
-            reason = "the machine is in a final state"
+            reason = "the state is final"
         return self._reject(member, reason)
 
 
@@ -244,7 +252,7 @@ class ChartMachine(ChartCore[S, E, C], Machine[S, E, C]):
         super().__init__(context, handlers, options=options)
         if not self._chart_setup():
             return
-        working = ChartState(now=self._clock())
+        working = ChartState(clock=self._clock)
         self._enter_user_code()
         try:
             self._drive(self._chart_engine.start(working), working)
@@ -265,6 +273,7 @@ class ChartMachine(ChartCore[S, E, C], Machine[S, E, C]):
                     except Exception as exc:
                         result = Failure(exc)
                 elif kind is ACTION:
+                    working.time()  # read before any action runs; a failing clock propagates
                     try:
                         self._call(subject, argument)
                     except Exception as exc:
@@ -288,13 +297,12 @@ class ChartMachine(ChartCore[S, E, C], Machine[S, E, C]):
             self._check_usable()
             member, _ = self._resolve(event)
             working = self._chart.copy()
-            working.now = self._clock()
             self._enter_user_code()
             try:
                 taken = self._drive(self._chart_engine.handle(working, member, payload), working)
                 if taken is None:
                     raise self._rejected(member)
-                stamp = working.now if self._history is not None or self._listeners else None
+                stamp = working.time() if self._history is not None or self._listeners else None
                 store = self._options.store
                 if store is not None and self._checkpoints(taken):  # durable before applied
                     snapshot = self._chart_checkpoint(working, member, payload, stamp)
