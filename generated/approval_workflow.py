@@ -100,6 +100,15 @@ class _E:
     RESUBMIT: Final = ApprovalWorkflowEvent.RESUBMIT
 
 
+# What the event methods send: a module global is the cheapest name for Python to look up.
+_E_VALIDATED: Final = ApprovalWorkflowEvent.VALIDATED
+_E_APPROVE: Final = ApprovalWorkflowEvent.APPROVE
+_E_REJECT: Final = ApprovalWorkflowEvent.REJECT
+_E_APPLY_RESULT: Final = ApprovalWorkflowEvent.APPLY_RESULT
+_E_TIMEOUT: Final = ApprovalWorkflowEvent.TIMEOUT
+_E_RESUBMIT: Final = ApprovalWorkflowEvent.RESUBMIT
+
+
 INITIAL_STATE: Final = ApprovalWorkflowState.SUBMITTED
 FINAL_STATES: Final[frozenset[ApprovalWorkflowState]] = frozenset(
     {ApprovalWorkflowState.APPROVED, ApprovalWorkflowState.REJECTED}
@@ -841,7 +850,7 @@ class ApprovalWorkflowMachine(
         self, *, valid: bool, errors: list[str] | None = None
     ) -> ApprovalWorkflowState:
         """validate_input 的结果（result.validate_input）。"""
-        return self.send(_E.VALIDATED, valid=valid, errors=errors)
+        return self.send(_E_VALIDATED, valid=valid, errors=errors)
 
     def approve(
         self,
@@ -852,7 +861,7 @@ class ApprovalWorkflowMachine(
     ) -> ApprovalWorkflowState:
         """人工批准等待中的副作用动作（approve_action）。"""
         return self.send(
-            _E.APPROVE,
+            _E_APPROVE,
             action_id=action_id,
             approver=approver,
             comment=comment,
@@ -862,21 +871,21 @@ class ApprovalWorkflowMachine(
         self, *, approver: str | None = None, reason: str | None = None
     ) -> ApprovalWorkflowState:
         """人工拒绝等待中的副作用动作（审批拒绝）。"""
-        return self.send(_E.REJECT, approver=approver, reason=reason)
+        return self.send(_E_REJECT, approver=approver, reason=reason)
 
     def apply_result(
         self, *, success: bool, output: str | None = None, error: str | None = None
     ) -> ApprovalWorkflowState:
         """apply_changes 的执行结果（result.apply_changes）。"""
-        return self.send(_E.APPLY_RESULT, success=success, output=output, error=error)
+        return self.send(_E_APPLY_RESULT, success=success, output=output, error=error)
 
     def timeout(self, *, elapsed_seconds: float | None = None) -> ApprovalWorkflowState:
         """任务执行超时（variables.timeout，默认 300 秒）。"""
-        return self.send(_E.TIMEOUT, elapsed_seconds=elapsed_seconds)
+        return self.send(_E_TIMEOUT, elapsed_seconds=elapsed_seconds)
 
     def resubmit(self, *, note: str | None = None) -> ApprovalWorkflowState:
         """从 error_state 重新提交（人工干预后）。"""
-        return self.send(_E.RESUBMIT, note=note)
+        return self.send(_E_RESUBMIT, note=note)
 
 
 class ApprovalWorkflowAsyncMachine(
@@ -1078,7 +1087,7 @@ class ApprovalWorkflowAsyncMachine(
         self, *, valid: bool, errors: list[str] | None = None
     ) -> ApprovalWorkflowState:
         """validate_input 的结果（result.validate_input）。"""
-        return await self.send(_E.VALIDATED, valid=valid, errors=errors)
+        return await self.send(_E_VALIDATED, valid=valid, errors=errors)
 
     async def approve(
         self,
@@ -1089,7 +1098,7 @@ class ApprovalWorkflowAsyncMachine(
     ) -> ApprovalWorkflowState:
         """人工批准等待中的副作用动作（approve_action）。"""
         return await self.send(
-            _E.APPROVE,
+            _E_APPROVE,
             action_id=action_id,
             approver=approver,
             comment=comment,
@@ -1099,14 +1108,14 @@ class ApprovalWorkflowAsyncMachine(
         self, *, approver: str | None = None, reason: str | None = None
     ) -> ApprovalWorkflowState:
         """人工拒绝等待中的副作用动作（审批拒绝）。"""
-        return await self.send(_E.REJECT, approver=approver, reason=reason)
+        return await self.send(_E_REJECT, approver=approver, reason=reason)
 
     async def apply_result(
         self, *, success: bool, output: str | None = None, error: str | None = None
     ) -> ApprovalWorkflowState:
         """apply_changes 的执行结果（result.apply_changes）。"""
         return await self.send(
-            _E.APPLY_RESULT,
+            _E_APPLY_RESULT,
             success=success,
             output=output,
             error=error,
@@ -1116,8 +1125,8 @@ class ApprovalWorkflowAsyncMachine(
         self, *, elapsed_seconds: float | None = None
     ) -> ApprovalWorkflowState:
         """任务执行超时（variables.timeout，默认 300 秒）。"""
-        return await self.send(_E.TIMEOUT, elapsed_seconds=elapsed_seconds)
+        return await self.send(_E_TIMEOUT, elapsed_seconds=elapsed_seconds)
 
     async def resubmit(self, *, note: str | None = None) -> ApprovalWorkflowState:
         """从 error_state 重新提交（人工干预后）。"""
-        return await self.send(_E.RESUBMIT, note=note)
+        return await self.send(_E_RESUBMIT, note=note)

@@ -127,6 +127,22 @@ class _E:
     TASK_FAILED: Final = PegasusTaskEvent.TASK_FAILED
 
 
+# What the event methods send: a module global is the cheapest name for Python to look up.
+_E_TASK_CREATED: Final = PegasusTaskEvent.TASK_CREATED
+_E_PERCEIVE_DONE: Final = PegasusTaskEvent.PERCEIVE_DONE
+_E_THINK_DONE: Final = PegasusTaskEvent.THINK_DONE
+_E_NEED_MORE_INFO: Final = PegasusTaskEvent.NEED_MORE_INFO
+_E_PLAN_DONE: Final = PegasusTaskEvent.PLAN_DONE
+_E_TOOL_CALL_COMPLETED: Final = PegasusTaskEvent.TOOL_CALL_COMPLETED
+_E_TOOL_CALL_FAILED: Final = PegasusTaskEvent.TOOL_CALL_FAILED
+_E_ACT_DONE: Final = PegasusTaskEvent.ACT_DONE
+_E_REFLECT_DONE: Final = PegasusTaskEvent.REFLECT_DONE
+_E_MESSAGE_RECEIVED: Final = PegasusTaskEvent.MESSAGE_RECEIVED
+_E_TASK_RESUMED: Final = PegasusTaskEvent.TASK_RESUMED
+_E_TASK_SUSPENDED: Final = PegasusTaskEvent.TASK_SUSPENDED
+_E_TASK_FAILED: Final = PegasusTaskEvent.TASK_FAILED
+
+
 INITIAL_STATE: Final = PegasusTaskState.IDLE
 FINAL_STATES: Final[frozenset[PegasusTaskState]] = frozenset(
     {PegasusTaskState.COMPLETED, PegasusTaskState.FAILED}
@@ -995,7 +1011,7 @@ class PegasusTaskMachine(ChartMachine[PegasusTaskState, PegasusTaskEvent, Contex
     ) -> PegasusTaskState:
         """从外部输入事件创建任务（TaskFSM.from_event）：原始输入进入 TaskContext。"""
         return self.send(
-            _E.TASK_CREATED,
+            _E_TASK_CREATED,
             input_text=input_text,
             source=source,
             input_metadata=input_metadata,
@@ -1006,39 +1022,39 @@ class PegasusTaskMachine(ChartMachine[PegasusTaskState, PegasusTaskEvent, Contex
         self, *, perception: dict[str, Any] | None = None
     ) -> PegasusTaskState:
         """感知完成，输出 perception。"""
-        return self.send(_E.PERCEIVE_DONE, perception=perception)
+        return self.send(_E_PERCEIVE_DONE, perception=perception)
 
     def think_done(
         self, *, reasoning: dict[str, Any] | None = None
     ) -> PegasusTaskState:
         """推理完成，输出 reasoning。"""
-        return self.send(_E.THINK_DONE, reasoning=reasoning)
+        return self.send(_E_THINK_DONE, reasoning=reasoning)
 
     def need_more_info(self, *, reason: str | None = None) -> PegasusTaskState:
         """思考阶段发现信息不足，需要等待外部输入。"""
-        return self.send(_E.NEED_MORE_INFO, reason=reason)
+        return self.send(_E_NEED_MORE_INFO, reason=reason)
 
     def plan_done(
         self, *, goal: str, steps: list[str], reasoning: str | None = None
     ) -> PegasusTaskState:
         """规划完成，输出 Plan（goal、steps、reasoning）。"""
-        return self.send(_E.PLAN_DONE, goal=goal, steps=steps, reasoning=reasoning)
+        return self.send(_E_PLAN_DONE, goal=goal, steps=steps, reasoning=reasoning)
 
     def tool_call_completed(
         self, *, step_index: int, output: str | None = None
     ) -> PegasusTaskState:
         """当前 plan 步骤的工具调用完成（动态转换：plan 还有步骤 → ACTING，否则 → REFLECTING）。"""
-        return self.send(_E.TOOL_CALL_COMPLETED, step_index=step_index, output=output)
+        return self.send(_E_TOOL_CALL_COMPLETED, step_index=step_index, output=output)
 
     def tool_call_failed(self, *, step_index: int, error: str) -> PegasusTaskState:
         """当前 plan 步骤的工具调用失败（动态转换：plan 还有步骤 → ACTING，否则 → REFLECTING）。"""
-        return self.send(_E.TOOL_CALL_FAILED, step_index=step_index, error=error)
+        return self.send(_E_TOOL_CALL_FAILED, step_index=step_index, error=error)
 
     def act_done(
         self, *, action_result: dict[str, Any] | None = None
     ) -> PegasusTaskState:
         """行动完成，输出 ActionResult。"""
-        return self.send(_E.ACT_DONE, action_result=action_result)
+        return self.send(_E_ACT_DONE, action_result=action_result)
 
     def reflect_done(
         self,
@@ -1050,7 +1066,7 @@ class PegasusTaskMachine(ChartMachine[PegasusTaskState, PegasusTaskEvent, Contex
     ) -> PegasusTaskState:
         """反思完成，输出 Reflection；verdict 决定 REFLECTING 之后的走向（动态转换）。"""
         return self.send(
-            _E.REFLECT_DONE,
+            _E_REFLECT_DONE,
             verdict=verdict,
             assessment=assessment,
             lessons=lessons,
@@ -1059,19 +1075,19 @@ class PegasusTaskMachine(ChartMachine[PegasusTaskState, PegasusTaskEvent, Contex
 
     def message_received(self, *, message: dict[str, str]) -> PegasusTaskState:
         """挂起期间收到外部消息（写入对话历史 messages）。"""
-        return self.send(_E.MESSAGE_RECEIVED, message=message)
+        return self.send(_E_MESSAGE_RECEIVED, message=message)
 
     def task_resumed(self) -> PegasusTaskState:
         """恢复挂起的任务，回到挂起前的状态。"""
-        return self.send(_E.TASK_RESUMED)
+        return self.send(_E_TASK_RESUMED)
 
     def task_suspended(self, *, reason: str | None = None) -> PegasusTaskState:
         """挂起一个活跃任务。"""
-        return self.send(_E.TASK_SUSPENDED, reason=reason)
+        return self.send(_E_TASK_SUSPENDED, reason=reason)
 
     def task_failed(self, *, error: str) -> PegasusTaskState:
         """任务失败（任意非终态均可触发）。"""
-        return self.send(_E.TASK_FAILED, error=error)
+        return self.send(_E_TASK_FAILED, error=error)
 
 
 class PegasusTaskAsyncMachine(
@@ -1431,7 +1447,7 @@ class PegasusTaskAsyncMachine(
     ) -> PegasusTaskState:
         """从外部输入事件创建任务（TaskFSM.from_event）：原始输入进入 TaskContext。"""
         return await self.send(
-            _E.TASK_CREATED,
+            _E_TASK_CREATED,
             input_text=input_text,
             source=source,
             input_metadata=input_metadata,
@@ -1442,24 +1458,24 @@ class PegasusTaskAsyncMachine(
         self, *, perception: dict[str, Any] | None = None
     ) -> PegasusTaskState:
         """感知完成，输出 perception。"""
-        return await self.send(_E.PERCEIVE_DONE, perception=perception)
+        return await self.send(_E_PERCEIVE_DONE, perception=perception)
 
     async def think_done(
         self, *, reasoning: dict[str, Any] | None = None
     ) -> PegasusTaskState:
         """推理完成，输出 reasoning。"""
-        return await self.send(_E.THINK_DONE, reasoning=reasoning)
+        return await self.send(_E_THINK_DONE, reasoning=reasoning)
 
     async def need_more_info(self, *, reason: str | None = None) -> PegasusTaskState:
         """思考阶段发现信息不足，需要等待外部输入。"""
-        return await self.send(_E.NEED_MORE_INFO, reason=reason)
+        return await self.send(_E_NEED_MORE_INFO, reason=reason)
 
     async def plan_done(
         self, *, goal: str, steps: list[str], reasoning: str | None = None
     ) -> PegasusTaskState:
         """规划完成，输出 Plan（goal、steps、reasoning）。"""
         return await self.send(
-            _E.PLAN_DONE,
+            _E_PLAN_DONE,
             goal=goal,
             steps=steps,
             reasoning=reasoning,
@@ -1470,7 +1486,7 @@ class PegasusTaskAsyncMachine(
     ) -> PegasusTaskState:
         """当前 plan 步骤的工具调用完成（动态转换：plan 还有步骤 → ACTING，否则 → REFLECTING）。"""
         return await self.send(
-            _E.TOOL_CALL_COMPLETED,
+            _E_TOOL_CALL_COMPLETED,
             step_index=step_index,
             output=output,
         )
@@ -1479,13 +1495,13 @@ class PegasusTaskAsyncMachine(
         self, *, step_index: int, error: str
     ) -> PegasusTaskState:
         """当前 plan 步骤的工具调用失败（动态转换：plan 还有步骤 → ACTING，否则 → REFLECTING）。"""
-        return await self.send(_E.TOOL_CALL_FAILED, step_index=step_index, error=error)
+        return await self.send(_E_TOOL_CALL_FAILED, step_index=step_index, error=error)
 
     async def act_done(
         self, *, action_result: dict[str, Any] | None = None
     ) -> PegasusTaskState:
         """行动完成，输出 ActionResult。"""
-        return await self.send(_E.ACT_DONE, action_result=action_result)
+        return await self.send(_E_ACT_DONE, action_result=action_result)
 
     async def reflect_done(
         self,
@@ -1497,7 +1513,7 @@ class PegasusTaskAsyncMachine(
     ) -> PegasusTaskState:
         """反思完成，输出 Reflection；verdict 决定 REFLECTING 之后的走向（动态转换）。"""
         return await self.send(
-            _E.REFLECT_DONE,
+            _E_REFLECT_DONE,
             verdict=verdict,
             assessment=assessment,
             lessons=lessons,
@@ -1506,16 +1522,16 @@ class PegasusTaskAsyncMachine(
 
     async def message_received(self, *, message: dict[str, str]) -> PegasusTaskState:
         """挂起期间收到外部消息（写入对话历史 messages）。"""
-        return await self.send(_E.MESSAGE_RECEIVED, message=message)
+        return await self.send(_E_MESSAGE_RECEIVED, message=message)
 
     async def task_resumed(self) -> PegasusTaskState:
         """恢复挂起的任务，回到挂起前的状态。"""
-        return await self.send(_E.TASK_RESUMED)
+        return await self.send(_E_TASK_RESUMED)
 
     async def task_suspended(self, *, reason: str | None = None) -> PegasusTaskState:
         """挂起一个活跃任务。"""
-        return await self.send(_E.TASK_SUSPENDED, reason=reason)
+        return await self.send(_E_TASK_SUSPENDED, reason=reason)
 
     async def task_failed(self, *, error: str) -> PegasusTaskState:
         """任务失败（任意非终态均可触发）。"""
-        return await self.send(_E.TASK_FAILED, error=error)
+        return await self.send(_E_TASK_FAILED, error=error)

@@ -104,6 +104,16 @@ class _E:
     RESET: Final = ReMemEvent.RESET
 
 
+# What the event methods send: a module global is the cheapest name for Python to look up.
+_E_INITIALIZE: Final = ReMemEvent.INITIALIZE
+_E_THINK: Final = ReMemEvent.THINK
+_E_REFINE: Final = ReMemEvent.REFINE
+_E_ACT: Final = ReMemEvent.ACT
+_E_TIMEOUT: Final = ReMemEvent.TIMEOUT
+_E_LOOP_DETECTED: Final = ReMemEvent.LOOP_DETECTED
+_E_RESET: Final = ReMemEvent.RESET
+
+
 INITIAL_STATE: Final = ReMemState.UNINITIALIZED
 FINAL_STATES: Final[frozenset[ReMemState]] = frozenset()
 TAG_ACTIVE: Final[frozenset[ReMemState]] = frozenset(
@@ -860,36 +870,36 @@ class ReMemMachine(Machine[ReMemState, ReMemEvent, ContextT]):
     ) -> ReMemState:
         """initialize(task_input, memory_bank)：初始化状态机。memory_bank 本身由 handlers / context 持有（载荷类型语法没有任意对象类型）；max_iterations 省略时为 8。"""
         return self.send(
-            _E.INITIALIZE,
+            _E_INITIALIZE,
             task_input=task_input,
             max_iterations=max_iterations,
         )
 
     def think(self, *, thought: str | None = None) -> ReMemState:
         """THINK：内部推理，分析任务和记忆。"""
-        return self.send(_E.THINK, thought=thought)
+        return self.send(_E_THINK, thought=thought)
 
     def refine(self, *, delta: dict[str, list[int | str]]) -> ReMemState:
         """REFINE：记忆编辑，修改记忆库。delta 例：{"delete": [1], "add": ["新记忆"]}（delete 为条目序号，add 为新记忆）。"""
-        return self.send(_E.REFINE, delta=delta)
+        return self.send(_E_REFINE, delta=delta)
 
     def act(self, *, result: str) -> ReMemState:
         """ACT：对外输出，执行最终动作（result 为最终答案）。"""
-        return self.send(_E.ACT, result=result)
+        return self.send(_E_ACT, result=result)
 
     def timeout(self, *, elapsed_seconds: float | None = None) -> ReMemState:
         """超时（默认 30 秒）。"""
-        return self.send(_E.TIMEOUT, elapsed_seconds=elapsed_seconds)
+        return self.send(_E_TIMEOUT, elapsed_seconds=elapsed_seconds)
 
     def loop_detected(
         self, *, action: Literal["THINK", "REFINE"] | None = None
     ) -> ReMemState:
         """检测到循环：最近 5 次动作相同。"""
-        return self.send(_E.LOOP_DETECTED, action=action)
+        return self.send(_E_LOOP_DETECTED, action=action)
 
     def reset(self) -> ReMemState:
         """reset()：清除所有状态和历史。"""
-        return self.send(_E.RESET)
+        return self.send(_E_RESET)
 
 
 class ReMemAsyncMachine(AsyncMachine[ReMemState, ReMemEvent, ContextT]):
@@ -1051,33 +1061,33 @@ class ReMemAsyncMachine(AsyncMachine[ReMemState, ReMemEvent, ContextT]):
     ) -> ReMemState:
         """initialize(task_input, memory_bank)：初始化状态机。memory_bank 本身由 handlers / context 持有（载荷类型语法没有任意对象类型）；max_iterations 省略时为 8。"""
         return await self.send(
-            _E.INITIALIZE,
+            _E_INITIALIZE,
             task_input=task_input,
             max_iterations=max_iterations,
         )
 
     async def think(self, *, thought: str | None = None) -> ReMemState:
         """THINK：内部推理，分析任务和记忆。"""
-        return await self.send(_E.THINK, thought=thought)
+        return await self.send(_E_THINK, thought=thought)
 
     async def refine(self, *, delta: dict[str, list[int | str]]) -> ReMemState:
         """REFINE：记忆编辑，修改记忆库。delta 例：{"delete": [1], "add": ["新记忆"]}（delete 为条目序号，add 为新记忆）。"""
-        return await self.send(_E.REFINE, delta=delta)
+        return await self.send(_E_REFINE, delta=delta)
 
     async def act(self, *, result: str) -> ReMemState:
         """ACT：对外输出，执行最终动作（result 为最终答案）。"""
-        return await self.send(_E.ACT, result=result)
+        return await self.send(_E_ACT, result=result)
 
     async def timeout(self, *, elapsed_seconds: float | None = None) -> ReMemState:
         """超时（默认 30 秒）。"""
-        return await self.send(_E.TIMEOUT, elapsed_seconds=elapsed_seconds)
+        return await self.send(_E_TIMEOUT, elapsed_seconds=elapsed_seconds)
 
     async def loop_detected(
         self, *, action: Literal["THINK", "REFINE"] | None = None
     ) -> ReMemState:
         """检测到循环：最近 5 次动作相同。"""
-        return await self.send(_E.LOOP_DETECTED, action=action)
+        return await self.send(_E_LOOP_DETECTED, action=action)
 
     async def reset(self) -> ReMemState:
         """reset()：清除所有状态和历史。"""
-        return await self.send(_E.RESET)
+        return await self.send(_E_RESET)

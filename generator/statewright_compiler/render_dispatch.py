@@ -178,7 +178,7 @@ class DispatchView:
         text = event.description or f"Send {event.name}."
         return EventMethod(
             event.method,
-            f"_E.{event.member}",
+            f"_E_{event.member}",
             signature,
             arguments,
             docstring_literal(text),
