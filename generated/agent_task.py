@@ -289,7 +289,7 @@ def _match_allowed_events(state: AgentTaskState) -> frozenset[AgentTaskEvent]:
         case AgentTaskState.WAITING_FOR_TOOL:
             return frozenset({AgentTaskEvent.TOOL_RESULT, AgentTaskEvent.SUSPEND})
         case AgentTaskState.TICKING:
-            return frozenset({AgentTaskEvent.SUSPEND, AgentTaskEvent.AFTER_TICKING_0})
+            return frozenset({AgentTaskEvent.SUSPEND})
         case AgentTaskState.SUSPENDED:
             return frozenset({AgentTaskEvent.RESUME})
         case AgentTaskState.FAILED:

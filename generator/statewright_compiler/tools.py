@@ -34,7 +34,7 @@ def tool_definitions(machine: Machine, flavour: Format) -> dict[str, list[dict[s
     tools = {event.name: _tool(event) for event in machine.events}
     own: dict[str, dict[str, None]] = {state.name: {} for state in machine.states}
     for transition in machine.transitions:
-        if transition.event:  # not eventless
+        if transition.event and transition.event not in machine.timer_events:
             own[transition.source][transition.event] = None
     parents = {state.name: state.parent for state in machine.states}
     accepted: dict[str, dict[str, None]] = {}

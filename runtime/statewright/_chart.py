@@ -106,7 +106,7 @@ class ChartState:
     when something first needs the time (a timer, an action, the history record), so that a
     macrostep that only evaluates guards reads no clock."""
 
-    __slots__ = ("active", "clock", "finished", "memory", "now", "queue", "timers")
+    __slots__ = ("active", "clock", "finished", "memory", "now", "queue", "selected", "timers")
 
     def __init__(
         self,
@@ -124,6 +124,8 @@ class ChartState:
         self.timers: dict[str, Pending] = dict(timers or {})
         self.clock = clock
         self.now: float | None = None
+        #: The transitions of each microstep this macrostep began (kept when one fails).
+        self.selected: list[tuple[int, ...]] = []
 
     def copy(self) -> ChartState:
         """A copy for the next macrostep (which reads the clock afresh)."""
@@ -358,6 +360,7 @@ class ChartEngine:
         self, state: ChartState, enabled: list[int], payload: Mapping[str, Any], event: Any
     ) -> Steps:
         transitions = self.chart.transitions
+        state.selected.append(tuple(enabled))
         yield from self._exit(state, enabled, payload, event)
         for index in enabled:
             yield from self.run(state, transitions[index].steps, payload, event)

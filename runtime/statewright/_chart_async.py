@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 from statewright._async import AsyncMachine, _is_awaitable
 from statewright._chart import ACTION, DELAY, GUARD, ChartState, Failure, Request
 from statewright._chart_machine import ChartCore, pending_listeners
+from statewright._chart_spec import ERROR_ROUTE
 from statewright._compat import StrEnum
-from statewright._errors import InvalidTransition
+from statewright._errors import ActionFailed, InvalidTransition
 
 if TYPE_CHECKING:
     from statewright._options import MachineOptions
@@ -104,23 +105,34 @@ class AsyncChartMachine(ChartCore[S, E, C], AsyncMachine[S, E, C]):
             import asyncio
 
             working = self._chart.copy()
+            error: str | None = None
             self._owner = asyncio.current_task()
             self._enter_user_code()
             try:
-                taken = await self._drive(
-                    self._chart_engine.handle(working, member, payload), working
-                )
+                try:
+                    taken = await self._drive(
+                        self._chart_engine.handle(working, member, payload), working
+                    )
+                except ActionFailed as failure:  # an error route, or the failure as it is
+                    failed = working.selected
+                    working = self._chart.copy()
+                    engine = self._chart_engine
+                    taken = await self._drive(engine.handle(working, ERROR_ROUTE, payload), working)
+                    if taken is None:
+                        raise
+                    error = self._route_text(failure, member, working)
+                    taken.insert(0, (member, failed[0] if failed else ()))
                 if taken is None:
                     raise self._rejected(member)
                 stamp = working.time() if self._history is not None or self._listeners else None
                 store = self._options.store
                 if store is not None and self._checkpoints(taken):  # durable before applied
-                    snapshot = self._chart_checkpoint(working, member, payload, stamp)
+                    snapshot = self._chart_checkpoint(working, member, payload, stamp, error)
                     await asyncio.to_thread(self._store_snapshot, store, snapshot)
-                source, target, _ = self._chart_commit(working, member, payload, stamp)
+                source, target, _ = self._chart_commit(working, member, payload, stamp, error)
             finally:
                 self._leave_user_code()
-            pending = pending_listeners(self, source, member, target, payload, None, stamp)
+            pending = pending_listeners(self, source, member, target, payload, error, stamp)
         for awaitable in pending:
             await self._await_listener(awaitable)
         return target

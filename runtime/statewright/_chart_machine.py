@@ -29,9 +29,10 @@ from statewright._chart import (
     Pending,
     Request,
 )
+from statewright._chart_spec import ERROR_ROUTE
 from statewright._compat import StrEnum
 from statewright._core import _INFO
-from statewright._errors import InvalidTransition
+from statewright._errors import ActionFailed, InvalidTransition
 from statewright._machine import Machine, _refuse_async_listeners
 from statewright._snapshot import M, Snapshot, SnapshotMixin
 
@@ -130,17 +131,24 @@ class ChartCore(SnapshotMixin[S, E, C]):
         )
 
     def _chart_commit(
-        self, working: ChartState, event: E, payload: Mapping[str, Any], stamp: float | None
+        self,
+        working: ChartState,
+        event: E,
+        payload: Mapping[str, Any],
+        stamp: float | None,
+        error: str | None = None,
     ) -> tuple[S, S, int]:
-        """Make ``working`` the machine's chart state and record the macrostep; returns
-        ``(state before, state after, counter index)``."""
+        """Make ``working`` the machine's chart state and record the macrostep (``error``: the
+        failed action an error route replaced); returns ``(state before, state after, counter
+        index)``."""
         engine = self._chart_engine
         source = self._state
         leaves = engine.leaves(working)
         target: S = engine.members[leaves[0]] if leaves else source
         index = self._counter(source, event, target)
         if self._history is not None:
-            self._history.append((index, stamp, payload))
+            record = (index, stamp, payload) if error is None else (index, stamp, payload, error)
+            self._history.append(record)
         self._chart = working
         if target is not source:
             self._prev = source
@@ -149,14 +157,19 @@ class ChartCore(SnapshotMixin[S, E, C]):
         return source, target, index
 
     def _chart_checkpoint(
-        self, working: ChartState, event: E, payload: Mapping[str, Any], stamp: float | None
+        self,
+        working: ChartState,
+        event: E,
+        payload: Mapping[str, Any],
+        stamp: float | None,
+        error: str | None = None,
     ) -> dict[str, Any]:
         """The snapshot the machine will have once the macrostep is committed; the machine is
         left as it was (the caller saves it, then commits: durable or not applied)."""
         history, previous, state, chart = self._history, self._prev, self._state, self._chart
         full = history is not None and len(history) == history.maxlen
         dropped = history[0] if history is not None and full else None
-        _, _, index = self._chart_commit(working, event, payload, stamp)
+        _, _, index = self._chart_commit(working, event, payload, stamp, error)
         self._checkpoint_time = working.time()  # the macrostep's, not a second clock reading
         try:
             return self._snapshot_locked()
@@ -231,6 +244,13 @@ class ChartCore(SnapshotMixin[S, E, C]):
         if leaves:
             self._state = engine.members[leaves[0]]
 
+    def _route_text(self, failure: ActionFailed, event: E, working: ChartState) -> str:
+        """The history's error text for an action an error route replaced (logged as well)."""
+        text = f"{failure.action}: {type(failure.error).__name__}: {failure.error}"
+        leaves = self._chart_engine.leaves(working)
+        self._routed(event, text, self._chart_engine.members[leaves[0]])
+        return text
+
     def _checkpoints(self, taken: list[Microstep]) -> bool:
         transitions = self._chart_engine.chart.transitions
         return any(transitions[index].checkpoint for _, indexes in taken for index in indexes)
@@ -297,20 +317,33 @@ class ChartMachine(ChartCore[S, E, C], Machine[S, E, C]):
             self._check_usable()
             member, _ = self._resolve(event)
             working = self._chart.copy()
+            error: str | None = None
             self._enter_user_code()
             try:
-                taken = self._drive(self._chart_engine.handle(working, member, payload), working)
+                try:
+                    taken = self._drive(
+                        self._chart_engine.handle(working, member, payload), working
+                    )
+                except ActionFailed as failure:  # an error route, or the failure as it is
+                    failed = working.selected
+                    working = self._chart.copy()
+                    engine = self._chart_engine
+                    taken = self._drive(engine.handle(working, ERROR_ROUTE, payload), working)
+                    if taken is None:
+                        raise
+                    error = self._route_text(failure, member, working)
+                    taken.insert(0, (member, failed[0] if failed else ()))
                 if taken is None:
                     raise self._rejected(member)
                 stamp = working.time() if self._history is not None or self._listeners else None
                 store = self._options.store
                 if store is not None and self._checkpoints(taken):  # durable before applied
-                    snapshot = self._chart_checkpoint(working, member, payload, stamp)
+                    snapshot = self._chart_checkpoint(working, member, payload, stamp, error)
                     self._store_snapshot(store, snapshot)
-                source, target, _ = self._chart_commit(working, member, payload, stamp)
+                source, target, _ = self._chart_commit(working, member, payload, stamp, error)
             finally:
                 self._leave_user_code()
-            pending = pending_listeners(self, source, member, target, payload, None, stamp)
+            pending = pending_listeners(self, source, member, target, payload, error, stamp)
             if pending:
                 _refuse_async_listeners(pending)
             return target

@@ -348,13 +348,37 @@ class ChartAgentHandlers(Protocol[ContextT_contra]):
         ...
 
     def load_plan(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: (
+            StartPayload
+            | ToolCallPayload
+            | ToolResultPayload
+            | ReplanPayload
+            | ResumePayload
+            | AfterWaitingTool0Payload
+            | Mapping[str, object]
+        ),
+        /,
     ) -> None:
         """Action used by: entering by default planner."""
         ...
 
     def open_session(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: (
+            StartPayload
+            | ToolCallPayload
+            | ToolResultPayload
+            | ReplanPayload
+            | ResumePayload
+            | OverBudgetPayload
+            | AfterWaitingTool0Payload
+            | AfterBudgetOk0Payload
+            | Mapping[str, object]
+        ),
+        /,
     ) -> None:
         """Action used by: entering working."""
         ...
@@ -381,7 +405,7 @@ class ChartAgentHandlers(Protocol[ContextT_contra]):
         ...
 
     def budget_window(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self, context: ContextT_contra, payload: StartPayload | ResumePayload, /
     ) -> float:
         """Delay (seconds) used by: the timer of budget_ok."""
         ...
@@ -421,13 +445,37 @@ class ChartAgentAsyncHandlers(Protocol[ContextT_contra]):
         ...
 
     def load_plan(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: (
+            StartPayload
+            | ToolCallPayload
+            | ToolResultPayload
+            | ReplanPayload
+            | ResumePayload
+            | AfterWaitingTool0Payload
+            | Mapping[str, object]
+        ),
+        /,
     ) -> Awaitable[None] | None:
         """Action used by: entering by default planner."""
         ...
 
     def open_session(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: (
+            StartPayload
+            | ToolCallPayload
+            | ToolResultPayload
+            | ReplanPayload
+            | ResumePayload
+            | OverBudgetPayload
+            | AfterWaitingTool0Payload
+            | AfterBudgetOk0Payload
+            | Mapping[str, object]
+        ),
+        /,
     ) -> Awaitable[None] | None:
         """Action used by: entering working."""
         ...
@@ -454,7 +502,7 @@ class ChartAgentAsyncHandlers(Protocol[ContextT_contra]):
         ...
 
     def budget_window(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self, context: ContextT_contra, payload: StartPayload | ResumePayload, /
     ) -> Awaitable[float] | float:
         """Delay (seconds) used by: the timer of budget_ok."""
         ...
@@ -716,7 +764,6 @@ def _match_allowed_events(state: ChartAgentState) -> frozenset[ChartAgentEvent]:
                     ChartAgentEvent.TOOL_FAILED,
                     ChartAgentEvent.DONE_STATE_WORKING,
                     ChartAgentEvent.ERROR_EXECUTION,
-                    ChartAgentEvent.AFTER_WAITING_TOOL_0,
                 }
             )
         case ChartAgentState.PLAN_DONE:
@@ -739,7 +786,6 @@ def _match_allowed_events(state: ChartAgentState) -> frozenset[ChartAgentEvent]:
                     ChartAgentEvent.TOOL_FAILED,
                     ChartAgentEvent.DONE_STATE_WORKING,
                     ChartAgentEvent.ERROR_EXECUTION,
-                    ChartAgentEvent.AFTER_BUDGET_OK_0,
                 }
             )
         case ChartAgentState.BUDGET_SPENT:
@@ -768,8 +814,6 @@ def _match_allowed_events(state: ChartAgentState) -> frozenset[ChartAgentEvent]:
                     ChartAgentEvent.DONE_STATE_PLANNER,
                     ChartAgentEvent.DONE_STATE_BUDGET,
                     ChartAgentEvent.ERROR_EXECUTION,
-                    ChartAgentEvent.AFTER_WAITING_TOOL_0,
-                    ChartAgentEvent.AFTER_BUDGET_OK_0,
                 }
             )
         case ChartAgentState.FINISHED:

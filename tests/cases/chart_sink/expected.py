@@ -252,9 +252,18 @@ class ChartSinkHandlers(Protocol[ContextT_contra]):
         ...
 
     def restart(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: (
+            StartPayload
+            | ToolDonePayload
+            | TickPayload
+            | ResumePayload
+            | Mapping[str, object]
+        ),
+        /,
     ) -> None:
-        """Action used by: entering by default resume."""
+        """Action used by: restoring nothing into resume."""
         ...
 
     def retry(self, context: ContextT_contra, payload: ToolDonePayload, /) -> None:
@@ -262,13 +271,27 @@ class ChartSinkHandlers(Protocol[ContextT_contra]):
         ...
 
     def start_call(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: StartPayload | ToolDonePayload | ResumePayload,
+        /,
     ) -> None:
         """Action used by: entering by default tool."""
         ...
 
     def stop_clock(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: (
+            StartPayload
+            | SuspendPayload
+            | ResumePayload
+            | ToolFailedPayload
+            | ToolTimeoutPayload
+            | DoneStateWorkingPayload
+            | ErrorExecutionPayload
+        ),
+        /,
     ) -> None:
         """Action used by: leaving working."""
         ...
@@ -302,9 +325,18 @@ class ChartSinkAsyncHandlers(Protocol[ContextT_contra]):
         ...
 
     def restart(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: (
+            StartPayload
+            | ToolDonePayload
+            | TickPayload
+            | ResumePayload
+            | Mapping[str, object]
+        ),
+        /,
     ) -> Awaitable[None] | None:
-        """Action used by: entering by default resume."""
+        """Action used by: restoring nothing into resume."""
         ...
 
     def retry(
@@ -314,13 +346,27 @@ class ChartSinkAsyncHandlers(Protocol[ContextT_contra]):
         ...
 
     def start_call(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: StartPayload | ToolDonePayload | ResumePayload,
+        /,
     ) -> Awaitable[None] | None:
         """Action used by: entering by default tool."""
         ...
 
     def stop_clock(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: (
+            StartPayload
+            | SuspendPayload
+            | ResumePayload
+            | ToolFailedPayload
+            | ToolTimeoutPayload
+            | DoneStateWorkingPayload
+            | ErrorExecutionPayload
+        ),
+        /,
     ) -> Awaitable[None] | None:
         """Action used by: leaving working."""
         ...

@@ -176,19 +176,34 @@ class ChartTaskHandlers(Protocol[ContextT_contra]):
         ...
 
     def restore_defaults(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: PerceivedPayload | ResumePayload | RetryPayload | Mapping[str, object],
+        /,
     ) -> None:
-        """Action used by: entering by default resume_point."""
+        """Action used by: restoring nothing into resume_point."""
         ...
 
     def start_clock(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: PerceivedPayload | ResumePayload | RetryPayload | Mapping[str, object],
+        /,
     ) -> None:
         """Action used by: entering active."""
         ...
 
     def stop_clock(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: (
+            SuspendPayload
+            | ResumePayload
+            | RetryPayload
+            | CancelPayload
+            | DoneStateActivePayload
+        ),
+        /,
     ) -> None:
         """Action used by: leaving active."""
         ...
@@ -198,7 +213,10 @@ class ChartTaskHandlers(Protocol[ContextT_contra]):
         ...
 
     def warm_up(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: PerceivedPayload | ResumePayload | RetryPayload | Mapping[str, object],
+        /,
     ) -> None:
         """Action used by: entering by default active."""
         ...
@@ -230,19 +248,34 @@ class ChartTaskAsyncHandlers(Protocol[ContextT_contra]):
         ...
 
     def restore_defaults(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: PerceivedPayload | ResumePayload | RetryPayload | Mapping[str, object],
+        /,
     ) -> Awaitable[None] | None:
-        """Action used by: entering by default resume_point."""
+        """Action used by: restoring nothing into resume_point."""
         ...
 
     def start_clock(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: PerceivedPayload | ResumePayload | RetryPayload | Mapping[str, object],
+        /,
     ) -> Awaitable[None] | None:
         """Action used by: entering active."""
         ...
 
     def stop_clock(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: (
+            SuspendPayload
+            | ResumePayload
+            | RetryPayload
+            | CancelPayload
+            | DoneStateActivePayload
+        ),
+        /,
     ) -> Awaitable[None] | None:
         """Action used by: leaving active."""
         ...
@@ -254,7 +287,10 @@ class ChartTaskAsyncHandlers(Protocol[ContextT_contra]):
         ...
 
     def warm_up(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: PerceivedPayload | ResumePayload | RetryPayload | Mapping[str, object],
+        /,
     ) -> Awaitable[None] | None:
         """Action used by: entering by default active."""
         ...
