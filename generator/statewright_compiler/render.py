@@ -6,11 +6,12 @@ from the model (already validated). Templates only loop and print.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from typing import Final
 
 import jinja2
@@ -27,6 +28,7 @@ from statewright_compiler.literals import (
     tuple_literal,
 )
 from statewright_compiler.model import (
+    PREVIOUS_TARGET,
     And,
     Event,
     GuardCall,
@@ -34,6 +36,7 @@ from statewright_compiler.model import (
     Machine,
     Not,
     Or,
+    Transition,
 )
 from statewright_compiler.naming import (
     RUNTIME_IMPORTS,
@@ -55,7 +58,12 @@ MATCH_CHUNK: Final = 32
 #: mypy proves complete. mypy narrows ``match`` cases in time quadratic in the enum's size
 #: (measured with mypy 2.4.1: ~118 s cold at 1,000 states x 100 events, ~4 s for the same module
 #: reading the table), so larger machines get table-backed functions with the same signatures.
+#: Larger machines also get the shape that keeps mypy's time near its floor (docs/performance.md):
+#: ``TRANSITIONS`` built at import from tables of member names, ``_S`` constants for the few
+#: states other tables name, one ``send`` signature per payload shape rather than per event.
 MATCH_LIMIT: Final = 64
+#: What a line of a large machine's ``_TRANSITION_LINES`` may contain.
+_PLAIN_TEXT: Final = re.compile(r"[A-Za-z0-9_<> ]*")
 
 
 @cache
@@ -99,6 +107,26 @@ class EventMethod:
     signature: str
     arguments: str
     docstring: str
+
+
+@dataclass(frozen=True)
+class TransitionData:
+    """``TRANSITIONS`` of a large machine as data (see ``MATCH_LIMIT``), as literals.
+
+    ``lines``: a string, one line per alternative, ``STATE EVENT TARGET`` (member names, which
+    are identifiers, or ``<previous>``), grouped by state and event, alternatives in order. The
+    others say what alternatives do besides moving, naming each by ``(state, event, position)``:
+    each guard function and each tuple of actions with the alternatives that have it (grouped
+    so that mypy infers lists of plain tuples, not a dict of callables), and the checkpoints.
+    """
+
+    lines: str
+    #: ``_ALTERNATIVE_GUARDS`` and ``_ALTERNATIVE_ACTIONS``: annotation, ``=`` and value.
+    guards: str
+    actions: str
+    checkpoints: str
+    #: The dict ``_transition_table`` reads targets from: member names, and PREVIOUS if used.
+    target_lookup: str
 
 
 @dataclass(frozen=True)
@@ -159,7 +187,29 @@ class _ModuleView:
         }
 
     def target(self, name: str) -> str:
-        return "PREVIOUS" if name == "<previous>" else self.state_member[name]
+        return "PREVIOUS" if name == PREVIOUS_TARGET else self.state_member[name]
+
+    @property
+    def initial_state(self) -> str:
+        """Through the enum class at any size: one ``Enum.X`` reference costs mypy little, and
+        ``INITIAL_STATE`` keeps its ``Literal`` type."""
+        initial = next(state for state in self.machine.states if state.name == self.machine.initial)
+        return f"{self.state_class}.{initial.member}"
+
+    def named_states(self) -> list[Member]:
+        """The ``_S`` constants of a large machine: the states that tables other than
+        ``TRANSITIONS`` name (final states, tags, entry and exit actions, error routes)."""
+        machine = self.machine
+        named = {state.name for state in machine.states if state.is_final}
+        named.update(name for _, names in machine.tags for name in names)
+        named.update(s.name for s in machine.states if s.entry_actions or s.exit_actions)
+        for handler in machine.error_handlers:
+            named.update((*handler.sources, handler.target))
+        return [
+            Member(state.member, string_literal(state.value), None)
+            for state in machine.states
+            if state.name in named
+        ]
 
     def states(self) -> list[Member]:
         return [
@@ -290,6 +340,46 @@ class _ModuleView:
             for state, row in table.items()
         )
 
+    @cached_property
+    def transition_data(self) -> TransitionData:
+        """``TRANSITIONS`` as the plain data a large machine builds it from at import."""
+        machine = self.machine
+        state_names = {state.name: state.member for state in machine.states}
+        state_names[PREVIOUS_TARGET] = PREVIOUS_TARGET
+        event_names = {event.name: event.member for event in machine.events}
+        # Grouped by state, then event, in order of first appearance: the order of TRANSITIONS.
+        grouped: dict[str, dict[str, list[Transition]]] = {}
+        for transition in machine.transitions:
+            row = grouped.setdefault(transition.source, {})
+            row.setdefault(transition.event, []).append(transition)
+        lines: list[str] = []
+        guards: dict[str, list[str]] = {}
+        actions: dict[str, list[str]] = {}
+        checkpoints: list[str] = []
+        for source, row in grouped.items():
+            for event, found in row.items():
+                for position, transition in enumerate(found):
+                    names = (state_names[source], event_names[event])
+                    lines.append(" ".join((*names, state_names[transition.target])))
+                    key = data_literal((*names, position))
+                    if transition.guard_text:
+                        guard = self.guard_functions[transition.guard_text]
+                        guards.setdefault(guard, []).append(key)
+                    if transition.actions:
+                        actions.setdefault(data_literal(transition.actions), []).append(key)
+                    if transition.checkpoint:
+                        checkpoints.append(key)
+        lookup = [f"**{self.state_class}.__members__"]
+        if any(transition.returns_to_previous for transition in machine.transitions):
+            lookup.append(f"{string_literal(PREVIOUS_TARGET)}: PREVIOUS")
+        return TransitionData(
+            lines=_lines_literal(lines),
+            guards=_grouped_literal(guards, "GuardFunction"),
+            actions=_grouped_literal(actions, "tuple[str, ...]"),
+            checkpoints=_frozenset_literal(checkpoints),
+            target_lookup=f"{{{', '.join(lookup)}}}",
+        )
+
     def actions_literal(self, attribute: str) -> str:
         """``entry_actions`` or ``exit_actions``: state -> tuple of action names."""
         return dict_literal(
@@ -401,7 +491,7 @@ class _ModuleView:
         signature (an overload needs two); at run time the runtime's methods run unchanged.
         """
         prefix = "async " if asynchronous else ""
-        signatures = [self.send_signature(event) for event in self.machine.events]
+        signatures = [self.send_signature(events) for events in self.send_groups()]
         lines: list[str] = []
         for name, returns in (
             ("send", self.state_class),
@@ -420,12 +510,24 @@ class _ModuleView:
             lines += [f"{prefix}def {name}({parameters}) -> {returns}:", f"    return {call}", ""]
         return lines[:-1]
 
-    def send_signature(self, event: Event) -> str:
-        """``self, event: Literal[<Member>], /, *, field: type, ...`` for ``event``."""
-        member = f"{self.event_class}.{event.member}"
-        parameters = self.payload_parameters(event)
+    def send_groups(self) -> list[tuple[Event, ...]]:
+        """The events that share one signature of ``send``: each event alone, except in a large
+        machine, where events with the same payload fields share one (mypy checks every pair of
+        overloads, so a signature per event costs it time quadratic in the number of events)."""
+        if self.match_dispatch:
+            return [(event,) for event in self.machine.events]
+        groups: dict[tuple[str, ...], list[Event]] = {}
+        for event in self.machine.events:
+            groups.setdefault(tuple(self.payload_parameters(event)), []).append(event)
+        return [tuple(events) for events in groups.values()]
+
+    def send_signature(self, events: tuple[Event, ...]) -> str:
+        """``self, event: Literal[<Member>, ...], /, *, field: type, ...`` for ``events`` (which
+        have the same payload fields)."""
+        members = ", ".join(f"{self.event_class}.{event.member}" for event in events)
+        parameters = self.payload_parameters(events[0])
         keywords = f", *, {', '.join(parameters)}" if parameters else ""
-        return f"self, event: Literal[{member}], /{keywords}"
+        return f"self, event: Literal[{members}], /{keywords}"
 
     @staticmethod
     def payload_parameters(event: Event) -> list[str]:
@@ -453,20 +555,46 @@ class _ModuleView:
         )
 
 
+def _lines_literal(lines: list[str]) -> str:
+    """A multi-line string literal, one item of ``lines`` per line after an empty first one,
+    for text that needs no escaping (identifiers, ``<previous>``, spaces); ``""`` for none."""
+    assert all(_PLAIN_TEXT.fullmatch(line) for line in lines)
+    return '"""\n' + "".join(f"{line}\n" for line in lines) + '"""' if lines else '""'
+
+
+def _grouped_literal(groups: dict[str, list[str]], value_type: str) -> str:
+    """``((value, [key, ...]), ...)`` from expressions already rendered. Without a declared type,
+    which would make mypy check each key against it (slower), unless empty: mypy needs the type
+    of an empty tuple's items (``value_type``) to type the loop over it."""
+    if not groups:
+        return f"Final[tuple[tuple[{value_type}, list[tuple[str, str, int]]], ...]] = ()"
+    return "Final = " + tuple_literal(
+        f"({value}, [{', '.join(keys)}])" for value, keys in groups.items()
+    )
+
+
+def _frozenset_literal(items: list[str]) -> str:
+    """``frozenset({a, b})`` or ``frozenset()`` from expressions already rendered."""
+    return f"frozenset({{{', '.join(items)}}})" if items else "frozenset()"
+
+
 def _used_imports(machine: Machine, view: _ModuleView) -> dict[str, list[str]]:
     """Module -> names, only what the module uses, so it passes ``ruff check`` (F401)."""
     payload_typing = {
         name for event in machine.events for field in event.payload for name in field.typing_names
     }
     has_events = bool(machine.events)
+    overloaded = len(view.send_groups()) > 1
     optional = {
-        "Any": bool(view.guard_functions) or len(machine.events) > 1 or "Any" in payload_typing,
+        "Any": bool(view.guard_functions) or overloaded or "Any" in payload_typing,
         "Literal": has_events or "Literal" in payload_typing,
         "TypedDict": has_events,
         "final": has_events,
-        "overload": len(machine.events) > 1,
+        "overload": overloaded,
         "PREVIOUS": any(t.returns_to_previous for t in machine.transitions),
         "ErrorRoute": bool(machine.error_handlers),
+        "GuardFunction": not view.match_dispatch,
+        "assert_never": view.match_dispatch,
     }
     has_handlers = bool(machine.guards or machine.actions)
     imports: dict[str, list[str]] = {
