@@ -369,7 +369,7 @@ class _ModuleView:
                         actions.setdefault(data_literal(transition.actions), []).append(key)
                     if transition.checkpoint:
                         checkpoints.append(key)
-        lookup = [f"**{self.state_class}.__members__"]
+        lookup = ["**states"]
         if any(transition.returns_to_previous for transition in machine.transitions):
             lookup.append(f"{string_literal(PREVIOUS_TARGET)}: PREVIOUS")
         return TransitionData(

@@ -351,35 +351,30 @@ def _transition_table() -> dict[
     KitchenSinkState, dict[KitchenSinkEvent, tuple[Alternative[KitchenSinkState], ...]]
 ]:
     """``TRANSITIONS``, from the tables above."""
-    targets: dict[str, KitchenSinkState | Previous] = {
-        **KitchenSinkState.__members__,
-        "<previous>": PREVIOUS,
-    }
+    states = KitchenSinkState.__members__
+    events = KitchenSinkEvent.__members__
+    targets: dict[str, KitchenSinkState | Previous] = {**states, "<previous>": PREVIOUS}
     guards: dict[tuple[str, str, int], GuardFunction] = {
         key: guard for guard, keys in _ALTERNATIVE_GUARDS for key in keys
     }
     actions: dict[tuple[str, str, int], tuple[str, ...]] = {
         key: names for names, keys in _ALTERNATIVE_ACTIONS for key in keys
     }
-    rows: dict[str, dict[str, list[str]]] = {}
+    table: dict[
+        KitchenSinkState,
+        dict[KitchenSinkEvent, tuple[Alternative[KitchenSinkState], ...]],
+    ] = {}
     for line in _TRANSITION_LINES.strip().splitlines():
         state, event, target = line.split()
-        rows.setdefault(state, {}).setdefault(event, []).append(target)
-    return {
-        KitchenSinkState[state]: {
-            KitchenSinkEvent[event]: tuple(
-                Alternative(
-                    targets[target],
-                    guards.get((state, event, position)),
-                    actions.get((state, event, position), ()),
-                    (state, event, position) in _CHECKPOINT_ALTERNATIVES,
-                )
-                for position, target in enumerate(found)
-            )
-            for event, found in row.items()
-        }
-        for state, row in rows.items()
-    }
+        row = table.setdefault(states[state], {})
+        found = row.get(events[event], ())
+        key = (state, event, len(found))
+        checkpoint = key in _CHECKPOINT_ALTERNATIVES
+        alternative = Alternative(
+            targets[target], guards.get(key), actions.get(key, ()), checkpoint
+        )
+        row[events[event]] = (*found, alternative)
+    return table
 
 
 TRANSITIONS: Final[
