@@ -96,8 +96,8 @@ fuzz: setup
 	STATEWRIGHT_FUZZ_BUDGET=$(FUZZ_BUDGET) STATEWRIGHT_FUZZ_SEED=$(FUZZ_SEED) \
 		$(BIN)/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider tests/fuzz
 
-# send() on every interpreter the machine has, then the compiler and the mypy plugin (on the main
-# one).
+# send() on every interpreter the machine has, then the compiler, mypy on large generated modules
+# and the mypy plugin (on the main one). bench_mypy_scale takes some ten minutes.
 bench: setup venvs
 	@set -e; for venv in $(VENV) .venv-3.*; do \
 	  [ -x $$venv/bin/python ] || continue; \
@@ -106,6 +106,7 @@ bench: setup venvs
 	  $$venv/bin/python bench/bench_import.py; echo; \
 	done
 	$(BIN)/python bench/bench_compile.py
+	$(BIN)/python bench/bench_mypy_scale.py
 	$(BIN)/python bench/bench_mypy_plugin.py
 
 clean:

@@ -31,8 +31,14 @@ PER_STATE = 10
 RUNTIME = Path(__file__).resolve().parents[1] / "runtime"
 
 
-def spec_text(states: int, seed: int = 7) -> str:
-    """A connected machine: state i always reaches i+1; the other edges are random."""
+def spec_text(states: int, seed: int = 7, handlers: bool = False) -> str:
+    """A connected machine: state i always reaches i+1; the other edges are random.
+
+    With ``handlers``, the same edges (same seed, same targets) also use the handlers object: in
+    every fourth state the second transition has a guard (20 guards, ``ok_0`` to ``ok_19``), in
+    every eighth the third has an action (``act_0`` to ``act_9``), and every third event carries
+    a payload, so the handlers Protocol has methods typed with unions of payloads.
+    """
     chooser = random.Random(seed)
     lines = ['[machine]\nname = "Big"\ninitial = "s0"\n']
     for index in range(states):
@@ -40,8 +46,17 @@ def spec_text(states: int, seed: int = 7) -> str:
         events = chooser.sample(range(EVENTS), PER_STATE)
         for number, event in enumerate(events):
             target = (index + 1) % states if number == 0 else chooser.randrange(states)
-            lines.append(f'on.E{event} = "s{target}"')
-    lines += [f"[events.E{event}]" for event in range(EVENTS)]
+            if handlers and number == 1 and index % 4 == 0:
+                rule = f'{{ to = "s{target}", guard = "ok_{event % 20}" }}'
+            elif handlers and number == 2 and index % 8 == 0:
+                rule = f'{{ to = "s{target}", actions = ["act_{event % 10}"] }}'
+            else:
+                rule = f'"s{target}"'
+            lines.append(f"on.E{event} = {rule}")
+    for event in range(EVENTS):
+        lines.append(f"[events.E{event}]")
+        if handlers and event % 3 == 0:
+            lines.append('payload = { amount = "int", note = "str | None" }')
     return "\n".join(lines) + "\n"
 
 

@@ -20,6 +20,7 @@ from typing import (
     Literal,
     NamedTuple,
     Protocol,
+    TypeAlias,
     TypedDict,
     TypeVar,
     final,
@@ -103,27 +104,23 @@ IN_CALLING: Final[frozenset[AgentTaskState]] = frozenset(
 IN_TOOL: Final[frozenset[AgentTaskState]] = frozenset({AgentTaskState.WAITING_FOR_TOOL})
 IN_WATCHDOG: Final[frozenset[AgentTaskState]] = frozenset({AgentTaskState.TICKING})
 TAGS: Final[Mapping[str, frozenset[AgentTaskState]]] = {}
+_RootLeaves: TypeAlias = Literal[
+    AgentTaskState.PLANNING, AgentTaskState.SUSPENDED, AgentTaskState.FAILED
+]
+_ToolLeaves: TypeAlias = Literal[AgentTaskState.WAITING_FOR_TOOL]
+_WatchdogLeaves: TypeAlias = Literal[AgentTaskState.TICKING]
 
 
 @final
 class AgentTaskConfiguration(NamedTuple):
     """The active leaf of each region (``None`` while the region is not active)."""
 
-    root: (
-        Literal[
-            AgentTaskState.PLANNING, AgentTaskState.SUSPENDED, AgentTaskState.FAILED
-        ]
-        | None
-    )
-    tool: Literal[AgentTaskState.WAITING_FOR_TOOL] | None
-    watchdog: Literal[AgentTaskState.TICKING] | None
+    root: _RootLeaves | None
+    tool: _ToolLeaves | None
+    watchdog: _WatchdogLeaves | None
 
 
-def _region_root(
-    leaves: frozenset[AgentTaskState]
-) -> Literal[
-    AgentTaskState.PLANNING, AgentTaskState.SUSPENDED, AgentTaskState.FAILED
-] | None:
+def _region_root(leaves: frozenset[AgentTaskState]) -> _RootLeaves | None:
     for leaf in leaves:
         match leaf:
             case (
@@ -137,9 +134,7 @@ def _region_root(
     return None
 
 
-def _region_tool(
-    leaves: frozenset[AgentTaskState]
-) -> Literal[AgentTaskState.WAITING_FOR_TOOL] | None:
+def _region_tool(leaves: frozenset[AgentTaskState]) -> _ToolLeaves | None:
     for leaf in leaves:
         match leaf:
             case AgentTaskState.WAITING_FOR_TOOL:
@@ -149,9 +144,7 @@ def _region_tool(
     return None
 
 
-def _region_watchdog(
-    leaves: frozenset[AgentTaskState]
-) -> Literal[AgentTaskState.TICKING] | None:
+def _region_watchdog(leaves: frozenset[AgentTaskState]) -> _WatchdogLeaves | None:
     for leaf in leaves:
         match leaf:
             case AgentTaskState.TICKING:

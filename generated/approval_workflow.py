@@ -560,7 +560,7 @@ SPEC: Final[MachineSpec[ApprovalWorkflowState, ApprovalWorkflowEvent]] = Machine
 
 
 def _match_allowed_events(
-    state: ApprovalWorkflowState
+    state: ApprovalWorkflowState,
 ) -> frozenset[ApprovalWorkflowEvent]:
     match state:
         case ApprovalWorkflowState.SUBMITTED:

@@ -225,11 +225,10 @@ class _Splitter:
         if not pairs:
             return None
         words = [token.text for token in tokens if token.kind != "space"]
-        if words[0] in {"def", "class"} or words[:2] == ["async", "def"]:
-            # Black's "left-hand split": a definition breaks at its parameter (or base) list.
-            candidates = pairs[:1]
-        else:
-            candidates = list(reversed(pairs))
+        is_def = words[0] == "def" or words[:2] == ["async", "def"]
+        # Black's "left-hand split": a definition breaks at its parameter (or base) list.
+        left_hand = is_def or words[0] == "class"
+        candidates = pairs[:1] if left_hand else list(reversed(pairs))
         opening, closing = candidates[0]
         for candidate_opening, candidate_closing in candidates:
             head = _text(tokens[: candidate_opening + 1])
@@ -239,6 +238,9 @@ class _Splitter:
                 break
         body = tokens[opening + 1 : closing]
         items = _split_at(body, frozenset({","}))
+        if is_def and opening == pairs[0][0] and len(items) == 1 and _text(body).strip():
+            # Black gives a split parameter list without commas (one parameter) a trailing one.
+            body = [*body, _Token("comma", ",")]
         if _is_display(tokens, opening) and sum(1 for item in items if _text(item) != ",") > 1:
             # A collection literal, once split from its brackets, has one item per line.
             body_lines = self.delimited(items, indent + _INDENT, comma=True)

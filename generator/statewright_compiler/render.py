@@ -27,6 +27,7 @@ from statewright_compiler.literals import (
     tuple_literal,
 )
 from statewright_compiler.model import (
+    PREVIOUS_TARGET,
     And,
     CancelStep,
     GuardCall,
@@ -49,6 +50,7 @@ from statewright_compiler.naming import (
 from statewright_compiler.payload_types import runtime_shape
 from statewright_compiler.render_chart import ChartView
 from statewright_compiler.render_dispatch import DispatchView
+from statewright_compiler.render_large import LargeMachineView, Member
 
 __all__ = ["GENERATOR_VERSION", "RUNTIME_API", "render_module", "template_environment"]
 
@@ -59,6 +61,10 @@ RUNTIME_API: Final = 2
 #: mypy proves complete. mypy narrows ``match`` cases in time quadratic in the enum's size
 #: (measured with mypy 2.4.1: ~118 s cold at 1,000 states x 100 events, ~4 s for the same module
 #: reading the table), so larger machines get table-backed functions with the same signatures.
+#: Larger machines also get the shape that keeps mypy's time near its floor (docs/performance.md):
+#: ``TRANSITIONS`` built at import from tables of member names, ``_S`` constants for the few
+#: states other tables name, one ``send`` signature per payload shape rather than per event
+#: (:mod:`render_large`).
 MATCH_LIMIT: Final = 64
 
 
@@ -72,13 +78,6 @@ def template_environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
-
-
-@dataclass(frozen=True)
-class Member:
-    name: str
-    value: str
-    docstring: str | None
 
 
 @dataclass(frozen=True)
@@ -115,15 +114,17 @@ def _python_guard(
         assert nodes is not None
         return f"{nodes[expression.name]} in active"
     if isinstance(expression, Not):
-        operand = _python_guard(expression.operand, nodes, 3)
-        return f"not ({operand})" if isinstance(expression.operand, InState) else f"not {operand}"
+        if isinstance(expression.operand, InState):
+            assert nodes is not None
+            return f"{nodes[expression.operand.name]} not in active"
+        return f"not {_python_guard(expression.operand, nodes, 3)}"
     precedence, joiner = (2, " and ") if isinstance(expression, And) else (1, " or ")
     assert isinstance(expression, And | Or)
     text = joiner.join(_python_guard(operand, nodes, precedence) for operand in expression.operands)
     return f"({text})" if parent > precedence or (parent == 1 and precedence == 2) else text
 
 
-class _ModuleView(DispatchView, ChartView):
+class _ModuleView(DispatchView, ChartView, LargeMachineView):
     """Names and literals for ``module.py.jinja``, derived once from the machine."""
 
     def __init__(self, machine: Machine) -> None:
@@ -149,7 +150,7 @@ class _ModuleView(DispatchView, ChartView):
         }
 
     def target(self, name: str) -> str:
-        return "PREVIOUS" if name == "<previous>" else self.state_member[name]
+        return "PREVIOUS" if name == PREVIOUS_TARGET else self.state_member[name]
 
     def states(self) -> list[Member]:
         return [
@@ -361,6 +362,7 @@ def _used_imports(machine: Machine, view: _ModuleView) -> dict[str, list[str]]:
     }
     has_events = bool(machine.events)
     chart = machine.chart
+    overloaded = len(view.send_groups()) > 1
     steps = [
         step
         for state in machine.states
@@ -368,14 +370,17 @@ def _used_imports(machine: Machine, view: _ModuleView) -> dict[str, list[str]]:
     ]
     steps += [step for rule in machine.rules for step in (*rule.steps, *rule.then)]
     optional = {
-        "Any": bool(view.guard_functions) or len(machine.events) > 1 or "Any" in payload_typing,
+        "Any": bool(view.guard_functions) or overloaded or "Any" in payload_typing,
         "Literal": has_events or "Literal" in payload_typing or bool(view.regions()),
         "NamedTuple": bool(view.regions()),
+        "TypeAlias": any(region.alias for region in view.regions()),
         "TypedDict": has_events,
         "final": has_events or bool(view.regions()),
-        "overload": len(machine.events) > 1,
+        "overload": overloaded,
         "PREVIOUS": any(t.returns_to_previous for t in machine.transitions),
         "ErrorRoute": bool(machine.error_handlers) and not chart,
+        "GuardFunction": not view.match_dispatch and not chart,
+        "assert_never": view.match_dispatch,
         "ERROR_ROUTE": bool(machine.error_handlers) and chart,
         "Alternative": not chart,
         "Previous": not chart,

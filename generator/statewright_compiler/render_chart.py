@@ -23,7 +23,7 @@ from statewright_compiler.model import (
     Step,
     Transition,
 )
-from statewright_compiler.naming import state_set_constant
+from statewright_compiler.naming import camel_case, state_set_constant
 
 __all__ = ["ChartView", "Region"]
 
@@ -34,8 +34,12 @@ class Region:
 
     field: str
     annotation: str
+    """``<alias> | None`` (or ``None`` for a region without leaves)."""
     members: tuple[str, ...]
     """The leaves' member expressions: the ``case`` pattern of the field's function."""
+    alias: str = ""
+    """``_<Field>Leaves``, the ``Literal`` of the leaves: a short name keeps the field and the
+    function's signature on one line."""
 
 
 class ChartView:
@@ -80,7 +84,10 @@ class ChartView:
         return self.machine.state(name).kind is not StateKind.HISTORY
 
     def initial_member(self) -> str:
-        return self.state_member[self.default_leaf(self.machine.initial)]
+        """Through the enum class at any size: one ``Enum.X`` reference costs mypy little, and
+        ``INITIAL_STATE`` keeps its ``Literal`` type."""
+        leaf = self.machine.state(self.default_leaf(self.machine.initial))
+        return f"{self.state_class}.{leaf.member}"
 
     def final_names(self) -> list[str]:
         """Final states that end the machine: a chart's top-level ones."""
@@ -123,9 +130,13 @@ class ChartView:
         for field, leaves in held.items():
             if field == "root" and not leaves:
                 continue
-            members = tuple(self.state_member[leaf] for leaf in leaves)
-            annotation = f"Literal[{', '.join(members)}] | None" if members else "None"
-            regions.append(Region(field, annotation, members))
+            # Through the enum class: a Literal needs the members themselves, not _S constants.
+            members = tuple(
+                f"{self.state_class}.{self.machine.state(leaf).member}" for leaf in leaves
+            )
+            alias = f"_{camel_case(field)}Leaves" if members else ""
+            annotation = f"{alias} | None" if members else "None"
+            regions.append(Region(field, annotation, members, alias))
         return regions
 
     # -- the chart literal -----------------------------------------------------------------------

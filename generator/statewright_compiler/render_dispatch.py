@@ -40,6 +40,7 @@ class DispatchView:
     """Needs the module view's ``machine``, member maps, class names and ``target``."""
 
     machine: Machine
+    match_dispatch: bool
     state_class: str
     event_class: str
     state_member: Mapping[str, str]
@@ -133,7 +134,7 @@ class DispatchView:
         signature (an overload needs two); at run time the runtime's methods run unchanged.
         """
         prefix = "async " if asynchronous else ""
-        signatures = [self.send_signature(event) for event in self.machine.events]
+        signatures = [self.send_signature(events) for events in self.send_groups()]
         lines: list[str] = []
         for name, returns in (
             ("send", self.state_class),
@@ -152,12 +153,24 @@ class DispatchView:
             lines += [f"{prefix}def {name}({parameters}) -> {returns}:", f"    return {call}", ""]
         return lines[:-1]
 
-    def send_signature(self, event: Event) -> str:
-        """``self, event: Literal[<Member>], /, *, field: type, ...`` for ``event``."""
-        member = f"{self.event_class}.{event.member}"
-        parameters = self.payload_parameters(event)
+    def send_groups(self) -> list[tuple[Event, ...]]:
+        """The events that share one signature of ``send``: each event alone, except in a large
+        machine, where events with the same payload fields share one (mypy checks every pair of
+        overloads, so a signature per event costs it time quadratic in the number of events)."""
+        if self.match_dispatch:
+            return [(event,) for event in self.machine.events]
+        groups: dict[tuple[str, ...], list[Event]] = {}
+        for event in self.machine.events:
+            groups.setdefault(tuple(self.payload_parameters(event)), []).append(event)
+        return [tuple(events) for events in groups.values()]
+
+    def send_signature(self, events: tuple[Event, ...]) -> str:
+        """``self, event: Literal[<Member>, ...], /, *, field: type, ...`` for ``events`` (which
+        have the same payload fields)."""
+        members = ", ".join(f"{self.event_class}.{event.member}" for event in events)
+        parameters = self.payload_parameters(events[0])
         keywords = f", *, {', '.join(parameters)}" if parameters else ""
-        return f"self, event: Literal[{member}], /{keywords}"
+        return f"self, event: Literal[{members}], /{keywords}"
 
     @staticmethod
     def payload_parameters(event: Event) -> list[str]:

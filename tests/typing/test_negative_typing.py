@@ -5,7 +5,9 @@ Each ``cases/negative_*.py.txt`` snippet marks the lines mypy must reject with i
 ``# N: <part of a note>`` for the detail mypy gives in notes (e.g. the missing protocol member).
 Every marked line must get its errors and no other line may get any. ``positive_usage.py.txt``
 uses the API correctly: no errors at all, and it runs. One mypy run checks all snippets together
-with a freshly generated ``pegasus_task`` module.
+with a freshly generated ``pegasus_task`` module; a second one with the modules in the shape of a
+machine above ``render.MATCH_LIMIT`` (see ``tests/compiler/shapes.py``), whose typed API is the
+same.
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from statewright_compiler.pipeline import module_source
+from statewright_compiler.validate import compile_spec
 
+from tests.compiler.shapes import large_shape
 from tests.typing import CASES, REPO, Message, Run, expectations, generate, run, run_mypy
 
 SNIPPETS = sorted(path.name.removesuffix(".py.txt") for path in CASES.glob("negative_*.py.txt"))
@@ -31,11 +36,18 @@ class Checked:
     messages: tuple[Message, ...]
 
 
-@pytest.fixture(scope="module")
-def checked(tmp_path_factory: pytest.TempPathFactory) -> Checked:
-    folder = tmp_path_factory.mktemp("consumer")
-    generate(REPO / "spec" / "pegasus_task.toml", folder)
-    generate(REPO / "examples" / "door.toml", folder)
+@pytest.fixture(scope="module", params=["small", "large"])
+def checked(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Checked:
+    folder = tmp_path_factory.mktemp(f"consumer_{request.param}")
+    for spec in (REPO / "spec" / "pegasus_task.toml", REPO / "examples" / "door.toml"):
+        if request.param == "small":
+            generate(spec, folder)
+            continue
+        machine, _ = compile_spec(spec)
+        with large_shape():
+            source = module_source(machine)
+        assert machine.chart or "_transition_table()" in source
+        (folder / f"{machine.module_name}.py").write_text(source, encoding="utf-8")
     chart = REPO / "tests" / "cases" / "chart_sink" / "expected.py"
     shutil.copyfile(chart, folder / "chart_sink.py")
     for name in [*SNIPPETS, POSITIVE]:

@@ -20,6 +20,7 @@ from typing import (
     Literal,
     NamedTuple,
     Protocol,
+    TypeAlias,
     TypedDict,
     TypeVar,
     final,
@@ -160,40 +161,30 @@ TAG_BUSY: Final[frozenset[ChartAgentState]] = frozenset(
     {ChartAgentState.DRAFTING, ChartAgentState.WAITING_TOOL}
 )
 TAGS: Final[Mapping[str, frozenset[ChartAgentState]]] = {"busy": TAG_BUSY}
+_RootLeaves: TypeAlias = Literal[
+    ChartAgentState.IDLE,
+    ChartAgentState.PAUSED,
+    ChartAgentState.FAILED,
+    ChartAgentState.FINISHED,
+]
+_PlannerLeaves: TypeAlias = Literal[
+    ChartAgentState.DRAFTING, ChartAgentState.WAITING_TOOL, ChartAgentState.PLAN_DONE
+]
+_BudgetLeaves: TypeAlias = Literal[
+    ChartAgentState.BUDGET_OK, ChartAgentState.BUDGET_SPENT
+]
 
 
 @final
 class ChartAgentConfiguration(NamedTuple):
     """The active leaf of each region (``None`` while the region is not active)."""
 
-    root: (
-        Literal[
-            ChartAgentState.IDLE,
-            ChartAgentState.PAUSED,
-            ChartAgentState.FAILED,
-            ChartAgentState.FINISHED,
-        ]
-        | None
-    )
-    planner: (
-        Literal[
-            ChartAgentState.DRAFTING,
-            ChartAgentState.WAITING_TOOL,
-            ChartAgentState.PLAN_DONE,
-        ]
-        | None
-    )
-    budget: Literal[ChartAgentState.BUDGET_OK, ChartAgentState.BUDGET_SPENT] | None
+    root: _RootLeaves | None
+    planner: _PlannerLeaves | None
+    budget: _BudgetLeaves | None
 
 
-def _region_root(
-    leaves: frozenset[ChartAgentState]
-) -> Literal[
-    ChartAgentState.IDLE,
-    ChartAgentState.PAUSED,
-    ChartAgentState.FAILED,
-    ChartAgentState.FINISHED,
-] | None:
+def _region_root(leaves: frozenset[ChartAgentState]) -> _RootLeaves | None:
     for leaf in leaves:
         match leaf:
             case (
@@ -208,11 +199,7 @@ def _region_root(
     return None
 
 
-def _region_planner(
-    leaves: frozenset[ChartAgentState]
-) -> Literal[
-    ChartAgentState.DRAFTING, ChartAgentState.WAITING_TOOL, ChartAgentState.PLAN_DONE
-] | None:
+def _region_planner(leaves: frozenset[ChartAgentState]) -> _PlannerLeaves | None:
     for leaf in leaves:
         match leaf:
             case (
@@ -226,9 +213,7 @@ def _region_planner(
     return None
 
 
-def _region_budget(
-    leaves: frozenset[ChartAgentState]
-) -> Literal[ChartAgentState.BUDGET_OK, ChartAgentState.BUDGET_SPENT] | None:
+def _region_budget(leaves: frozenset[ChartAgentState]) -> _BudgetLeaves | None:
     for leaf in leaves:
         match leaf:
             case ChartAgentState.BUDGET_OK | ChartAgentState.BUDGET_SPENT:

@@ -20,6 +20,7 @@ from typing import (
     Literal,
     NamedTuple,
     Protocol,
+    TypeAlias,
     TypedDict,
     TypeVar,
     final,
@@ -133,23 +134,23 @@ TAG_BUSY: Final[frozenset[ChartSinkState]] = frozenset(
     }
 )
 TAGS: Final[Mapping[str, frozenset[ChartSinkState]]] = {"busy": TAG_BUSY}
+_RootLeaves: TypeAlias = Literal[
+    ChartSinkState.IDLE, ChartSinkState.SUSPENDED, ChartSinkState.DONE
+]
+_ToolLeaves: TypeAlias = Literal[ChartSinkState.CALLING, ChartSinkState.CALLED]
+_WatchdogLeaves: TypeAlias = Literal[ChartSinkState.WAITING, ChartSinkState.EXPIRED]
 
 
 @final
 class ChartSinkConfiguration(NamedTuple):
     """The active leaf of each region (``None`` while the region is not active)."""
 
-    root: (
-        Literal[ChartSinkState.IDLE, ChartSinkState.SUSPENDED, ChartSinkState.DONE]
-        | None
-    )
-    tool: Literal[ChartSinkState.CALLING, ChartSinkState.CALLED] | None
-    watchdog: Literal[ChartSinkState.WAITING, ChartSinkState.EXPIRED] | None
+    root: _RootLeaves | None
+    tool: _ToolLeaves | None
+    watchdog: _WatchdogLeaves | None
 
 
-def _region_root(
-    leaves: frozenset[ChartSinkState]
-) -> Literal[ChartSinkState.IDLE, ChartSinkState.SUSPENDED, ChartSinkState.DONE] | None:
+def _region_root(leaves: frozenset[ChartSinkState]) -> _RootLeaves | None:
     for leaf in leaves:
         match leaf:
             case ChartSinkState.IDLE | ChartSinkState.SUSPENDED | ChartSinkState.DONE:
@@ -159,9 +160,7 @@ def _region_root(
     return None
 
 
-def _region_tool(
-    leaves: frozenset[ChartSinkState]
-) -> Literal[ChartSinkState.CALLING, ChartSinkState.CALLED] | None:
+def _region_tool(leaves: frozenset[ChartSinkState]) -> _ToolLeaves | None:
     for leaf in leaves:
         match leaf:
             case ChartSinkState.CALLING | ChartSinkState.CALLED:
@@ -171,9 +170,7 @@ def _region_tool(
     return None
 
 
-def _region_watchdog(
-    leaves: frozenset[ChartSinkState]
-) -> Literal[ChartSinkState.WAITING, ChartSinkState.EXPIRED] | None:
+def _region_watchdog(leaves: frozenset[ChartSinkState]) -> _WatchdogLeaves | None:
     for leaf in leaves:
         match leaf:
             case ChartSinkState.WAITING | ChartSinkState.EXPIRED:
@@ -381,7 +378,7 @@ def _guard_1(handlers: Any, context: Any, payload: Any, active: Container[int]) 
 
 
 def _guard_2(handlers: Any, context: Any, payload: Any, active: Container[int]) -> bool:
-    return bool(not (4 in active) and handlers.patient(context, payload))
+    return bool(4 not in active and handlers.patient(context, payload))
 
 
 #: The statechart: states in document order (a parent before its children), transitions in

@@ -307,7 +307,7 @@ def _guard_0(handlers: Any, context: Any, payload: Any, active: Container[int]) 
 
 
 def _guard_1(handlers: Any, context: Any, payload: Any, active: Container[int]) -> bool:
-    return bool(handlers.enough(context, payload) and not (4 in active))
+    return bool(handlers.enough(context, payload) and 4 not in active)
 
 
 def _guard_2(handlers: Any, context: Any, payload: Any, active: Container[int]) -> bool:
