@@ -14,6 +14,7 @@ leaf in document order (the only one unless regions run in parallel), history re
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Collection, Generator, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -37,7 +38,9 @@ from statewright._snapshot import M, Snapshot, SnapshotMixin
 
 if TYPE_CHECKING:
     from statewright._options import MachineOptions
+    from statewright._snapshot import Payload
     from statewright._snapshot_decode import Decoded
+    from statewright._store_protocol import Store
 
 #: Set while :meth:`ChartCore.restore` builds a machine: the constructor must not enter the
 #: initial configuration (running entry actions) of a machine about to get its saved one.
@@ -129,17 +132,26 @@ class ChartCore(SnapshotMixin[S, E, C]):
         )
 
     def _chart_commit(
-        self, working: ChartState, event: E, payload: Mapping[str, Any], stamp: float | None
+        self,
+        working: ChartState,
+        event: E,
+        payload: Mapping[str, Any],
+        stamp: float | None,
+        lateness: float | None = None,
     ) -> tuple[S, S, int]:
-        """Make ``working`` the machine's chart state and record the macrostep; returns
-        ``(state before, state after, counter index)``."""
+        """Make ``working`` the machine's chart state and record the macrostep (with how late
+        its timer fired, for a timer's event); returns ``(state before, state after, counter
+        index)``."""
         engine = self._chart_engine
         source = self._state
         leaves = engine.leaves(working)
         target: S = engine.members[leaves[0]] if leaves else source
         index = self._counter(source, event, target)
         if self._history is not None:
-            self._history.append((index, stamp, payload))
+            if lateness is None:
+                self._history.append((index, stamp, payload))
+            else:
+                self._history.append((index, stamp, payload, None, lateness))
         self._chart = working
         if target is not source:
             self._prev = source
@@ -148,17 +160,27 @@ class ChartCore(SnapshotMixin[S, E, C]):
         return source, target, index
 
     def _chart_checkpoint(
-        self, working: ChartState, event: E, payload: Mapping[str, Any], stamp: float | None
-    ) -> dict[str, Any]:
-        """The snapshot the machine will have once the macrostep is committed; the machine is
-        left as it was (the caller saves it, then commits: durable or not applied)."""
+        self,
+        store: Store,
+        working: ChartState,
+        event: E,
+        payload: Mapping[str, Any],
+        stamp: float | None,
+        key: str | None,
+        lateness: float | None,
+    ) -> Payload:
+        """What the machine will save once the macrostep is committed (with the idempotency
+        ``key`` it applies); the machine is left as it was (the caller saves it, then commits:
+        durable or not applied)."""
         history, previous, state, chart = self._history, self._prev, self._state, self._chart
         full = history is not None and len(history) == history.maxlen
         dropped = history[0] if history is not None and full else None
-        _, _, index = self._chart_commit(working, event, payload, stamp)
+        _, _, index = self._chart_commit(working, event, payload, stamp, lateness)
+        evicted = self._remember_key(key)
         try:
-            return self._snapshot_locked()
+            return self._save_payload(store)
         finally:
+            self._forget_key(key, evicted)
             self._state, self._prev, self._chart = state, previous, chart
             self._counts[index] -= 1
             if history is not None:
@@ -168,10 +190,10 @@ class ChartCore(SnapshotMixin[S, E, C]):
 
     # ----------------------------------------------------------------- snapshots
 
-    def _snapshot_locked(self) -> dict[str, Any]:
+    def _build_snapshot(self, history: list[dict[str, Any]] | None) -> dict[str, Any]:
         from statewright._chart_snapshot import encode_chart
 
-        data = super()._snapshot_locked()
+        data = super()._build_snapshot(history)
         data["chart"] = encode_chart(self._chart_engine, self._chart, self._clock())
         return data
 
@@ -285,27 +307,40 @@ class ChartMachine(ChartCore[S, E, C], Machine[S, E, C]):
         transition takes it. A guard or action that raises leaves the machine as it was
         (``on_error = "raise"``) or raises ``error.execution`` (``on_error = "event"``)."""
         with self._lock:
-            self._check_usable()
-            member, _ = self._resolve(event)
-            working = self._chart.copy()
-            working.now = self._clock()
-            self._enter_user_code()
-            try:
-                taken = self._drive(self._chart_engine.handle(working, member, payload), working)
-                if taken is None:
-                    raise self._rejected(member)
-                stamp = working.now if self._history is not None or self._listeners else None
-                store = self._options.store
-                if store is not None and self._checkpoints(taken):  # durable before applied
-                    snapshot = self._chart_checkpoint(working, member, payload, stamp)
-                    self._store_snapshot(store, snapshot)
-                source, target, _ = self._chart_commit(working, member, payload, stamp)
-            finally:
-                self._leave_user_code()
-            pending = pending_listeners(self, source, member, target, payload, None, stamp)
-            if pending:
-                _refuse_async_listeners(pending)
-            return target
+            return self._send_chart(event, payload, None, None)
+
+    def _send_keyed(self, event: object, payload: dict[str, Any], key: str) -> S:
+        return self._send_chart(event, payload, key, None)
+
+    def _send_chart(
+        self, event: object, payload: dict[str, Any], key: str | None, lateness: float | None
+    ) -> S:
+        """One macrostep (the caller holds the lock); checkpointed when a transition taken is
+        a checkpoint one or ``key`` (an idempotency key) is given and there is a store."""
+        self._check_usable()
+        member, _ = self._resolve(event)
+        working = self._chart.copy()
+        working.now = self._clock()
+        self._enter_user_code()
+        try:
+            taken = self._drive(self._chart_engine.handle(working, member, payload), working)
+            if taken is None:
+                raise self._rejected(member)
+            stamp = working.now if self._history is not None or self._listeners else None
+            store = self._options.store
+            if store is not None and (key is not None or self._checkpoints(taken)):
+                snapshot = self._chart_checkpoint(
+                    store, working, member, payload, stamp, key, lateness
+                )
+                self._store_snapshot(store, snapshot)  # durable before it is applied
+            source, target, _ = self._chart_commit(working, member, payload, stamp, lateness)
+            self._remember_key(key)
+        finally:
+            self._leave_user_code()
+        pending = pending_listeners(self, source, member, target, payload, None, stamp)
+        if pending:
+            _refuse_async_listeners(pending)
+        return target
 
     def try_send(self, event: E, /, **payload: Any) -> bool:
         try:
@@ -316,16 +351,21 @@ class ChartMachine(ChartCore[S, E, C], Machine[S, E, C]):
 
     def fire_due(self, now: float | None = None) -> int:
         """Send every timer's event that is due at ``now`` (default: the clock), earliest first,
-        through :meth:`send` (so guards, checkpoints and listeners apply); returns how many fired.
-        A fired timer is gone even when no transition took its event."""
+        through the send path (so guards, checkpoints and listeners apply); returns how many
+        fired. A fired timer is gone even when no transition took its event. Each transition a
+        timer makes records how late it fired (``now`` minus the due time) in its history
+        record's ``lateness``."""
         fired = 0
         with self._lock:
             while True:
-                found = self._take_due(self._clock() if now is None else now)
+                at = self._clock() if now is None else now
+                found = self._take_due(at)
                 if found is None:
                     return fired
                 fired += 1
-                self.try_send(found[1].event)  # a rejection is logged at DEBUG by send
+                pending = found[1]
+                with contextlib.suppress(InvalidTransition):  # logged at DEBUG by send
+                    self._send_chart(pending.event, {}, None, max(0.0, at - pending.due))
 
     def can_send(self, event: E, /, **payload: Any) -> bool:
         """Whether some transition would take ``event`` now; evaluates guards only."""

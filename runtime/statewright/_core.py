@@ -326,8 +326,10 @@ class MachineCore(Generic[S, E, C]):
 
     def _record(self, raw: RawRecord, event_id: int) -> TransitionRecord:
         source, event, target = self._spec_table.triples[raw[0]]
-        error = raw[3] if len(raw) > 3 else None
-        return _record_type()(source, event, target, raw[1], event_id, raw[2], error)
+        if len(raw) == 3:
+            return _record_type()(source, event, target, raw[1], event_id, raw[2])
+        lateness = raw[4] if len(raw) > 4 else None
+        return _record_type()(source, event, target, raw[1], event_id, raw[2], raw[3], lateness)
 
     # ----------------------------------------------------------------- statistics
 
