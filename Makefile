@@ -18,6 +18,7 @@ PYTEST_FLAGS ?= -q
 QUIETLY := make/quietly.sh
 
 include make/diagram-tools.mk
+include make/postgres.mk
 include make/wheelhouse.mk
 include make/w3c.mk
 
@@ -46,7 +47,7 @@ typecheck: setup
 stale: setup
 	$(BIN)/statewright check
 
-pytest: setup tools wheelhouse w3c-charts
+pytest: setup tools postgres wheelhouse w3c-charts
 	$(BIN)/python -m pytest $(PYTEST_FLAGS)
 
 # The fast loop: the tests that need no external tool run (mypy, subprocesses, renderers) on the
@@ -72,7 +73,7 @@ venvs:
 
 # The same suite on every other interpreter. (A shell glob, not $(wildcard): make caches
 # directory listings, so it would not see the environments `venvs` has just created.)
-interpreters: tools venvs wheelhouse w3c-charts
+interpreters: tools postgres venvs wheelhouse w3c-charts
 	@set -e; for venv in .venv-3.*; do \
 	  [ -f $$venv/.installed ] || continue; \
 	  echo "== pytest on $$($$venv/bin/python --version)"; \

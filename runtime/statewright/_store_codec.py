@@ -161,7 +161,7 @@ def checked_update(update: object) -> tuple[dict[str, Any], list[dict[str, Any]]
     since = update.since
     if since is not None and (type(since) is not int or not 0 <= since <= total):
         raise SnapshotError(f"since is {since!r:.40}, not an event id up to {total}")
-    records = json_data(list(update.records), ("records",))
+    records = json_data(list(update.records), ((), "records"))
     first = total - len(records) + 1
     for i, record in enumerate(records):
         if type(record) is not dict or record.get("event_id") != first + i:

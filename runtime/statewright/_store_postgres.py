@@ -322,11 +322,12 @@ class PostgresStore:
             )
 
     def __repr__(self) -> str:
-        from urllib.parse import urlsplit
+        from urllib.parse import parse_qs, urlsplit
 
-        parts = urlsplit(self.url)  # never show a password
-        where = parts.hostname or parts.path or "localhost"
-        return f"PostgresStore({parts.scheme}://{where}{parts.path if parts.hostname else ''})"
+        parts = urlsplit(self.url)  # never a password: user, host (or socket folder), database
+        host = parts.hostname or parse_qs(parts.query).get("host", [""])[-1]
+        user = f"{parts.username}@" if parts.username else ""
+        return f"PostgresStore('{parts.scheme}://{user}{host}{parts.path}')"
 
 
 def _head(row: tuple[Any, ...], where: str) -> dict[str, Any]:
