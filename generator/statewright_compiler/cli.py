@@ -149,9 +149,12 @@ def command_tools(arguments: argparse.Namespace) -> ExitCode:
         _print_diagnostics(error.diagnostics)
         return ExitCode.FAILURE
     _print_diagnostics(warnings)
-    states = [state.name for state in machine.states]
+    states = [state.name for state in machine.states if state.is_leaf]
     if arguments.state is not None and arguments.state not in states:
-        raise UsageError(f"{arguments.state!r} is not a state of {machine.name}")
+        raise UsageError(
+            f"{arguments.state!r} is not a state of {machine.name}"
+            + (" the machine can be in (a leaf state)" if machine.chart else "")
+        )
     chosen = [arguments.state] if arguments.state else states
     by_state = tool_definitions(machine, arguments.format)
     sys.stdout.write(json.dumps({name: by_state[name] for name in chosen}, indent=2) + "\n")

@@ -82,6 +82,7 @@ def check_collisions(
     tags = {tag: state.path for state in declarations.states for tag in state.tags}
     checker.unique(((constant_case(tag), path) for tag, path in tags.items()), "tag", "constant")
     reserved = generated_names(declarations.name, tags, state_sets)
+    reserved |= {f"_E_{event.member}" for event in events}
     payload_names = [(event.payload_type, path) for event, path in paths]
     imported = [(item.name, ("imports", item.module)) for item in declarations.imports]
     checker.unique([*payload_names, *imported], "name", "Python name")

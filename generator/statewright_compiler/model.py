@@ -403,6 +403,12 @@ class Machine:
     delays: tuple[str, ...] = ()
     """Handler methods that compute a timer's delay in seconds, sorted."""
 
+    @cached_property
+    def timer_events(self) -> frozenset[str]:
+        """The events ``after`` timers send: the machine sends them itself, so they are not
+        among a state's allowed events (nor offered as tools)."""
+        return frozenset(timer.event for state in self.states for timer in state.timers)
+
     def state(self, name: str) -> State:
         return next(state for state in self.states if state.name == name)
 

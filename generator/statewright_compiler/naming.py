@@ -39,6 +39,7 @@ TYPING_IMPORTS: Final = (
 #: so that importing the module does not load what they need at run time (dataclasses).
 TYPE_CHECKING_IMPORTS: Final = ("MachineOptions",)
 RUNTIME_IMPORTS: Final = (
+    "ERROR_ROUTE",
     "PREVIOUS",
     "Alternative",
     "AsyncChartMachine",

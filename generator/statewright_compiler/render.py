@@ -339,7 +339,10 @@ class _ModuleView(DispatchView, ChartView):
         return f"frozenset({{{', '.join(names)}}})" if names else "frozenset()"
 
     def error_routes_literal(self) -> str:
-        """``error_routes``: state -> ``ErrorRoute(target, actions)``."""
+        """``error_routes``: state -> ``ErrorRoute(target, actions)`` (a chart's are in its
+        ``CHART``)."""
+        if self.machine.chart:
+            return "{}"
         return dict_literal(
             (
                 self.state_member[source],
@@ -372,7 +375,8 @@ def _used_imports(machine: Machine, view: _ModuleView) -> dict[str, list[str]]:
         "final": has_events or bool(view.regions()),
         "overload": len(machine.events) > 1,
         "PREVIOUS": any(t.returns_to_previous for t in machine.transitions),
-        "ErrorRoute": bool(machine.error_handlers),
+        "ErrorRoute": bool(machine.error_handlers) and not chart,
+        "ERROR_ROUTE": bool(machine.error_handlers) and chart,
         "Alternative": not chart,
         "Previous": not chart,
         "Machine": not chart,

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from statewright_compiler.guards import guard_names
+from statewright_compiler.chart_triggers import chart_triggers
 from statewright_compiler.literals import string_literal, tuple_literal
 from statewright_compiler.model import (
     CancelStep,
@@ -208,10 +208,29 @@ class ChartView:
         arguments += [f"{key}={value}" for key, value in optional if value]
         return f"ChartTransition({', '.join(arguments)})"
 
+    def route_literals(self) -> list[str]:
+        """Error handlers as transitions taken on ``ERROR_ROUTE``, which the machine sends when
+        an action fails (``on_error = "raise"``): the failed macrostep is dropped, the route
+        taken from where the machine was."""
+        index = self.node_index()
+        return [
+            f"ChartTransition({index[source]}, events=frozenset({{ERROR_ROUTE}}), "
+            f"targets=({index[handler.target]},)"
+            + (f", steps={self.steps_literal(handler.actions)}" if handler.actions else "")
+            + ")"
+            for handler in self.machine.error_handlers
+            for source in handler.sources
+        ]
+
     def chart_literal(self) -> str:
         machine = self.machine
         nodes = tuple_literal(self.node_literal(state) for state in machine.states)
-        transitions = tuple_literal(self.transition_literal(g) for g in self.chart_transitions())
+        transitions = tuple_literal(
+            [
+                *(self.transition_literal(g) for g in self.chart_transitions()),
+                *self.route_literals(),
+            ]
+        )
         arguments = [
             f"nodes={nodes}",
             f"transitions={transitions}",
@@ -225,37 +244,5 @@ class ChartView:
 
     # -- handler typing --------------------------------------------------------------------------
     def chart_triggers(self) -> tuple[dict[str, dict[str, None]], dict[str, list[str]]]:
-        """For each handler: the events whose payload it may see ("" when it may run with none:
-        entry, exit, eventless), and where the spec uses it."""
-        triggers: dict[str, dict[str, None]] = defaultdict(dict)
-        uses: dict[str, list[str]] = defaultdict(list)
-        for transition in self.machine.transitions:
-            guards = guard_names(transition.guard) if transition.guard else ()
-            for name in (*guards, *transition.actions):
-                triggers[name][transition.event] = None
-        for rule in self.machine.rules:
-            guards = guard_names(rule.guard) if rule.guard else ()
-            trigger = rule.event or "(eventless)"
-            targets = ", ".join(rule.targets) or "(targetless)"
-            for name in (*guards, *rule.actions):
-                uses[name].append(f"{rule.source.describe()} --{trigger}--> {targets}")
-        for state in self.machine.states:
-            for role, steps in (
-                ("entering", state.entry),
-                ("leaving", state.exit),
-                ("entering by default", (*state.initial_steps, *state.default_steps)),
-            ):
-                for name in (step for step in steps if isinstance(step, str)):
-                    triggers[name][""] = None
-                    uses[name].append(f"{role} {state.name}")
-            for timer in state.timers:
-                if timer.delay_handler:
-                    triggers[timer.delay_handler][""] = None
-                    uses[timer.delay_handler].append(f"the timer of {state.name}")
-        sends = [step for state in self.machine.states for step in (*state.entry, *state.exit)]
-        sends += [step for rule in self.machine.rules for step in (*rule.steps, *rule.then)]
-        for step in sends:
-            if isinstance(step, SendStep) and step.delay_handler:
-                triggers[step.delay_handler][""] = None
-                uses[step.delay_handler].append(f"sending {step.event} as {step.id}")
-        return triggers, uses
+        """For each handler: the events whose payload it may see, and where it is used."""
+        return chart_triggers(self.machine)

@@ -344,7 +344,7 @@ class _Builder(FlatChecks):
         initial = self.initial_targets()
         pairs = [(rule, raw) for raw in self.rules if (rule := self.rule(raw)) is not None]
         transitions = self.transitions(pairs)
-        handlers = self.error_handlers() if self.chart is None else ()
+        handlers = self.error_handlers()
         rules = tuple(rule for rule, _ in pairs)
         for raw in declarations.states:
             for key, steps in (("entry", raw.entry), ("exit", raw.exit)):

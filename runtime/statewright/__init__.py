@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from statewright._chart_async import AsyncChartMachine
     from statewright._chart_machine import ChartMachine
     from statewright._chart_spec import (
+        ERROR_ROUTE,
         Cancel,
         Chart,
         ChartNode,
@@ -78,6 +79,7 @@ else:
     #: Public names imported on first access, and the module defining each.
     _LAZY = {
         "AsyncChartMachine": "statewright._chart_async",
+        "ERROR_ROUTE": "statewright._chart_spec",
         "Cancel": "statewright._chart_spec",
         "Chart": "statewright._chart_spec",
         "ChartMachine": "statewright._chart_machine",
@@ -119,6 +121,7 @@ else:
 
 
 __all__ = [
+    "ERROR_ROUTE",
     "PREVIOUS",
     "RUNTIME_API",
     "SNAPSHOT_FORMAT",

@@ -18,7 +18,7 @@ machine keeps the copy only when the whole macrostep succeeded, so a failure lea
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Generator, Iterable, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping
 from typing import Any, Final
 
 from statewright._chart_spec import (
@@ -101,11 +101,12 @@ class Pending:
 
 
 class ChartState:
-    """What changes as a chart runs: active states, history memory, the internal queue, the
-    pending timers by id, and ``now``, the time the driver gave the current macrostep (timers
-    started in it are due ``now + delay``)."""
+    """What changes as a chart runs: active states, history memory, the internal queue and the
+    pending timers by id. ``clock`` is the machine's; :meth:`time` reads it once per macrostep,
+    when something first needs the time (a timer, an action, the history record), so that a
+    macrostep that only evaluates guards reads no clock."""
 
-    __slots__ = ("active", "finished", "memory", "now", "queue", "timers")
+    __slots__ = ("active", "clock", "finished", "memory", "now", "queue", "selected", "timers")
 
     def __init__(
         self,
@@ -114,19 +115,30 @@ class ChartState:
         queue: Iterable[tuple[Any, Mapping[str, Any]]] = (),
         finished: bool = False,
         timers: Mapping[str, Pending] | None = None,
-        now: float = 0.0,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.active: set[int] = set(active)
         self.memory: dict[int, tuple[int, ...]] = dict(memory or {})
         self.queue: deque[tuple[Any, Mapping[str, Any]]] = deque(queue)
         self.finished = finished
         self.timers: dict[str, Pending] = dict(timers or {})
-        self.now = now
+        self.clock = clock
+        self.now: float | None = None
+        #: The transitions of each microstep this macrostep began (kept when one fails).
+        self.selected: list[tuple[int, ...]] = []
 
     def copy(self) -> ChartState:
+        """A copy for the next macrostep (which reads the clock afresh)."""
         return ChartState(
-            self.active, self.memory, self.queue, self.finished, self.timers, self.now
+            self.active, self.memory, self.queue, self.finished, self.timers, self.clock
         )
+
+    def time(self) -> float:
+        """This macrostep's time: the clock read on first use."""
+        if self.now is None:
+            assert self.clock is not None, "the machine gives its chart state a clock"
+            self.now = self.clock()
+        return self.now
 
 
 class ChartEngine:
@@ -348,6 +360,7 @@ class ChartEngine:
         self, state: ChartState, enabled: list[int], payload: Mapping[str, Any], event: Any
     ) -> Steps:
         transitions = self.chart.transitions
+        state.selected.append(tuple(enabled))
         yield from self._exit(state, enabled, payload, event)
         for index in enabled:
             yield from self.run(state, transitions[index].steps, payload, event)
@@ -497,7 +510,7 @@ class ChartEngine:
                         return
                 assert delay is not None
                 state.timers[step.id] = Pending(
-                    step.event, state.now + delay, float(delay), step.on_restore
+                    step.event, state.time() + delay, float(delay), step.on_restore
                 )
             else:
                 result = yield (ACTION, step, payload)

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 from statewright._async import AsyncMachine, _is_awaitable
 from statewright._chart import ACTION, DELAY, GUARD, ChartState, Failure, Request
 from statewright._chart_machine import ChartCore, pending_listeners
+from statewright._chart_spec import ERROR_ROUTE
 from statewright._compat import StrEnum
-from statewright._errors import InvalidTransition
+from statewright._errors import ActionFailed, InvalidTransition
 
 if TYPE_CHECKING:
     from statewright._options import MachineOptions
@@ -52,7 +53,7 @@ class AsyncChartMachine(ChartCore[S, E, C], AsyncMachine[S, E, C]):
             return
         import asyncio
 
-        working = ChartState(now=self._clock())
+        working = ChartState(clock=self._clock)
         self._owner = asyncio.current_task()
         self._enter_user_code()
         try:
@@ -77,6 +78,7 @@ class AsyncChartMachine(ChartCore[S, E, C], AsyncMachine[S, E, C]):
                     except Exception as exc:
                         result = Failure(exc)
                 elif kind is ACTION:
+                    working.time()  # read before any action runs; a failing clock propagates
                     try:
                         await self._call(subject, argument)
                     except Exception as exc:
@@ -118,25 +120,37 @@ class AsyncChartMachine(ChartCore[S, E, C], AsyncMachine[S, E, C]):
         self._check_usable()
         member, _ = self._resolve(event)
         working = self._chart.copy()
-        working.now = self._clock()
+        error: str | None = None
         self._owner = asyncio.current_task()
         self._enter_user_code()
         try:
-            taken = await self._drive(self._chart_engine.handle(working, member, payload), working)
+            try:
+                taken = await self._drive(
+                    self._chart_engine.handle(working, member, payload), working
+                )
+            except ActionFailed as failure:  # an error route, or the failure as it is
+                failed = working.selected
+                working = self._chart.copy()
+                engine = self._chart_engine
+                taken = await self._drive(engine.handle(working, ERROR_ROUTE, payload), working)
+                if taken is None:
+                    raise
+                error = self._route_text(failure, member, working)
+                taken.insert(0, (member, failed[0] if failed else ()))
             if taken is None:
                 raise self._rejected(member)
-            stamp = working.now if self._history is not None or self._listeners else None
+            stamp = working.time() if self._history is not None or self._listeners else None
             store = self._options.store
             if store is not None and (key is not None or self._checkpoints(taken)):
                 snapshot = self._chart_checkpoint(
-                    store, working, member, payload, stamp, key, lateness
+                    store, working, member, payload, stamp, error, key, lateness
                 )
                 await asyncio.to_thread(self._store_snapshot, store, snapshot)
-            source, target, _ = self._chart_commit(working, member, payload, stamp, lateness)
+            source, target, _ = self._chart_commit(working, member, payload, stamp, error, lateness)
             self._remember_key(key)
         finally:
             self._leave_user_code()
-        return target, pending_listeners(self, source, member, target, payload, None, stamp)
+        return target, pending_listeners(self, source, member, target, payload, error, stamp)
 
     async def try_send(self, event: E, /, **payload: Any) -> bool:
         try:

@@ -30,9 +30,10 @@ from statewright._chart import (
     Pending,
     Request,
 )
+from statewright._chart_spec import ERROR_ROUTE
 from statewright._compat import StrEnum
 from statewright._core import _INFO
-from statewright._errors import InvalidTransition
+from statewright._errors import ActionFailed, InvalidTransition
 from statewright._machine import Machine, _refuse_async_listeners
 from statewright._snapshot import M, Snapshot, SnapshotMixin
 
@@ -74,8 +75,9 @@ class ChartCore(SnapshotMixin[S, E, C]):
     def _chart_setup(self) -> bool:
         """Set the chart up; False when a restore will install the saved chart state."""
         self._chart_engine = type(self)._engine()
-        self._chart = ChartState()
+        self._chart = ChartState(clock=self._clock)
         self._started = False
+        self._checkpoint_time: float | None = None
         return not _RESTORING.get()
 
     # ----------------------------------------------------------------- read-only views
@@ -137,10 +139,12 @@ class ChartCore(SnapshotMixin[S, E, C]):
         event: E,
         payload: Mapping[str, Any],
         stamp: float | None,
+        error: str | None = None,
         lateness: float | None = None,
     ) -> tuple[S, S, int]:
-        """Make ``working`` the machine's chart state and record the macrostep (with how late
-        its timer fired, for a timer's event); returns ``(state before, state after, counter
+        """Make ``working`` the machine's chart state and record the macrostep (``error``: the
+        failed action an error route replaced; ``lateness``: how late its timer fired, for a
+        timer's event); returns ``(state before, state after, counter
         index)``."""
         engine = self._chart_engine
         source = self._state
@@ -148,10 +152,13 @@ class ChartCore(SnapshotMixin[S, E, C]):
         target: S = engine.members[leaves[0]] if leaves else source
         index = self._counter(source, event, target)
         if self._history is not None:
-            if lateness is None:
-                self._history.append((index, stamp, payload))
+            if lateness is not None:
+                record: tuple[Any, ...] = (index, stamp, payload, error, lateness)
+            elif error is not None:
+                record = (index, stamp, payload, error)
             else:
-                self._history.append((index, stamp, payload, None, lateness))
+                record = (index, stamp, payload)
+            self._history.append(record)
         self._chart = working
         if target is not source:
             self._prev = source
@@ -166,6 +173,7 @@ class ChartCore(SnapshotMixin[S, E, C]):
         event: E,
         payload: Mapping[str, Any],
         stamp: float | None,
+        error: str | None,
         key: str | None,
         lateness: float | None,
     ) -> Payload:
@@ -175,12 +183,14 @@ class ChartCore(SnapshotMixin[S, E, C]):
         history, previous, state, chart = self._history, self._prev, self._state, self._chart
         full = history is not None and len(history) == history.maxlen
         dropped = history[0] if history is not None and full else None
-        _, _, index = self._chart_commit(working, event, payload, stamp, lateness)
+        _, _, index = self._chart_commit(working, event, payload, stamp, error, lateness)
+        self._checkpoint_time = working.time()  # the macrostep's, not a second clock reading
         evicted = self._remember_key(key)
         try:
             return self._save_payload(store)
         finally:
             self._forget_key(key, evicted)
+            self._checkpoint_time = None
             self._state, self._prev, self._chart = state, previous, chart
             self._counts[index] -= 1
             if history is not None:
@@ -194,7 +204,10 @@ class ChartCore(SnapshotMixin[S, E, C]):
         from statewright._chart_snapshot import encode_chart
 
         data = super()._build_snapshot(history)
-        data["chart"] = encode_chart(self._chart_engine, self._chart, self._clock())
+        saved_at = self._checkpoint_time
+        if saved_at is None:
+            saved_at = self._clock()
+        data["chart"] = encode_chart(self._chart_engine, self._chart, saved_at)
         return data
 
     @classmethod
@@ -217,8 +230,10 @@ class ChartCore(SnapshotMixin[S, E, C]):
     def _restored(self, decoded: Decoded) -> None:
         from statewright._chart_snapshot import restart_timers
 
-        chart: ChartState = decoded.chart
-        restart_timers(chart.timers, chart.now, self._clock())
+        chart: ChartState
+        chart, saved_at = decoded.chart
+        chart.clock = self._clock
+        restart_timers(chart.timers, saved_at, self._clock())
         self._chart = chart
         self._started = True
 
@@ -245,6 +260,13 @@ class ChartCore(SnapshotMixin[S, E, C]):
         if leaves:
             self._state = engine.members[leaves[0]]
 
+    def _route_text(self, failure: ActionFailed, event: E, working: ChartState) -> str:
+        """The history's error text for an action an error route replaced (logged as well)."""
+        text = f"{failure.action}: {type(failure.error).__name__}: {failure.error}"
+        leaves = self._chart_engine.leaves(working)
+        self._routed(event, text, self._chart_engine.members[leaves[0]])
+        return text
+
     def _checkpoints(self, taken: list[Microstep]) -> bool:
         transitions = self._chart_engine.chart.transitions
         return any(transitions[index].checkpoint for _, indexes in taken for index in indexes)
@@ -252,7 +274,7 @@ class ChartCore(SnapshotMixin[S, E, C]):
     def _rejected(self, member: E) -> InvalidTransition:
         reason = "no guard passed" if member in self.allowed_events() else ""
         if not reason and self._chart.finished:
-            reason = "the machine is in a final state"
+            reason = "the state is final"
         return self._reject(member, reason)
 
 
@@ -266,7 +288,7 @@ class ChartMachine(ChartCore[S, E, C], Machine[S, E, C]):
         super().__init__(context, handlers, options=options)
         if not self._chart_setup():
             return
-        working = ChartState(now=self._clock())
+        working = ChartState(clock=self._clock)
         self._enter_user_code()
         try:
             self._drive(self._chart_engine.start(working), working)
@@ -287,6 +309,7 @@ class ChartMachine(ChartCore[S, E, C], Machine[S, E, C]):
                     except Exception as exc:
                         result = Failure(exc)
                 elif kind is ACTION:
+                    working.time()  # read before any action runs; a failing clock propagates
                     try:
                         self._call(subject, argument)
                     except Exception as exc:
@@ -320,24 +343,34 @@ class ChartMachine(ChartCore[S, E, C], Machine[S, E, C]):
         self._check_usable()
         member, _ = self._resolve(event)
         working = self._chart.copy()
-        working.now = self._clock()
+        error: str | None = None
         self._enter_user_code()
         try:
-            taken = self._drive(self._chart_engine.handle(working, member, payload), working)
+            try:
+                taken = self._drive(self._chart_engine.handle(working, member, payload), working)
+            except ActionFailed as failure:  # an error route, or the failure as it is
+                failed = working.selected
+                working = self._chart.copy()
+                engine = self._chart_engine
+                taken = self._drive(engine.handle(working, ERROR_ROUTE, payload), working)
+                if taken is None:
+                    raise
+                error = self._route_text(failure, member, working)
+                taken.insert(0, (member, failed[0] if failed else ()))
             if taken is None:
                 raise self._rejected(member)
-            stamp = working.now if self._history is not None or self._listeners else None
+            stamp = working.time() if self._history is not None or self._listeners else None
             store = self._options.store
             if store is not None and (key is not None or self._checkpoints(taken)):
                 snapshot = self._chart_checkpoint(
-                    store, working, member, payload, stamp, key, lateness
+                    store, working, member, payload, stamp, error, key, lateness
                 )
                 self._store_snapshot(store, snapshot)  # durable before it is applied
-            source, target, _ = self._chart_commit(working, member, payload, stamp, lateness)
+            source, target, _ = self._chart_commit(working, member, payload, stamp, error, lateness)
             self._remember_key(key)
         finally:
             self._leave_user_code()
-        pending = pending_listeners(self, source, member, target, payload, None, stamp)
+        pending = pending_listeners(self, source, member, target, payload, error, stamp)
         if pending:
             _refuse_async_listeners(pending)
         return target

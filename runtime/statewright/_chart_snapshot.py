@@ -56,8 +56,11 @@ def encode_chart(engine: ChartEngine, state: ChartState, saved_at: float) -> dic
     }
 
 
-def decode_chart(value: Any, engine: ChartEngine, table: Table, state: Any) -> ChartState:
-    """The checked chart state; ``state`` (the snapshot's) must be its first active leaf."""
+def decode_chart(
+    value: Any, engine: ChartEngine, table: Table, state: Any
+) -> tuple[ChartState, float]:
+    """The checked chart state and when it was saved; ``state`` (the snapshot's) must be its
+    first active leaf."""
     if type(value) is not dict:
         raise SnapshotError("expected an object", field="chart")
     missing = sorted(KEYS - value.keys()) or sorted(value.keys() - KEYS)
@@ -84,14 +87,14 @@ def decode_chart(value: Any, engine: ChartEngine, table: Table, state: Any) -> C
     saved_at = value["saved_at"]
     if not is_epoch(saved_at):
         raise SnapshotError("expected seconds since the epoch", field="chart.saved_at")
-    return ChartState(
+    chart = ChartState(
         active,
         _memory(engine, value["memory"]),
         _queue(table, value["queue"]),
         finished,
         _timers(table, value["timers"]),
-        now=float(saved_at),
     )
+    return chart, float(saved_at)
 
 
 def restart_timers(timers: dict[str, Pending], saved_at: float, now: float) -> None:

@@ -21,6 +21,7 @@ __all__ = [
     "ATOMIC",
     "COMPOUND",
     "DEEP_HISTORY",
+    "ERROR_ROUTE",
     "FINAL",
     "PARALLEL",
     "SHALLOW_HISTORY",
@@ -43,6 +44,23 @@ SHALLOW_HISTORY: Final = "shallow"
 DEEP_HISTORY: Final = "deep"
 
 _set = object.__setattr__
+
+
+class _ErrorRoute:
+    """The marker an error handler's transition takes (see :data:`ERROR_ROUTE`)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "ERROR_ROUTE"
+
+    def __reduce__(self) -> str:
+        return "ERROR_ROUTE"
+
+
+#: What an error handler's transition is taken on: when an action fails (``on_error = "raise"``)
+#: the machine drops the macrostep and sends this instead, from where it was. No event equals it.
+ERROR_ROUTE: Final = _ErrorRoute()
 
 
 class Raise(FrozenValue):

@@ -460,6 +460,12 @@ class MachineCore(Generic[S, E, C]):
             )
         return error
 
+    def _rejected_quietly(self, event: E) -> None:
+        """A rejection nobody raises (``try_send``): logged like every rejection when DEBUG is
+        enabled; otherwise nothing is built for it."""
+        if self._log_cache.get(_DEBUG, True) and self._logger.isEnabledFor(_DEBUG):
+            self._reject(event)  # builds and logs it
+
     def _target_of(self, alt: CompiledAlt) -> S | None:
         return self._prev if alt.target is None else alt.target
 

@@ -163,9 +163,49 @@ class Machine(SnapshotMixin[S, E, C]):
         return self._send_slow(event, payload, key)
 
     def try_send(self, event: E, /, **payload: Any) -> bool:
-        """Like :meth:`send` but return False instead of raising :class:`InvalidTransition`."""
+        """Like :meth:`send` but return False instead of raising :class:`InvalidTransition`.
+
+        A rejection is an answer, not a failure: nothing is raised or built for it (it is logged
+        at DEBUG when that level is enabled). The trivial-transition path is :meth:`send`'s,
+        written out again: calling ``send`` would cost half as much as the transition itself.
+        """
+        lock = self._lock
+        lock.acquire()
         try:
-            self.send(event, **payload)
+            try:
+                member, target, fast, index, moves = self._fast[event]
+            except (KeyError, TypeError):
+                return self._try_slow(event, payload)
+            if member is not event and type(event) is not str:
+                return self._try_slow(event, payload)
+            history = self._history
+            if history is not None:
+                clock = self._clock
+                history.append((index, clock(), payload))
+            source = self._state
+            if moves:
+                self._prev = source
+            self._state = target
+            self._fast = fast
+            self._counts[index] += 1
+            if self._listeners or self._log_cache.get(_INFO, True):
+                pending = self._announce(source, member, target, payload, None)
+                if pending:
+                    _refuse_async_listeners(pending)
+            return True
+        finally:
+            lock.release()
+
+    def _try_slow(self, event: object, payload: dict[str, Any]) -> bool:
+        """``try_send`` off the trivial path: an event without alternatives here is answered
+        without an exception; the rest is :meth:`_send_slow`."""
+        try:
+            self._check_usable()
+            member, plan = self._resolve(event)
+            if plan is None:
+                self._rejected_quietly(member)
+                return False
+            self._send_slow(member, payload)
         except InvalidTransition:
             return False
         return True

@@ -157,8 +157,12 @@ def test_building_and_running_a_machine_imports_on_first_use(then: str, expected
     [
         # The values a generated module builds are no dataclasses.
         (
-            "import remem; from remem import SPEC; SPEC == SPEC; repr(SPEC); "
-            "hash(SPEC.transitions[remem.ReMemState.READY][remem.ReMemEvent.THINK])",
+            "import door; from door import SPEC; SPEC == SPEC; repr(SPEC); "
+            "hash(SPEC.transitions[door.DoorState.LOCKED][door.DoorEvent.UNLOCK])",
+            set(),
+        ),
+        (
+            "import remem; from remem import CHART; CHART == CHART; repr(CHART); hash(CHART)",
             set(),
         ),
         ("import statewright; statewright.MachineOptions()", OPTIONS),

@@ -120,6 +120,25 @@ class _E:
     AFTER_BUDGET_OK_0: Final = ChartAgentEvent.AFTER_BUDGET_OK_0
 
 
+# What the event methods send: a module global is the cheapest name for Python to look up.
+_E_START: Final = ChartAgentEvent.START
+_E_TOOL_CALL: Final = ChartAgentEvent.TOOL_CALL
+_E_TOOL_RESULT: Final = ChartAgentEvent.TOOL_RESULT
+_E_REPLAN: Final = ChartAgentEvent.REPLAN
+_E_TICK: Final = ChartAgentEvent.TICK
+_E_PAUSE: Final = ChartAgentEvent.PAUSE
+_E_RESUME: Final = ChartAgentEvent.RESUME
+_E_STOP: Final = ChartAgentEvent.STOP
+_E_OVER_BUDGET: Final = ChartAgentEvent.OVER_BUDGET
+_E_TOOL_FAILED: Final = ChartAgentEvent.TOOL_FAILED
+_E_DONE_STATE_WORKING: Final = ChartAgentEvent.DONE_STATE_WORKING
+_E_DONE_STATE_PLANNER: Final = ChartAgentEvent.DONE_STATE_PLANNER
+_E_DONE_STATE_BUDGET: Final = ChartAgentEvent.DONE_STATE_BUDGET
+_E_ERROR_EXECUTION: Final = ChartAgentEvent.ERROR_EXECUTION
+_E_AFTER_WAITING_TOOL_0: Final = ChartAgentEvent.AFTER_WAITING_TOOL_0
+_E_AFTER_BUDGET_OK_0: Final = ChartAgentEvent.AFTER_BUDGET_OK_0
+
+
 INITIAL_STATE: Final = ChartAgentState.IDLE
 FINAL_STATES: Final[frozenset[ChartAgentState]] = frozenset({ChartAgentState.FINISHED})
 IN_WORKING: Final[frozenset[ChartAgentState]] = frozenset(
@@ -329,13 +348,37 @@ class ChartAgentHandlers(Protocol[ContextT_contra]):
         ...
 
     def load_plan(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: (
+            StartPayload
+            | ToolCallPayload
+            | ToolResultPayload
+            | ReplanPayload
+            | ResumePayload
+            | AfterWaitingTool0Payload
+            | Mapping[str, object]
+        ),
+        /,
     ) -> None:
         """Action used by: entering by default planner."""
         ...
 
     def open_session(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: (
+            StartPayload
+            | ToolCallPayload
+            | ToolResultPayload
+            | ReplanPayload
+            | ResumePayload
+            | OverBudgetPayload
+            | AfterWaitingTool0Payload
+            | AfterBudgetOk0Payload
+            | Mapping[str, object]
+        ),
+        /,
     ) -> None:
         """Action used by: entering working."""
         ...
@@ -362,7 +405,7 @@ class ChartAgentHandlers(Protocol[ContextT_contra]):
         ...
 
     def budget_window(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self, context: ContextT_contra, payload: StartPayload | ResumePayload, /
     ) -> float:
         """Delay (seconds) used by: the timer of budget_ok."""
         ...
@@ -402,13 +445,37 @@ class ChartAgentAsyncHandlers(Protocol[ContextT_contra]):
         ...
 
     def load_plan(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: (
+            StartPayload
+            | ToolCallPayload
+            | ToolResultPayload
+            | ReplanPayload
+            | ResumePayload
+            | AfterWaitingTool0Payload
+            | Mapping[str, object]
+        ),
+        /,
     ) -> Awaitable[None] | None:
         """Action used by: entering by default planner."""
         ...
 
     def open_session(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: (
+            StartPayload
+            | ToolCallPayload
+            | ToolResultPayload
+            | ReplanPayload
+            | ResumePayload
+            | OverBudgetPayload
+            | AfterWaitingTool0Payload
+            | AfterBudgetOk0Payload
+            | Mapping[str, object]
+        ),
+        /,
     ) -> Awaitable[None] | None:
         """Action used by: entering working."""
         ...
@@ -435,7 +502,7 @@ class ChartAgentAsyncHandlers(Protocol[ContextT_contra]):
         ...
 
     def budget_window(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self, context: ContextT_contra, payload: StartPayload | ResumePayload, /
     ) -> Awaitable[float] | float:
         """Delay (seconds) used by: the timer of budget_ok."""
         ...
@@ -697,7 +764,6 @@ def _match_allowed_events(state: ChartAgentState) -> frozenset[ChartAgentEvent]:
                     ChartAgentEvent.TOOL_FAILED,
                     ChartAgentEvent.DONE_STATE_WORKING,
                     ChartAgentEvent.ERROR_EXECUTION,
-                    ChartAgentEvent.AFTER_WAITING_TOOL_0,
                 }
             )
         case ChartAgentState.PLAN_DONE:
@@ -720,7 +786,6 @@ def _match_allowed_events(state: ChartAgentState) -> frozenset[ChartAgentEvent]:
                     ChartAgentEvent.TOOL_FAILED,
                     ChartAgentEvent.DONE_STATE_WORKING,
                     ChartAgentEvent.ERROR_EXECUTION,
-                    ChartAgentEvent.AFTER_BUDGET_OK_0,
                 }
             )
         case ChartAgentState.BUDGET_SPENT:
@@ -749,8 +814,6 @@ def _match_allowed_events(state: ChartAgentState) -> frozenset[ChartAgentEvent]:
                     ChartAgentEvent.DONE_STATE_PLANNER,
                     ChartAgentEvent.DONE_STATE_BUDGET,
                     ChartAgentEvent.ERROR_EXECUTION,
-                    ChartAgentEvent.AFTER_WAITING_TOOL_0,
-                    ChartAgentEvent.AFTER_BUDGET_OK_0,
                 }
             )
         case ChartAgentState.FINISHED:
@@ -964,67 +1027,67 @@ class ChartAgentMachine(ChartMachine[ChartAgentState, ChartAgentEvent, ContextT]
 
     def start(self) -> ChartAgentState:
         """Begin working."""
-        return self.send(_E.START)
+        return self.send(_E_START)
 
     def tool_call(self, *, tool: str) -> ChartAgentState:
         """Send TOOL_CALL."""
-        return self.send(_E.TOOL_CALL, tool=tool)
+        return self.send(_E_TOOL_CALL, tool=tool)
 
     def tool_result(self) -> ChartAgentState:
         """Send TOOL_RESULT."""
-        return self.send(_E.TOOL_RESULT)
+        return self.send(_E_TOOL_RESULT)
 
     def replan(self) -> ChartAgentState:
         """Send REPLAN."""
-        return self.send(_E.REPLAN)
+        return self.send(_E_REPLAN)
 
     def tick(self) -> ChartAgentState:
         """Send TICK."""
-        return self.send(_E.TICK)
+        return self.send(_E_TICK)
 
     def pause(self) -> ChartAgentState:
         """Send PAUSE."""
-        return self.send(_E.PAUSE)
+        return self.send(_E_PAUSE)
 
     def resume(self) -> ChartAgentState:
         """Send RESUME."""
-        return self.send(_E.RESUME)
+        return self.send(_E_RESUME)
 
     def stop(self) -> ChartAgentState:
         """Send STOP."""
-        return self.send(_E.STOP)
+        return self.send(_E_STOP)
 
     def over_budget(self) -> ChartAgentState:
         """Send OVER_BUDGET."""
-        return self.send(_E.OVER_BUDGET)
+        return self.send(_E_OVER_BUDGET)
 
     def tool_failed(self) -> ChartAgentState:
         """A tool reported a failure."""
-        return self.send(_E.TOOL_FAILED)
+        return self.send(_E_TOOL_FAILED)
 
     def done_state_working(self) -> ChartAgentState:
         """Raised when working is done (a final state inside it was reached)."""
-        return self.send(_E.DONE_STATE_WORKING)
+        return self.send(_E_DONE_STATE_WORKING)
 
     def done_state_planner(self) -> ChartAgentState:
         """Raised when planner is done (a final state inside it was reached)."""
-        return self.send(_E.DONE_STATE_PLANNER)
+        return self.send(_E_DONE_STATE_PLANNER)
 
     def done_state_budget(self) -> ChartAgentState:
         """Raised when budget is done (a final state inside it was reached)."""
-        return self.send(_E.DONE_STATE_BUDGET)
+        return self.send(_E_DONE_STATE_BUDGET)
 
     def error_execution(self) -> ChartAgentState:
         """Raised when a guard or an action raised an exception."""
-        return self.send(_E.ERROR_EXECUTION)
+        return self.send(_E_ERROR_EXECUTION)
 
     def after_waiting_tool_0(self) -> ChartAgentState:
         """Sent when waiting_tool has been active for 30 s."""
-        return self.send(_E.AFTER_WAITING_TOOL_0)
+        return self.send(_E_AFTER_WAITING_TOOL_0)
 
     def after_budget_ok_0(self) -> ChartAgentState:
         """Sent when budget_ok has been active for budget_window."""
-        return self.send(_E.AFTER_BUDGET_OK_0)
+        return self.send(_E_AFTER_BUDGET_OK_0)
 
 
 class ChartAgentAsyncMachine(
@@ -1234,64 +1297,64 @@ class ChartAgentAsyncMachine(
 
     async def start(self) -> ChartAgentState:
         """Begin working."""
-        return await self.send(_E.START)
+        return await self.send(_E_START)
 
     async def tool_call(self, *, tool: str) -> ChartAgentState:
         """Send TOOL_CALL."""
-        return await self.send(_E.TOOL_CALL, tool=tool)
+        return await self.send(_E_TOOL_CALL, tool=tool)
 
     async def tool_result(self) -> ChartAgentState:
         """Send TOOL_RESULT."""
-        return await self.send(_E.TOOL_RESULT)
+        return await self.send(_E_TOOL_RESULT)
 
     async def replan(self) -> ChartAgentState:
         """Send REPLAN."""
-        return await self.send(_E.REPLAN)
+        return await self.send(_E_REPLAN)
 
     async def tick(self) -> ChartAgentState:
         """Send TICK."""
-        return await self.send(_E.TICK)
+        return await self.send(_E_TICK)
 
     async def pause(self) -> ChartAgentState:
         """Send PAUSE."""
-        return await self.send(_E.PAUSE)
+        return await self.send(_E_PAUSE)
 
     async def resume(self) -> ChartAgentState:
         """Send RESUME."""
-        return await self.send(_E.RESUME)
+        return await self.send(_E_RESUME)
 
     async def stop(self) -> ChartAgentState:
         """Send STOP."""
-        return await self.send(_E.STOP)
+        return await self.send(_E_STOP)
 
     async def over_budget(self) -> ChartAgentState:
         """Send OVER_BUDGET."""
-        return await self.send(_E.OVER_BUDGET)
+        return await self.send(_E_OVER_BUDGET)
 
     async def tool_failed(self) -> ChartAgentState:
         """A tool reported a failure."""
-        return await self.send(_E.TOOL_FAILED)
+        return await self.send(_E_TOOL_FAILED)
 
     async def done_state_working(self) -> ChartAgentState:
         """Raised when working is done (a final state inside it was reached)."""
-        return await self.send(_E.DONE_STATE_WORKING)
+        return await self.send(_E_DONE_STATE_WORKING)
 
     async def done_state_planner(self) -> ChartAgentState:
         """Raised when planner is done (a final state inside it was reached)."""
-        return await self.send(_E.DONE_STATE_PLANNER)
+        return await self.send(_E_DONE_STATE_PLANNER)
 
     async def done_state_budget(self) -> ChartAgentState:
         """Raised when budget is done (a final state inside it was reached)."""
-        return await self.send(_E.DONE_STATE_BUDGET)
+        return await self.send(_E_DONE_STATE_BUDGET)
 
     async def error_execution(self) -> ChartAgentState:
         """Raised when a guard or an action raised an exception."""
-        return await self.send(_E.ERROR_EXECUTION)
+        return await self.send(_E_ERROR_EXECUTION)
 
     async def after_waiting_tool_0(self) -> ChartAgentState:
         """Sent when waiting_tool has been active for 30 s."""
-        return await self.send(_E.AFTER_WAITING_TOOL_0)
+        return await self.send(_E_AFTER_WAITING_TOOL_0)
 
     async def after_budget_ok_0(self) -> ChartAgentState:
         """Sent when budget_ok has been active for budget_window."""
-        return await self.send(_E.AFTER_BUDGET_OK_0)
+        return await self.send(_E_AFTER_BUDGET_OK_0)

@@ -96,6 +96,18 @@ class _E:
     ERROR_EXECUTION: Final = ChartSinkEvent.ERROR_EXECUTION
 
 
+# What the event methods send: a module global is the cheapest name for Python to look up.
+_E_START: Final = ChartSinkEvent.START
+_E_TOOL_DONE: Final = ChartSinkEvent.TOOL_DONE
+_E_TICK: Final = ChartSinkEvent.TICK
+_E_SUSPEND: Final = ChartSinkEvent.SUSPEND
+_E_RESUME: Final = ChartSinkEvent.RESUME
+_E_TOOL_FAILED: Final = ChartSinkEvent.TOOL_FAILED
+_E_TOOL_TIMEOUT: Final = ChartSinkEvent.TOOL_TIMEOUT
+_E_DONE_STATE_WORKING: Final = ChartSinkEvent.DONE_STATE_WORKING
+_E_ERROR_EXECUTION: Final = ChartSinkEvent.ERROR_EXECUTION
+
+
 INITIAL_STATE: Final = ChartSinkState.IDLE
 FINAL_STATES: Final[frozenset[ChartSinkState]] = frozenset({ChartSinkState.DONE})
 IN_WORKING: Final[frozenset[ChartSinkState]] = frozenset(
@@ -240,9 +252,18 @@ class ChartSinkHandlers(Protocol[ContextT_contra]):
         ...
 
     def restart(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: (
+            StartPayload
+            | ToolDonePayload
+            | TickPayload
+            | ResumePayload
+            | Mapping[str, object]
+        ),
+        /,
     ) -> None:
-        """Action used by: entering by default resume."""
+        """Action used by: restoring nothing into resume."""
         ...
 
     def retry(self, context: ContextT_contra, payload: ToolDonePayload, /) -> None:
@@ -250,13 +271,27 @@ class ChartSinkHandlers(Protocol[ContextT_contra]):
         ...
 
     def start_call(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: StartPayload | ToolDonePayload | ResumePayload,
+        /,
     ) -> None:
         """Action used by: entering by default tool."""
         ...
 
     def stop_clock(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: (
+            StartPayload
+            | SuspendPayload
+            | ResumePayload
+            | ToolFailedPayload
+            | ToolTimeoutPayload
+            | DoneStateWorkingPayload
+            | ErrorExecutionPayload
+        ),
+        /,
     ) -> None:
         """Action used by: leaving working."""
         ...
@@ -290,9 +325,18 @@ class ChartSinkAsyncHandlers(Protocol[ContextT_contra]):
         ...
 
     def restart(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: (
+            StartPayload
+            | ToolDonePayload
+            | TickPayload
+            | ResumePayload
+            | Mapping[str, object]
+        ),
+        /,
     ) -> Awaitable[None] | None:
-        """Action used by: entering by default resume."""
+        """Action used by: restoring nothing into resume."""
         ...
 
     def retry(
@@ -302,13 +346,27 @@ class ChartSinkAsyncHandlers(Protocol[ContextT_contra]):
         ...
 
     def start_call(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: StartPayload | ToolDonePayload | ResumePayload,
+        /,
     ) -> Awaitable[None] | None:
         """Action used by: entering by default tool."""
         ...
 
     def stop_clock(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: (
+            StartPayload
+            | SuspendPayload
+            | ResumePayload
+            | ToolFailedPayload
+            | ToolTimeoutPayload
+            | DoneStateWorkingPayload
+            | ErrorExecutionPayload
+        ),
+        /,
     ) -> Awaitable[None] | None:
         """Action used by: leaving working."""
         ...
@@ -629,39 +687,39 @@ class ChartSinkMachine(ChartMachine[ChartSinkState, ChartSinkEvent, ContextT]):
 
     def start(self, *, goal: str) -> ChartSinkState:
         """Send START."""
-        return self.send(_E.START, goal=goal)
+        return self.send(_E_START, goal=goal)
 
     def tool_done(self, *, result: str | None = None) -> ChartSinkState:
         """Send TOOL_DONE."""
-        return self.send(_E.TOOL_DONE, result=result)
+        return self.send(_E_TOOL_DONE, result=result)
 
     def tick(self) -> ChartSinkState:
         """Send TICK."""
-        return self.send(_E.TICK)
+        return self.send(_E_TICK)
 
     def suspend(self) -> ChartSinkState:
         """Send SUSPEND."""
-        return self.send(_E.SUSPEND)
+        return self.send(_E_SUSPEND)
 
     def resume(self) -> ChartSinkState:
         """Send RESUME."""
-        return self.send(_E.RESUME)
+        return self.send(_E_RESUME)
 
     def tool_failed(self) -> ChartSinkState:
         """Send tool_failed."""
-        return self.send(_E.TOOL_FAILED)
+        return self.send(_E_TOOL_FAILED)
 
     def tool_timeout(self) -> ChartSinkState:
         """Send tool_timeout."""
-        return self.send(_E.TOOL_TIMEOUT)
+        return self.send(_E_TOOL_TIMEOUT)
 
     def done_state_working(self) -> ChartSinkState:
         """Raised when working is done (a final state inside it was reached)."""
-        return self.send(_E.DONE_STATE_WORKING)
+        return self.send(_E_DONE_STATE_WORKING)
 
     def error_execution(self) -> ChartSinkState:
         """Raised when a guard or an action raised an exception."""
-        return self.send(_E.ERROR_EXECUTION)
+        return self.send(_E_ERROR_EXECUTION)
 
 
 class ChartSinkAsyncMachine(
@@ -811,36 +869,36 @@ class ChartSinkAsyncMachine(
 
     async def start(self, *, goal: str) -> ChartSinkState:
         """Send START."""
-        return await self.send(_E.START, goal=goal)
+        return await self.send(_E_START, goal=goal)
 
     async def tool_done(self, *, result: str | None = None) -> ChartSinkState:
         """Send TOOL_DONE."""
-        return await self.send(_E.TOOL_DONE, result=result)
+        return await self.send(_E_TOOL_DONE, result=result)
 
     async def tick(self) -> ChartSinkState:
         """Send TICK."""
-        return await self.send(_E.TICK)
+        return await self.send(_E_TICK)
 
     async def suspend(self) -> ChartSinkState:
         """Send SUSPEND."""
-        return await self.send(_E.SUSPEND)
+        return await self.send(_E_SUSPEND)
 
     async def resume(self) -> ChartSinkState:
         """Send RESUME."""
-        return await self.send(_E.RESUME)
+        return await self.send(_E_RESUME)
 
     async def tool_failed(self) -> ChartSinkState:
         """Send tool_failed."""
-        return await self.send(_E.TOOL_FAILED)
+        return await self.send(_E_TOOL_FAILED)
 
     async def tool_timeout(self) -> ChartSinkState:
         """Send tool_timeout."""
-        return await self.send(_E.TOOL_TIMEOUT)
+        return await self.send(_E_TOOL_TIMEOUT)
 
     async def done_state_working(self) -> ChartSinkState:
         """Raised when working is done (a final state inside it was reached)."""
-        return await self.send(_E.DONE_STATE_WORKING)
+        return await self.send(_E_DONE_STATE_WORKING)
 
     async def error_execution(self) -> ChartSinkState:
         """Raised when a guard or an action raised an exception."""
-        return await self.send(_E.ERROR_EXECUTION)
+        return await self.send(_E_ERROR_EXECUTION)

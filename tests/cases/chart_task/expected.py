@@ -91,6 +91,16 @@ class _E:
     DONE_STATE_ACTIVE: Final = ChartTaskEvent.DONE_STATE_ACTIVE
 
 
+# What the event methods send: a module global is the cheapest name for Python to look up.
+_E_PERCEIVED: Final = ChartTaskEvent.PERCEIVED
+_E_SUSPEND: Final = ChartTaskEvent.SUSPEND
+_E_RESUME: Final = ChartTaskEvent.RESUME
+_E_RETRY: Final = ChartTaskEvent.RETRY
+_E_NOTE: Final = ChartTaskEvent.NOTE
+_E_CANCEL: Final = ChartTaskEvent.CANCEL
+_E_DONE_STATE_ACTIVE: Final = ChartTaskEvent.DONE_STATE_ACTIVE
+
+
 INITIAL_STATE: Final = ChartTaskState.PERCEIVING
 FINAL_STATES: Final[frozenset[ChartTaskState]] = frozenset(
     {ChartTaskState.CANCELLED, ChartTaskState.DONE}
@@ -166,19 +176,34 @@ class ChartTaskHandlers(Protocol[ContextT_contra]):
         ...
 
     def restore_defaults(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: PerceivedPayload | ResumePayload | RetryPayload | Mapping[str, object],
+        /,
     ) -> None:
-        """Action used by: entering by default resume_point."""
+        """Action used by: restoring nothing into resume_point."""
         ...
 
     def start_clock(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: PerceivedPayload | ResumePayload | RetryPayload | Mapping[str, object],
+        /,
     ) -> None:
         """Action used by: entering active."""
         ...
 
     def stop_clock(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: (
+            SuspendPayload
+            | ResumePayload
+            | RetryPayload
+            | CancelPayload
+            | DoneStateActivePayload
+        ),
+        /,
     ) -> None:
         """Action used by: leaving active."""
         ...
@@ -188,7 +213,10 @@ class ChartTaskHandlers(Protocol[ContextT_contra]):
         ...
 
     def warm_up(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: PerceivedPayload | ResumePayload | RetryPayload | Mapping[str, object],
+        /,
     ) -> None:
         """Action used by: entering by default active."""
         ...
@@ -220,19 +248,34 @@ class ChartTaskAsyncHandlers(Protocol[ContextT_contra]):
         ...
 
     def restore_defaults(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: PerceivedPayload | ResumePayload | RetryPayload | Mapping[str, object],
+        /,
     ) -> Awaitable[None] | None:
-        """Action used by: entering by default resume_point."""
+        """Action used by: restoring nothing into resume_point."""
         ...
 
     def start_clock(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: PerceivedPayload | ResumePayload | RetryPayload | Mapping[str, object],
+        /,
     ) -> Awaitable[None] | None:
         """Action used by: entering active."""
         ...
 
     def stop_clock(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: (
+            SuspendPayload
+            | ResumePayload
+            | RetryPayload
+            | CancelPayload
+            | DoneStateActivePayload
+        ),
+        /,
     ) -> Awaitable[None] | None:
         """Action used by: leaving active."""
         ...
@@ -244,7 +287,10 @@ class ChartTaskAsyncHandlers(Protocol[ContextT_contra]):
         ...
 
     def warm_up(
-        self, context: ContextT_contra, payload: Mapping[str, object], /
+        self,
+        context: ContextT_contra,
+        payload: PerceivedPayload | ResumePayload | RetryPayload | Mapping[str, object],
+        /,
     ) -> Awaitable[None] | None:
         """Action used by: entering by default active."""
         ...
@@ -519,31 +565,31 @@ class ChartTaskMachine(ChartMachine[ChartTaskState, ChartTaskEvent, ContextT]):
 
     def perceived(self) -> ChartTaskState:
         """Something new was seen."""
-        return self.send(_E.PERCEIVED)
+        return self.send(_E_PERCEIVED)
 
     def suspend(self) -> ChartTaskState:
         """Send SUSPEND."""
-        return self.send(_E.SUSPEND)
+        return self.send(_E_SUSPEND)
 
     def resume(self) -> ChartTaskState:
         """Send RESUME."""
-        return self.send(_E.RESUME)
+        return self.send(_E_RESUME)
 
     def retry(self) -> ChartTaskState:
         """Send RETRY."""
-        return self.send(_E.RETRY)
+        return self.send(_E_RETRY)
 
     def note(self, *, text: str) -> ChartTaskState:
         """Send NOTE."""
-        return self.send(_E.NOTE, text=text)
+        return self.send(_E_NOTE, text=text)
 
     def cancel(self) -> ChartTaskState:
         """Send CANCEL."""
-        return self.send(_E.CANCEL)
+        return self.send(_E_CANCEL)
 
     def done_state_active(self) -> ChartTaskState:
         """Raised when active is done (a final state inside it was reached)."""
-        return self.send(_E.DONE_STATE_ACTIVE)
+        return self.send(_E_DONE_STATE_ACTIVE)
 
 
 class ChartTaskAsyncMachine(
@@ -645,28 +691,28 @@ class ChartTaskAsyncMachine(
 
     async def perceived(self) -> ChartTaskState:
         """Something new was seen."""
-        return await self.send(_E.PERCEIVED)
+        return await self.send(_E_PERCEIVED)
 
     async def suspend(self) -> ChartTaskState:
         """Send SUSPEND."""
-        return await self.send(_E.SUSPEND)
+        return await self.send(_E_SUSPEND)
 
     async def resume(self) -> ChartTaskState:
         """Send RESUME."""
-        return await self.send(_E.RESUME)
+        return await self.send(_E_RESUME)
 
     async def retry(self) -> ChartTaskState:
         """Send RETRY."""
-        return await self.send(_E.RETRY)
+        return await self.send(_E_RETRY)
 
     async def note(self, *, text: str) -> ChartTaskState:
         """Send NOTE."""
-        return await self.send(_E.NOTE, text=text)
+        return await self.send(_E_NOTE, text=text)
 
     async def cancel(self) -> ChartTaskState:
         """Send CANCEL."""
-        return await self.send(_E.CANCEL)
+        return await self.send(_E_CANCEL)
 
     async def done_state_active(self) -> ChartTaskState:
         """Raised when active is done (a final state inside it was reached)."""
-        return await self.send(_E.DONE_STATE_ACTIVE)
+        return await self.send(_E_DONE_STATE_ACTIVE)
