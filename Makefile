@@ -97,14 +97,15 @@ fuzz: setup
 	STATEWRIGHT_FUZZ_BUDGET=$(FUZZ_BUDGET) STATEWRIGHT_FUZZ_SEED=$(FUZZ_SEED) \
 		$(BIN)/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider tests/fuzz
 
-# send() on every interpreter the machine has, then the compiler and the mypy plugin (on the main
-# one).
+# send(), imports and saves on every interpreter the machine has, then the compiler and the mypy
+# plugin (on the main one).
 bench: setup venvs
 	@set -e; for venv in $(VENV) .venv-3.*; do \
 	  [ -x $$venv/bin/python ] || continue; \
 	  $(QUIETLY) "bench: installing the peers into $$venv" $$venv/bin/python -m pip install -e '.[bench]'; \
 	  $$venv/bin/python bench/bench_send.py; echo; \
 	  $$venv/bin/python bench/bench_import.py; echo; \
+	  $$venv/bin/python bench/bench_save.py; echo; \
 	done
 	$(BIN)/python bench/bench_compile.py
 	$(BIN)/python bench/bench_mypy_plugin.py

@@ -105,7 +105,8 @@ class SnapshotMixin(MachineCore[S, E, C]):
 
     def _history_json(self, after: int) -> list[dict[str, Any]]:
         """The retained records with event ids above ``after``, oldest first, in their JSON form
-        (payloads as JSON data, always: see to_json_value) with the raw epoch."""
+        (``TransitionRecord.as_dict()`` with the raw ``epoch``; payloads as JSON data, always:
+        see to_json_value), built from the raw records without the record objects."""
         raw = self._history
         if not raw:
             return []
@@ -118,12 +119,28 @@ class SnapshotMixin(MachineCore[S, E, C]):
             newest.append(item)
             if len(newest) == count:
                 break
-        first = total - count + 1
+        from statewright._history import format_timestamp, to_json_value
+
+        triples = self._spec_table.triples
+        event_id = total - count
         history = []
-        for i, item in enumerate(reversed(newest)):
-            record = self._record(item, first + i)
-            data = record.as_dict()
-            data["epoch"] = record.epoch
+        for item in reversed(newest):
+            source, event, target = triples[item[0]]
+            event_id += 1
+            data = {
+                "from": str(source),
+                "event": str(event),
+                "to": str(target),
+                "timestamp": format_timestamp(item[1]),
+                "event_id": event_id,
+                "payload": to_json_value(item[2]),
+                "epoch": item[1],
+            }
+            if len(item) > 3:
+                if item[3] is not None:
+                    data["error"] = item[3]
+                if len(item) > 4 and item[4] is not None:
+                    data["lateness"] = item[4]
             history.append(data)
         return history
 

@@ -35,9 +35,11 @@ __all__ = [
     "checksum",
     "earliest_due",
     "encode_snapshot",
+    "head_of_row",
     "new_revision",
     "prune_below",
     "record_text",
+    "retained_of",
     "stored_record",
     "stored_snapshot",
     "whole_history",
@@ -208,6 +210,33 @@ def stored_snapshot(
             f"{where}: the stored snapshot has no valid revision ({revision!r:.40})"
         )
     return data
+
+
+def head_of_row(row: Sequence[Any], where: str) -> dict[str, Any]:
+    """The stored snapshot or head of a database row ``(revision, text, checksum)``, checked
+    against its columns (the checksum covers the text as it is; a row from before checksums
+    has none and loads unverified)."""
+    revision, text, stored_checksum = row
+    if not isinstance(text, (str, bytes)):
+        raise SnapshotError(f"{where}: the snapshot column holds {type(text).__name__}")
+    if stored_checksum is not None and type(stored_checksum) is not str:
+        raise SnapshotError(f"{where}: the checksum column holds {stored_checksum!r:.40}")
+    data = stored_snapshot(text, where, stored_checksum)
+    if revision != data["revision"] or type(revision) is not int:
+        raise SnapshotError(
+            f"{where}: the revision column holds {revision!r:.40} but the snapshot says "
+            f"{data['revision']}"
+        )
+    return data
+
+
+def retained_of(stored: Any, head: Mapping[str, Any], where: str) -> int:
+    """How many records a head's ``stored_history`` says the snapshot has (checked)."""
+    retained = stored.get("retained") if type(stored) is dict else None
+    total = head.get("total_transitions")
+    if type(retained) is not int or type(total) is not int or not 0 <= retained <= total:
+        raise SnapshotError(f"{where}: the stored history descriptor is broken")
+    return retained
 
 
 def stored_record(

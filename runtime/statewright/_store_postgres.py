@@ -34,11 +34,12 @@ from statewright._store_codec import (
     checksum,
     earliest_due,
     encode_snapshot,
+    head_of_row,
     new_revision,
     prune_below,
     record_text,
+    retained_of,
     stored_record,
-    stored_snapshot,
     whole_history,
 )
 
@@ -131,10 +132,10 @@ class PostgresStore:
                     (instance_id,),
                 ).fetchone()
                 rows: list[Any] = []
-                data = None if row is None else _head(row, where)
+                data = None if row is None else head_of_row(row, where)
                 stored = None if data is None else data.pop(STORED_HISTORY_KEY, None)
                 if data is not None and stored is not None:
-                    retained = _window(stored, data, where)
+                    retained = retained_of(stored, data, where)
                     total = data["total_transitions"]
                     rows = db.execute(
                         "SELECT event_id, record, checksum FROM statewright_history "
@@ -264,7 +265,7 @@ class PostgresStore:
             (instance_id,),
         ).fetchone()
         rows = []
-        for record in whole_history(_head(row, where), where):
+        for record in whole_history(head_of_row(row, where), where):
             if first <= record["event_id"] <= since:
                 text = record_text(record)
                 rows.append((instance_id, record["event_id"], text, checksum(text)))
@@ -328,22 +329,3 @@ class PostgresStore:
         host = parts.hostname or parse_qs(parts.query).get("host", [""])[-1]
         user = f"{parts.username}@" if parts.username else ""
         return f"PostgresStore('{parts.scheme}://{user}{host}{parts.path}')"
-
-
-def _head(row: tuple[Any, ...], where: str) -> dict[str, Any]:
-    revision, text, stored_checksum = row
-    data = stored_snapshot(text, where, stored_checksum)
-    if revision != data["revision"]:
-        raise SnapshotError(
-            f"{where}: the revision column holds {revision!r:.40} but the snapshot says "
-            f"{data['revision']}"
-        )
-    return data
-
-
-def _window(stored: Any, head: Mapping[str, Any], where: str) -> int:
-    retained = stored.get("retained") if type(stored) is dict else None
-    total = head.get("total_transitions")
-    if type(retained) is not int or type(total) is not int or not 0 <= retained <= total:
-        raise SnapshotError(f"{where}: the stored history descriptor is broken")
-    return retained

@@ -38,11 +38,12 @@ from statewright._store_codec import (
     checksum,
     earliest_due,
     encode_snapshot,
+    head_of_row,
     new_revision,
     prune_below,
     record_text,
+    retained_of,
     stored_record,
-    stored_snapshot,
     whole_history,
 )
 
@@ -93,6 +94,10 @@ class SqliteStore:
     ) -> None:
         self.path = os.fspath(path)
         self._lock = threading.Lock()
+        #: ``instance id -> (revision, newest event id of its rows)`` as this store object last
+        #: loaded or saved it: while the revision is the same, the rows end there, so a save
+        #: need not ask (what ``load`` and ``save_update`` learn; bounded).
+        self._ends: dict[str, tuple[int, int]] = {}
         try:
             self._db = sqlite3.connect(
                 self.path, timeout=timeout, isolation_level=None, check_same_thread=False
@@ -168,11 +173,11 @@ class SqliteStore:
                     ).fetchone()
                     if row is None:
                         return None
-                    data = _head(row, where)
+                    data = head_of_row(row, where)
                     stored = data.pop(STORED_HISTORY_KEY, None)
                     if stored is None:
                         return data
-                    retained, start, rows = _window(stored, data, where), 0, []
+                    retained, start, rows = retained_of(stored, data, where), 0, []
                     if retained:
                         start = data["total_transitions"] - retained + 1
                         rows = self._db.execute(
@@ -189,7 +194,14 @@ class SqliteStore:
             stored_record(_text(text, where), f"{where} record {event_id}", start + i, digest)
             for i, (event_id, text, digest) in enumerate(rows)
         ]
-        return assemble(data, records, retained, where)
+        snapshot = assemble(data, records, retained, where)
+        self._learn(instance_id, snapshot["revision"], snapshot["total_transitions"])
+        return snapshot
+
+    def _learn(self, instance_id: str, revision: int, total: int) -> None:
+        if len(self._ends) >= 4096:
+            self._ends.clear()
+        self._ends[instance_id] = (revision, total)
 
     def save(self, instance_id: str, snapshot: Mapping[str, Any], expected_revision: int, /) -> int:
         revision = new_revision(instance_id, expected_revision)
@@ -202,6 +214,7 @@ class SqliteStore:
                 "DELETE FROM statewright_history WHERE instance_id = ?", (instance_id,)
             )
             self._set_due(instance_id, due, snapshot)
+            self._ends.pop(instance_id, None)
         return revision
 
     def save_update(self, instance_id: str, update: Any, expected_revision: int, /) -> int:
@@ -223,7 +236,10 @@ class SqliteStore:
                 self._db.execute(
                     "DELETE FROM statewright_history WHERE instance_id = ?", (instance_id,)
                 )
-            elif len(rows) < retained:  # older records must be there: where they end is checked
+            elif len(rows) < retained and self._ends.get(instance_id) != (
+                expected_revision,
+                update.since,
+            ):  # older records must be there: where they end is checked
                 last = self._db.execute(
                     "SELECT max(event_id) FROM statewright_history WHERE instance_id = ?",
                     (instance_id,),
@@ -252,6 +268,8 @@ class SqliteStore:
                     (instance_id, below),
                 )
             self._set_due(instance_id, due, head)
+            self._ends.pop(instance_id, None)  # learnt again once committed
+        self._learn(instance_id, revision, total)
         return revision
 
     @contextlib.contextmanager
@@ -297,11 +315,10 @@ class SqliteStore:
             return
         cursor = self._db.execute(
             "UPDATE statewright_instances SET revision = ?, snapshot = ?, machine = ?, "
-            "updated_at = ?, checksum = ? WHERE instance_id = ? AND revision = ? "
-            "RETURNING NULL",
+            "updated_at = ?, checksum = ? WHERE instance_id = ? AND revision = ?",
             (revision, text, machine, time.time(), digest, instance_id, expected_revision),
         )
-        if cursor.fetchone() is None:
+        if cursor.rowcount != 1:
             raise Conflict(instance_id, expected_revision, self._revision(instance_id))
 
     def _whole_records(
@@ -318,7 +335,7 @@ class SqliteStore:
         ).fetchone()
         if row is None:  # the update below reports the Conflict
             return []
-        old = _head(row, where)
+        old = head_of_row(row, where)
         if STORED_HISTORY_KEY in old:
             return None
         rows = []
@@ -368,6 +385,7 @@ class SqliteStore:
                     raise
             except sqlite3.Error as exc:
                 raise StoreError(f"{self.path}: cannot delete {instance_id!r}: {exc}") from exc
+            self._ends.pop(instance_id, None)
             return cursor.rowcount == 1
 
     def list_ids(self) -> list[str]:
@@ -429,26 +447,3 @@ def _text(value: object, where: str) -> str | bytes:
     if not isinstance(value, (str, bytes)):
         raise SnapshotError(f"{where}: a text column holds {type(value).__name__}")
     return value
-
-
-def _head(row: tuple[Any, ...], where: str) -> dict[str, Any]:
-    """The stored snapshot or head of an instances row, checked against its columns."""
-    revision, text, stored_checksum = row
-    if stored_checksum is not None and type(stored_checksum) is not str:
-        raise SnapshotError(f"{where}: the checksum column holds {stored_checksum!r:.40}")
-    data = stored_snapshot(_text(text, where), where, stored_checksum)
-    if revision != data["revision"] or type(revision) is not int:
-        raise SnapshotError(
-            f"{where}: the revision column holds {revision!r:.40} but the snapshot says "
-            f"{data['revision']}"
-        )
-    return data
-
-
-def _window(stored: Any, head: Mapping[str, Any], where: str) -> int:
-    """How many records a head says it retains (checked)."""
-    retained = stored.get("retained") if type(stored) is dict else None
-    total = head.get("total_transitions")
-    if type(retained) is not int or type(total) is not int or not 0 <= retained <= total:
-        raise SnapshotError(f"{where}: the stored history descriptor is broken")
-    return retained
