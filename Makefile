@@ -71,13 +71,15 @@ venvs:
 	  fi; \
 	done
 
-# The same suite on every other interpreter. (A shell glob, not $(wildcard): make caches
-# directory listings, so it would not see the environments `venvs` has just created.)
+# The same suite on every other interpreter, the many-worker tests 5 s long instead of 30 s
+# (tests/runtime/test_fleet.py). (A shell glob, not $(wildcard): make caches directory listings,
+# so it would not see the environments `venvs` has just created.)
 interpreters: tools postgres venvs wheelhouse w3c-charts
 	@set -e; for venv in .venv-3.*; do \
 	  [ -f $$venv/.installed ] || continue; \
 	  echo "== pytest on $$($$venv/bin/python --version)"; \
-	  $$venv/bin/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider; \
+	  STATEWRIGHT_FLEET_SECONDS=$${STATEWRIGHT_FLEET_SECONDS:-5} \
+	    $$venv/bin/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider; \
 	done
 
 examples: setup

@@ -227,5 +227,14 @@ class JsonFileStore:
             return {}
         return {k: float(v) for k, v in data.items() if type(v) in (int, float)}
 
+    def close(self) -> None:
+        """Nothing to release (every built-in store has ``close`` and ``with``)."""
+
+    def __enter__(self) -> JsonFileStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     def __repr__(self) -> str:
         return f"JsonFileStore({str(self.directory)!r})"

@@ -152,5 +152,14 @@ class MemoryStore:
         with self._lock:
             self._leases.pop(instance_id, None)
 
+    def close(self) -> None:
+        """Nothing to release (every built-in store has ``close`` and ``with``)."""
+
+    def __enter__(self) -> MemoryStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     def __repr__(self) -> str:
         return f"MemoryStore({len(self._data)} instances)"

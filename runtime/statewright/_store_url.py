@@ -18,14 +18,15 @@ from __future__ import annotations
 from typing import Any
 
 from statewright._errors import StoreError
-from statewright._store_protocol import Store
+from statewright._store_protocol import TimerStore
 
 __all__ = ["open_store"]
 
 
-def open_store(url: str) -> Store:
+def open_store(url: str) -> TimerStore:
     """The store ``url`` names (see the module docstring); :class:`StoreError` when the URL
-    names no backend, or the backend cannot be opened."""
+    names no backend, or the backend cannot be opened. Every one of them is a
+    :class:`TimerStore` (and so a :class:`Store`)."""
     from urllib.parse import parse_qs, unquote, urlsplit
 
     if not isinstance(url, str):
