@@ -27,10 +27,10 @@ from statewright._chart import (
     ChartState,
     Failure,
     Microstep,
-    Pending,
     Request,
 )
 from statewright._chart_spec import ERROR_ROUTE
+from statewright._chart_timers import ChartTimers
 from statewright._compat import StrEnum
 from statewright._core import _INFO
 from statewright._errors import ActionFailed, InvalidTransition
@@ -54,7 +54,7 @@ E = TypeVar("E", bound=StrEnum)
 C = TypeVar("C")
 
 
-class ChartCore(SnapshotMixin[S, E, C]):
+class ChartCore(ChartTimers, SnapshotMixin[S, E, C]):
     """The chart's state and bookkeeping, shared by :class:`ChartMachine` and
     :class:`~statewright.AsyncChartMachine`; neither calls user code here."""
 
@@ -106,25 +106,6 @@ class ChartCore(SnapshotMixin[S, E, C]):
     @property
     def is_final(self) -> bool:
         return self._chart.finished
-
-    @property
-    def pending_timers(self) -> dict[str, float]:
-        """Each pending timer's id and due time (seconds since the epoch, the machine's clock)."""
-        return {name: pending.due for name, pending in self._chart.timers.items()}
-
-    @property
-    def next_due(self) -> float | None:
-        """When the earliest pending timer is due; None without one."""
-        timers = self._chart.timers
-        return min(pending.due for pending in timers.values()) if timers else None
-
-    def _take_due(self, now: float) -> tuple[str, Pending] | None:
-        """Remove and return the earliest timer due at ``now`` (ties: by id)."""
-        due = [(p.due, name) for name, p in self._chart.timers.items() if p.due <= now]
-        if not due:
-            return None
-        _, name = min(due)
-        return name, self._chart.timers.pop(name)
 
     # ----------------------------------------------------------------- running the engine
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Awaitable, Collection, Iterable, Mapping
+from collections.abc import Awaitable, Collection, Mapping
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, Protocol, TypeVar
 
@@ -576,31 +576,6 @@ class MachineCore(Generic[S, E, C]):
                     if inspect.isawaitable(result):
                         pending.append(result)
         return pending
-
-    def _mark_stale(self, conflict: Conflict) -> None:
-        self._stale = conflict
-        self._fast = _BUSY_ROW
-
-    # ----------------------------------------------------------------- snapshot plumbing
-
-    def _restore_state(
-        self,
-        state: S,
-        previous: S | None,
-        counts: list[int],
-        history: Iterable[RawRecord],
-        revision: int,
-    ) -> None:
-        """Install a checked snapshot (statewright._snapshot_decode): counters by index, raw
-        history records (cut to this machine's history limit)."""
-        self._state = state
-        self._fast = self._spec_table.fast_rows[state]
-        self._prev = previous
-        self._counts = list(counts)
-        if self._history is not None:
-            self._history.clear()
-            self._history.extend(history)
-        self._revision = revision
 
 
 def statewright_logger() -> logging.Logger:

@@ -22,15 +22,16 @@ dataclass) are imported where snapshots are taken and restored instead.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 from statewright._compat import StrEnum
-from statewright._core import MachineCore, statewright_logger
+from statewright._core import _BUSY_ROW, MachineCore, statewright_logger
 from statewright._errors import Conflict, SnapshotError, StatewrightError, UnknownInstance
 from statewright._store_protocol import Store  # at run time: class annotations name it
 
 if TYPE_CHECKING:
+    from statewright._history import RawRecord
     from statewright._options import MachineOptions
     from statewright._snapshot_decode import Decoded
     from statewright._store_codec import SnapshotUpdate
@@ -60,6 +61,30 @@ class SnapshotMixin(MachineCore[S, E, C]):
     #: Idempotency keys of applied keyed sends, oldest first, and their event ids; made by the
     #: first keyed send (see :meth:`Machine.send_once`).
     _keys: dict[str, int] | None = None
+
+    def _mark_stale(self, conflict: Conflict) -> None:
+        """A save lost a race: every further send is refused until the instance is loaded."""
+        self._stale = conflict
+        self._fast = _BUSY_ROW
+
+    def _restore_state(
+        self,
+        state: S,
+        previous: S | None,
+        counts: list[int],
+        history: Iterable[RawRecord],
+        revision: int,
+    ) -> None:
+        """Install a checked snapshot (statewright._snapshot_decode): counters by index, raw
+        history records (cut to this machine's history limit)."""
+        self._state = state
+        self._fast = self._spec_table.fast_rows[state]
+        self._prev = previous
+        self._counts = list(counts)
+        if self._history is not None:
+            self._history.clear()
+            self._history.extend(history)
+        self._revision = revision
 
     def snapshot(self: M) -> Snapshot[M]:
         """The instance as JSON data (see the module docstring for the contents).

@@ -46,34 +46,9 @@ from statewright._store_codec import (
     stored_record,
     whole_history,
 )
+from statewright._store_sqlite_schema import checksum_column, migrate
 
 __all__ = ["SqliteStore"]
-
-_INSTANCES = """
-CREATE TABLE IF NOT EXISTS statewright_instances (
-    instance_id TEXT PRIMARY KEY,
-    machine TEXT NOT NULL,
-    revision INTEGER NOT NULL,
-    snapshot TEXT NOT NULL,
-    updated_at REAL NOT NULL,
-    checksum TEXT
-)
-"""
-_ADDED = (
-    """CREATE TABLE IF NOT EXISTS statewright_history (
-        instance_id TEXT NOT NULL,
-        event_id INTEGER NOT NULL,
-        record TEXT NOT NULL,
-        checksum TEXT NOT NULL,
-        PRIMARY KEY (instance_id, event_id)
-    ) WITHOUT ROWID""",
-    """CREATE TABLE IF NOT EXISTS statewright_due (
-        instance_id TEXT PRIMARY KEY,
-        next_due REAL NOT NULL,
-        lease_until REAL
-    )""",
-    "CREATE INDEX IF NOT EXISTS statewright_due_by_time ON statewright_due (next_due)",
-)
 
 
 class SqliteStore:
@@ -107,48 +82,13 @@ class SqliteStore:
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(f"PRAGMA synchronous={synchronous}")
-            self._db.execute(_INSTANCES)
             #: Whether the database has everything this version writes (a read-only old one
             #: still loads; saving tries the migration again first).
-            self._migrated = self._migrate()
-            self._checksum_column = "checksum" if self._migrated else self._old_checksum_column()
+            self._migrated = migrate(self._db)
+            self._checksum_column = "checksum" if self._migrated else checksum_column(self._db)
         except sqlite3.Error as exc:
             self._db.close()
             raise StoreError(f"cannot open SQLite store {self.path}: {exc}") from exc
-
-    def _migrate(self) -> bool:
-        def complete() -> bool:
-            rows = self._db.execute("PRAGMA table_info(statewright_instances)").fetchall()
-            tables = self._db.execute(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
-                "('statewright_history', 'statewright_due')"
-            ).fetchone()
-            return any(row[1] == "checksum" for row in rows) and tables[0] == 2
-
-        if complete():
-            return True
-        try:
-            self._db.execute("BEGIN IMMEDIATE")  # one process migrates, the others then see it
-        except sqlite3.Error:
-            return False
-        try:
-            rows = self._db.execute("PRAGMA table_info(statewright_instances)").fetchall()
-            if not any(row[1] == "checksum" for row in rows):
-                self._db.execute("ALTER TABLE statewright_instances ADD COLUMN checksum TEXT")
-            for statement in _ADDED:
-                self._db.execute(statement)
-            self._db.execute("COMMIT")
-        except sqlite3.Error:
-            with contextlib.suppress(sqlite3.Error):
-                self._db.execute("ROLLBACK")
-            return False
-        return True
-
-    def _old_checksum_column(self) -> str:
-        """What a read-only database not yet migrated selects as the checksum (its rows from
-        before checksums load unverified)."""
-        rows = self._db.execute("PRAGMA table_info(statewright_instances)").fetchall()
-        return "checksum" if any(row[1] == "checksum" for row in rows) else "NULL"
 
     def close(self) -> None:
         with self._lock:
@@ -277,7 +217,7 @@ class SqliteStore:
         """One write transaction; every sqlite3 failure in it is a :class:`StoreError`."""
         try:
             if not self._migrated:
-                self._migrated = self._migrate()
+                self._migrated = migrate(self._db)
                 if self._migrated:
                     self._checksum_column = "checksum"
                 else:
