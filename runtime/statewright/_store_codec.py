@@ -90,11 +90,6 @@ class SnapshotUpdate:
             raise SnapshotError("an update's head needs an integer", field="total_transitions")
         return total
 
-    def snapshot(self, older: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
-        """The whole snapshot, given the records the store held before (``older``)."""
-        records = [*older, *self.records][-self.retained :] if self.retained else []
-        return {**self.head, "history": records}
-
     def __repr__(self) -> str:
         return (
             f"SnapshotUpdate(total={self.head.get('total_transitions')}, "
@@ -127,7 +122,7 @@ def canonical(data: Any) -> str:
 
 def with_checksum(text: str) -> str:
     """``text`` (a canonical JSON object) with its checksum as first key."""
-    return f'{{"{CHECKSUM_KEY}":"{checksum(text)}",{text[1:]}' if text != "{}" else text
+    return f'{{"{CHECKSUM_KEY}":"{checksum(text)}",{text[1:]}'
 
 
 def _checked_mapping(snapshot: object) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import Any
 from statewright._errors import Conflict
 from statewright._store_codec import (
     STORED_HISTORY_KEY,
+    SnapshotUpdate,
     assemble,
     canonical,
     checked_update,
@@ -76,7 +77,9 @@ class MemoryStore:
             self._set_due(instance_id, due)
             return revision
 
-    def save_update(self, instance_id: str, update: Any, expected_revision: int, /) -> int:
+    def save_update(
+        self, instance_id: str, update: SnapshotUpdate, expected_revision: int, /
+    ) -> int:
         """Store the head of ``update`` and append its records (see :class:`SnapshotUpdate`)."""
         revision = new_revision(instance_id, expected_revision)
         head, records, total = checked_update(update)

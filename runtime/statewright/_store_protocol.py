@@ -12,9 +12,12 @@ the machines, options and the registry, which only mention ``Store``, import thi
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 from statewright._errors import StoreError
+
+if TYPE_CHECKING:
+    from statewright._store_codec import SnapshotUpdate
 
 __all__ = [
     "INSTANCE_ID_PATTERN",
@@ -71,9 +74,11 @@ class IncrementalStore(Store, Protocol):
     """A store that keeps history as records: a save writes the snapshot's head and only the
     records that are new, so it costs the same whatever the history's length."""
 
-    def save_update(self, instance_id: str, update: Any, expected_revision: int, /) -> int:
-        """Store ``update`` (a :class:`~statewright._store_codec.SnapshotUpdate`) if the stored
-        revision is ``expected_revision``; return the new one."""
+    def save_update(
+        self, instance_id: str, update: SnapshotUpdate, expected_revision: int, /
+    ) -> int:
+        """Store ``update`` (the head and the new history records) if the stored revision is
+        ``expected_revision``; return the new one."""
         ...
 
 

@@ -32,6 +32,7 @@ from statewright._errors import Conflict, SnapshotError, StoreError
 from statewright._store_codec import (
     MAX_REVISION,
     STORED_HISTORY_KEY,
+    SnapshotUpdate,
     assemble,
     canonical,
     checked_update,
@@ -157,7 +158,9 @@ class SqliteStore:
             self._ends.pop(instance_id, None)
         return revision
 
-    def save_update(self, instance_id: str, update: Any, expected_revision: int, /) -> int:
+    def save_update(
+        self, instance_id: str, update: SnapshotUpdate, expected_revision: int, /
+    ) -> int:
         """Update the head row and insert the new records (see :class:`SnapshotUpdate`)."""
         revision = new_revision(instance_id, expected_revision)
         head, records, total = checked_update(update)
