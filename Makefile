@@ -18,6 +18,7 @@ PYTEST_FLAGS ?= -q
 QUIETLY := make/quietly.sh
 
 include make/diagram-tools.mk
+include make/postgres.mk
 include make/wheelhouse.mk
 include make/w3c.mk
 
@@ -46,7 +47,7 @@ typecheck: setup
 stale: setup
 	$(BIN)/statewright check
 
-pytest: setup tools wheelhouse w3c-charts
+pytest: setup tools postgres wheelhouse w3c-charts
 	$(BIN)/python -m pytest $(PYTEST_FLAGS)
 
 # The fast loop: the tests that need no external tool run (mypy, subprocesses, renderers) on the
@@ -70,13 +71,15 @@ venvs:
 	  fi; \
 	done
 
-# The same suite on every other interpreter. (A shell glob, not $(wildcard): make caches
-# directory listings, so it would not see the environments `venvs` has just created.)
-interpreters: tools venvs wheelhouse w3c-charts
+# The same suite on every other interpreter, the many-worker tests 5 s long instead of 30 s
+# (tests/runtime/test_fleet.py). (A shell glob, not $(wildcard): make caches directory listings,
+# so it would not see the environments `venvs` has just created.)
+interpreters: tools postgres venvs wheelhouse w3c-charts
 	@set -e; for venv in .venv-3.*; do \
 	  [ -f $$venv/.installed ] || continue; \
 	  echo "== pytest on $$($$venv/bin/python --version)"; \
-	  $$venv/bin/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider; \
+	  STATEWRIGHT_FLEET_SECONDS=$${STATEWRIGHT_FLEET_SECONDS:-5} \
+	    $$venv/bin/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider; \
 	done
 
 examples: setup
@@ -96,14 +99,15 @@ fuzz: setup
 	STATEWRIGHT_FUZZ_BUDGET=$(FUZZ_BUDGET) STATEWRIGHT_FUZZ_SEED=$(FUZZ_SEED) \
 		$(BIN)/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider tests/fuzz
 
-# send() on every interpreter the machine has, then the compiler, mypy on large generated modules
-# and the mypy plugin (on the main one). bench_mypy_scale takes some ten minutes.
+# send(), imports and saves on every interpreter the machine has, then the compiler, mypy on large
+# generated modules and the mypy plugin (on the main one). bench_mypy_scale takes some ten minutes.
 bench: setup venvs
 	@set -e; for venv in $(VENV) .venv-3.*; do \
 	  [ -x $$venv/bin/python ] || continue; \
 	  $(QUIETLY) "bench: installing the peers into $$venv" $$venv/bin/python -m pip install -e '.[bench]'; \
 	  $$venv/bin/python bench/bench_send.py; echo; \
 	  $$venv/bin/python bench/bench_import.py; echo; \
+	  $$venv/bin/python bench/bench_save.py; echo; \
 	done
 	$(BIN)/python bench/bench_compile.py
 	$(BIN)/python bench/bench_mypy_scale.py

@@ -61,3 +61,12 @@ def check_golden(path: Path, actual: str) -> None:
 @pytest.fixture
 def repo() -> Path:
     return REPO
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A PostgreSQL server of its own for this test session (tests/postgres_server.py)."""
+    from tests.postgres_server import running_server
+
+    with running_server() as url:
+        yield url

@@ -6,9 +6,10 @@ hand it a :class:`MachineSpec`; statecharts subclass :class:`ChartMachine` (or
 here is for the application around them.
 
 Importing a generated module should cost little, so :class:`AsyncMachine` (asyncio),
-:class:`MachineRegistry` (logging, threading), the store implementations (json, pathlib,
-tempfile, sqlite3), :class:`MachineOptions` and :class:`TransitionRecord` (dataclasses, with
-inspect, ast and dis) and the names defined next to them are imported on first use of the name
+:class:`MachineRegistry` (logging, threading), the store implementations and
+:func:`open_store` (json, pathlib, tempfile, sqlite3; psycopg only when a PostgreSQL store is
+opened), :class:`MachineOptions` and :class:`TransitionRecord` (dataclasses, with inspect, ast
+and dis) and the names defined next to them are imported on first use of the name
 (PEP 562 ``__getattr__``); type checkers see ordinary imports. The rest imports neither
 dataclasses, inspect, logging nor threading: the spec values are plain slotted classes, and
 machines import what they need when the first one is constructed, reads its history or calls a
@@ -43,7 +44,7 @@ from statewright._spec import (
     MachineSpec,
     Previous,
 )
-from statewright._store_protocol import Store
+from statewright._store_protocol import IncrementalStore, Store, TimerStore
 from statewright._version import RUNTIME_API, RuntimeVersionError, __version__, require_runtime
 
 if TYPE_CHECKING:
@@ -60,11 +61,17 @@ if TYPE_CHECKING:
         Send,
     )
     from statewright._history import Listener, TransitionRecord
+    from statewright._idempotency import SendResult
     from statewright._options import ContextCodec, MachineOptions, Migration
     from statewright._payloads import PayloadCodec
     from statewright._registry import MachineRegistry
-    from statewright._sqlite import SqliteStore
-    from statewright._stores import JsonFileStore, MemoryStore
+    from statewright._store_codec import SnapshotUpdate
+    from statewright._store_files import JsonFileStore
+    from statewright._store_memory import MemoryStore
+    from statewright._store_postgres import PostgresStore
+    from statewright._store_sqlite import SqliteStore
+    from statewright._store_url import open_store
+    from statewright._timer_driver import fire_due_timers
     from statewright._tools import ToolDefinition
 else:
     # Hidden from type checkers, which would otherwise accept any attribute of the package.
@@ -82,16 +89,21 @@ else:
         "Raise": "statewright._chart_spec",
         "Send": "statewright._chart_spec",
         "ContextCodec": "statewright._options",
-        "JsonFileStore": "statewright._stores",
+        "JsonFileStore": "statewright._store_files",
         "Listener": "statewright._history",
         "MachineOptions": "statewright._options",
         "MachineRegistry": "statewright._registry",
-        "MemoryStore": "statewright._stores",
+        "MemoryStore": "statewright._store_memory",
         "Migration": "statewright._options",
         "PayloadCodec": "statewright._payloads",
+        "PostgresStore": "statewright._store_postgres",
+        "SendResult": "statewright._idempotency",
+        "SnapshotUpdate": "statewright._store_codec",
         "ToolDefinition": "statewright._tools",
-        "SqliteStore": "statewright._sqlite",
+        "SqliteStore": "statewright._store_sqlite",
         "TransitionRecord": "statewright._history",
+        "fire_due_timers": "statewright._timer_driver",
+        "open_store": "statewright._store_url",
     }
 
     def __getattr__(name):
@@ -128,6 +140,7 @@ __all__ = [
     "ErrorRoute",
     "GuardFailed",
     "GuardFunction",
+    "IncrementalStore",
     "InvalidPayload",
     "InvalidTransition",
     "JsonFileStore",
@@ -140,23 +153,29 @@ __all__ = [
     "MemoryStore",
     "Migration",
     "PayloadCodec",
+    "PostgresStore",
     "Previous",
     "Raise",
     "RegistrySaveError",
     "RuntimeVersionError",
     "Send",
+    "SendResult",
     "Snapshot",
     "SnapshotError",
+    "SnapshotUpdate",
     "SqliteStore",
     "StatewrightError",
     "Store",
     "StoreError",
     "StrEnum",
+    "TimerStore",
     "ToolDefinition",
     "TransitionRecord",
     "UnknownEvent",
     "UnknownInstance",
     "__version__",
     "assert_never",
+    "fire_due_timers",
+    "open_store",
     "require_runtime",
 ]

@@ -13,7 +13,7 @@ inspect are imported where they are used (the lock is made by the first event th
 from __future__ import annotations
 
 from collections.abc import Awaitable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from statewright._compat import StrEnum
 from statewright._core import _INFO
@@ -25,6 +25,7 @@ from statewright._table import CompiledAlt, Plan
 if TYPE_CHECKING:  # statewright._options is imported on first use: see statewright._core
     import asyncio
 
+    from statewright._idempotency import SendResult
     from statewright._options import MachineOptions
 
 __all__ = ["AsyncMachine"]
@@ -109,12 +110,62 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
         events chosen at run time; strings from outside go through :meth:`send_external`)."""
         return self
 
+    @overload
     async def send_external(
-        self, event: str, arguments: Mapping[str, Any] | str | bytes | None = None, /
-    ) -> S:
-        """Like :meth:`Machine.send_external`: check untrusted arguments, then :meth:`send`."""
+        self,
+        event: str,
+        arguments: Mapping[str, Any] | str | bytes | None = None,
+        /,
+        *,
+        idempotency_key: None = None,
+    ) -> S: ...
+    @overload
+    async def send_external(
+        self,
+        event: str,
+        arguments: Mapping[str, Any] | str | bytes | None = None,
+        /,
+        *,
+        idempotency_key: str,
+    ) -> SendResult[S]: ...
+    async def send_external(
+        self,
+        event: str,
+        arguments: Mapping[str, Any] | str | bytes | None = None,
+        /,
+        *,
+        idempotency_key: str | None = None,
+    ) -> S | SendResult[S]:
+        """Like :meth:`Machine.send_external`: check untrusted arguments, then :meth:`send`
+        (or, with ``idempotency_key``, :meth:`send_once`)."""
         member, payload = self._external(event, arguments)
-        return await self.send(member, **payload)
+        if idempotency_key is None:
+            return await self.send(member, **payload)
+        return await self.send_once(idempotency_key, member, **payload)
+
+    async def send_once(self, key: str, event: E, /, **payload: Any) -> SendResult[S]:
+        """Like :meth:`Machine.send_once`: ``event`` is applied unless ``key`` was applied
+        before; the checkpoint with the key runs in a worker thread."""
+        from statewright._idempotency import SendResult, check_key
+
+        check_key(key)
+        self._refuse_reentry()
+        async with self._lock:
+            self._check_usable()
+            keys = self._keys
+            if keys is not None and key in keys:
+                return SendResult(self._state, False, keys[key])
+            state, pending = await self._send_keyed(event, payload, key)
+            keys = self._keys
+            applied = keys[key] if keys is not None and key in keys else self.total_transitions
+        for awaitable in pending:
+            await self._await_listener(awaitable)
+        return SendResult(state, True, applied)
+
+    async def _send_keyed(
+        self, event: object, payload: dict[str, Any], key: str
+    ) -> tuple[S, list[Awaitable[object]]]:
+        return await self._send_locked(event, payload, key)
 
     async def try_send(self, event: E, /, **payload: Any) -> bool:
         """Like :meth:`send` but return False instead of raising :class:`InvalidTransition`."""
@@ -144,7 +195,7 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
             if target is None:
                 return self._save_locked()  # raises: no store configured
             # The snapshot is taken here, only the store's I/O runs in the worker thread.
-            return await asyncio.to_thread(self._store_snapshot, target, self._snapshot_locked())
+            return await asyncio.to_thread(self._store_snapshot, target, self._save_payload(target))
 
     async def _choose(self, event: E, plan: Plan, payload: Mapping[str, Any]) -> CompiledAlt | None:
         for alt in plan[1]:
@@ -170,7 +221,7 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
             await result
 
     async def _send_locked(
-        self, event: object, payload: dict[str, Any]
+        self, event: object, payload: dict[str, Any], key: str | None = None
     ) -> tuple[S, list[Awaitable[object]]]:
         self._check_usable()
         member, plan = self._resolve(event)
@@ -209,12 +260,13 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
                     raise ActionFailed(str(source), str(member), step, route_exc) from exc
                 target = self._routed(member, error_text, route.target)
             store = self._options.store
-            if alt.checkpoint and store is not None:  # durable before it is applied
+            if (alt.checkpoint or key is not None) and store is not None:  # durable, then applied
                 snapshot = self._checkpoint_snapshot(
-                    source, member, target, payload, error_text, stamp
+                    store, source, member, target, payload, error_text, stamp, key
                 )
                 await asyncio.to_thread(self._store_snapshot, store, snapshot)
             self._commit(source, member, target, payload, error_text, stamp)
+            self._remember_key(key)
         finally:
             self._leave_user_code()
         pending: list[Awaitable[object]] = []

@@ -8,6 +8,7 @@ first event. Until then ``machine.state`` is the spec's initial leaf.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable, Generator
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
@@ -99,43 +100,57 @@ class AsyncChartMachine(ChartCore[S, E, C], AsyncMachine[S, E, C]):
         released."""
         self._refuse_reentry()
         async with self._lock:
-            await self._start_locked()
-            self._check_usable()
-            member, _ = self._resolve(event)
-            import asyncio
-
-            working = self._chart.copy()
-            error: str | None = None
-            self._owner = asyncio.current_task()
-            self._enter_user_code()
-            try:
-                try:
-                    taken = await self._drive(
-                        self._chart_engine.handle(working, member, payload), working
-                    )
-                except ActionFailed as failure:  # an error route, or the failure as it is
-                    failed = working.selected
-                    working = self._chart.copy()
-                    engine = self._chart_engine
-                    taken = await self._drive(engine.handle(working, ERROR_ROUTE, payload), working)
-                    if taken is None:
-                        raise
-                    error = self._route_text(failure, member, working)
-                    taken.insert(0, (member, failed[0] if failed else ()))
-                if taken is None:
-                    raise self._rejected(member)
-                stamp = working.time() if self._history is not None or self._listeners else None
-                store = self._options.store
-                if store is not None and self._checkpoints(taken):  # durable before applied
-                    snapshot = self._chart_checkpoint(working, member, payload, stamp, error)
-                    await asyncio.to_thread(self._store_snapshot, store, snapshot)
-                source, target, _ = self._chart_commit(working, member, payload, stamp, error)
-            finally:
-                self._leave_user_code()
-            pending = pending_listeners(self, source, member, target, payload, error, stamp)
+            target, pending = await self._send_chart(event, payload, None, None)
         for awaitable in pending:
             await self._await_listener(awaitable)
         return target
+
+    async def _send_keyed(
+        self, event: object, payload: dict[str, Any], key: str
+    ) -> tuple[S, list[Awaitable[object]]]:
+        return await self._send_chart(event, payload, key, None)
+
+    async def _send_chart(
+        self, event: object, payload: dict[str, Any], key: str | None, lateness: float | None
+    ) -> tuple[S, list[Awaitable[object]]]:
+        """One macrostep (the caller holds the lock); see :meth:`ChartMachine._send_chart`."""
+        import asyncio
+
+        await self._start_locked()
+        self._check_usable()
+        member, _ = self._resolve(event)
+        working = self._chart.copy()
+        error: str | None = None
+        self._owner = asyncio.current_task()
+        self._enter_user_code()
+        try:
+            try:
+                taken = await self._drive(
+                    self._chart_engine.handle(working, member, payload), working
+                )
+            except ActionFailed as failure:  # an error route, or the failure as it is
+                failed = working.selected
+                working = self._chart.copy()
+                engine = self._chart_engine
+                taken = await self._drive(engine.handle(working, ERROR_ROUTE, payload), working)
+                if taken is None:
+                    raise
+                error = self._route_text(failure, member, working)
+                taken.insert(0, (member, failed[0] if failed else ()))
+            if taken is None:
+                raise self._rejected(member)
+            stamp = working.time() if self._history is not None or self._listeners else None
+            store = self._options.store
+            if store is not None and (key is not None or self._checkpoints(taken)):
+                snapshot = self._chart_checkpoint(
+                    store, working, member, payload, stamp, error, key, lateness
+                )
+                await asyncio.to_thread(self._store_snapshot, store, snapshot)
+            source, target, _ = self._chart_commit(working, member, payload, stamp, error, lateness)
+            self._remember_key(key)
+        finally:
+            self._leave_user_code()
+        return target, pending_listeners(self, source, member, target, payload, error, stamp)
 
     async def try_send(self, event: E, /, **payload: Any) -> bool:
         try:
@@ -145,17 +160,26 @@ class AsyncChartMachine(ChartCore[S, E, C], AsyncMachine[S, E, C]):
         return True
 
     async def fire_due(self, now: float | None = None) -> int:
-        """Like :meth:`ChartMachine.fire_due`."""
+        """Like :meth:`ChartMachine.fire_due` (lateness recorded the same way)."""
         fired = 0
         while True:
             self._refuse_reentry()
+            pending: list[Awaitable[object]] = []
             async with self._lock:
                 await self._start_locked()
-                found = self._take_due(self._clock() if now is None else now)
+                at = self._clock() if now is None else now
+                found = self._take_due(at)
+                if found is not None:
+                    timer = found[1]
+                    with contextlib.suppress(InvalidTransition):  # logged at DEBUG by send
+                        _, pending = await self._send_chart(
+                            timer.event, {}, None, max(0.0, at - timer.due)
+                        )
             if found is None:
                 return fired
             fired += 1
-            await self.try_send(found[1].event)
+            for awaitable in pending:
+                await self._await_listener(awaitable)
 
     async def run_timers(self, sleep: Callable[[float], Awaitable[object]] | None = None) -> None:
         """Fire timers as they fall due, forever (run it as a task; cancel it to stop). It

@@ -14,6 +14,7 @@ leaf in document order (the only one unless regions run in parallel), history re
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Collection, Generator, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -26,10 +27,10 @@ from statewright._chart import (
     ChartState,
     Failure,
     Microstep,
-    Pending,
     Request,
 )
 from statewright._chart_spec import ERROR_ROUTE
+from statewright._chart_timers import ChartTimers
 from statewright._compat import StrEnum
 from statewright._core import _INFO
 from statewright._errors import ActionFailed, InvalidTransition
@@ -38,7 +39,9 @@ from statewright._snapshot import M, Snapshot, SnapshotMixin
 
 if TYPE_CHECKING:
     from statewright._options import MachineOptions
+    from statewright._snapshot import Payload
     from statewright._snapshot_decode import Decoded
+    from statewright._store_protocol import Store
 
 #: Set while :meth:`ChartCore.restore` builds a machine: the constructor must not enter the
 #: initial configuration (running entry actions) of a machine about to get its saved one.
@@ -51,7 +54,7 @@ E = TypeVar("E", bound=StrEnum)
 C = TypeVar("C")
 
 
-class ChartCore(SnapshotMixin[S, E, C]):
+class ChartCore(ChartTimers, SnapshotMixin[S, E, C]):
     """The chart's state and bookkeeping, shared by :class:`ChartMachine` and
     :class:`~statewright.AsyncChartMachine`; neither calls user code here."""
 
@@ -104,25 +107,6 @@ class ChartCore(SnapshotMixin[S, E, C]):
     def is_final(self) -> bool:
         return self._chart.finished
 
-    @property
-    def pending_timers(self) -> dict[str, float]:
-        """Each pending timer's id and due time (seconds since the epoch, the machine's clock)."""
-        return {name: pending.due for name, pending in self._chart.timers.items()}
-
-    @property
-    def next_due(self) -> float | None:
-        """When the earliest pending timer is due; None without one."""
-        timers = self._chart.timers
-        return min(pending.due for pending in timers.values()) if timers else None
-
-    def _take_due(self, now: float) -> tuple[str, Pending] | None:
-        """Remove and return the earliest timer due at ``now`` (ties: by id)."""
-        due = [(p.due, name) for name, p in self._chart.timers.items() if p.due <= now]
-        if not due:
-            return None
-        _, name = min(due)
-        return name, self._chart.timers.pop(name)
-
     # ----------------------------------------------------------------- running the engine
 
     def _log_step(self, label: str, text: str) -> None:
@@ -137,9 +121,11 @@ class ChartCore(SnapshotMixin[S, E, C]):
         payload: Mapping[str, Any],
         stamp: float | None,
         error: str | None = None,
+        lateness: float | None = None,
     ) -> tuple[S, S, int]:
         """Make ``working`` the machine's chart state and record the macrostep (``error``: the
-        failed action an error route replaced); returns ``(state before, state after, counter
+        failed action an error route replaced; ``lateness``: how late its timer fired, for a
+        timer's event); returns ``(state before, state after, counter
         index)``."""
         engine = self._chart_engine
         source = self._state
@@ -147,7 +133,12 @@ class ChartCore(SnapshotMixin[S, E, C]):
         target: S = engine.members[leaves[0]] if leaves else source
         index = self._counter(source, event, target)
         if self._history is not None:
-            record = (index, stamp, payload) if error is None else (index, stamp, payload, error)
+            if lateness is not None:
+                record: tuple[Any, ...] = (index, stamp, payload, error, lateness)
+            elif error is not None:
+                record = (index, stamp, payload, error)
+            else:
+                record = (index, stamp, payload)
             self._history.append(record)
         self._chart = working
         if target is not source:
@@ -158,22 +149,28 @@ class ChartCore(SnapshotMixin[S, E, C]):
 
     def _chart_checkpoint(
         self,
+        store: Store,
         working: ChartState,
         event: E,
         payload: Mapping[str, Any],
         stamp: float | None,
-        error: str | None = None,
-    ) -> dict[str, Any]:
-        """The snapshot the machine will have once the macrostep is committed; the machine is
-        left as it was (the caller saves it, then commits: durable or not applied)."""
+        error: str | None,
+        key: str | None,
+        lateness: float | None,
+    ) -> Payload:
+        """What the machine will save once the macrostep is committed (with the idempotency
+        ``key`` it applies); the machine is left as it was (the caller saves it, then commits:
+        durable or not applied)."""
         history, previous, state, chart = self._history, self._prev, self._state, self._chart
         full = history is not None and len(history) == history.maxlen
         dropped = history[0] if history is not None and full else None
-        _, _, index = self._chart_commit(working, event, payload, stamp, error)
+        _, _, index = self._chart_commit(working, event, payload, stamp, error, lateness)
         self._checkpoint_time = working.time()  # the macrostep's, not a second clock reading
+        evicted = self._remember_key(key)
         try:
-            return self._snapshot_locked()
+            return self._save_payload(store)
         finally:
+            self._forget_key(key, evicted)
             self._checkpoint_time = None
             self._state, self._prev, self._chart = state, previous, chart
             self._counts[index] -= 1
@@ -184,10 +181,10 @@ class ChartCore(SnapshotMixin[S, E, C]):
 
     # ----------------------------------------------------------------- snapshots
 
-    def _snapshot_locked(self) -> dict[str, Any]:
+    def _build_snapshot(self, history: list[dict[str, Any]] | None) -> dict[str, Any]:
         from statewright._chart_snapshot import encode_chart
 
-        data = super()._snapshot_locked()
+        data = super()._build_snapshot(history)
         saved_at = self._checkpoint_time
         if saved_at is None:
             saved_at = self._clock()
@@ -314,39 +311,50 @@ class ChartMachine(ChartCore[S, E, C], Machine[S, E, C]):
         transition takes it. A guard or action that raises leaves the machine as it was
         (``on_error = "raise"``) or raises ``error.execution`` (``on_error = "event"``)."""
         with self._lock:
-            self._check_usable()
-            member, _ = self._resolve(event)
-            working = self._chart.copy()
-            error: str | None = None
-            self._enter_user_code()
+            return self._send_chart(event, payload, None, None)
+
+    def _send_keyed(self, event: object, payload: dict[str, Any], key: str) -> S:
+        return self._send_chart(event, payload, key, None)
+
+    def _send_chart(
+        self, event: object, payload: dict[str, Any], key: str | None, lateness: float | None
+    ) -> S:
+        """One macrostep (the caller holds the lock); checkpointed when a transition taken is
+        a checkpoint one or ``key`` (an idempotency key) is given and there is a store."""
+        self._check_usable()
+        member, _ = self._resolve(event)
+        working = self._chart.copy()
+        error: str | None = None
+        self._enter_user_code()
+        try:
             try:
-                try:
-                    taken = self._drive(
-                        self._chart_engine.handle(working, member, payload), working
-                    )
-                except ActionFailed as failure:  # an error route, or the failure as it is
-                    failed = working.selected
-                    working = self._chart.copy()
-                    engine = self._chart_engine
-                    taken = self._drive(engine.handle(working, ERROR_ROUTE, payload), working)
-                    if taken is None:
-                        raise
-                    error = self._route_text(failure, member, working)
-                    taken.insert(0, (member, failed[0] if failed else ()))
+                taken = self._drive(self._chart_engine.handle(working, member, payload), working)
+            except ActionFailed as failure:  # an error route, or the failure as it is
+                failed = working.selected
+                working = self._chart.copy()
+                engine = self._chart_engine
+                taken = self._drive(engine.handle(working, ERROR_ROUTE, payload), working)
                 if taken is None:
-                    raise self._rejected(member)
-                stamp = working.time() if self._history is not None or self._listeners else None
-                store = self._options.store
-                if store is not None and self._checkpoints(taken):  # durable before applied
-                    snapshot = self._chart_checkpoint(working, member, payload, stamp, error)
-                    self._store_snapshot(store, snapshot)
-                source, target, _ = self._chart_commit(working, member, payload, stamp, error)
-            finally:
-                self._leave_user_code()
-            pending = pending_listeners(self, source, member, target, payload, error, stamp)
-            if pending:
-                _refuse_async_listeners(pending)
-            return target
+                    raise
+                error = self._route_text(failure, member, working)
+                taken.insert(0, (member, failed[0] if failed else ()))
+            if taken is None:
+                raise self._rejected(member)
+            stamp = working.time() if self._history is not None or self._listeners else None
+            store = self._options.store
+            if store is not None and (key is not None or self._checkpoints(taken)):
+                snapshot = self._chart_checkpoint(
+                    store, working, member, payload, stamp, error, key, lateness
+                )
+                self._store_snapshot(store, snapshot)  # durable before it is applied
+            source, target, _ = self._chart_commit(working, member, payload, stamp, error, lateness)
+            self._remember_key(key)
+        finally:
+            self._leave_user_code()
+        pending = pending_listeners(self, source, member, target, payload, error, stamp)
+        if pending:
+            _refuse_async_listeners(pending)
+        return target
 
     def try_send(self, event: E, /, **payload: Any) -> bool:
         try:
@@ -357,16 +365,21 @@ class ChartMachine(ChartCore[S, E, C], Machine[S, E, C]):
 
     def fire_due(self, now: float | None = None) -> int:
         """Send every timer's event that is due at ``now`` (default: the clock), earliest first,
-        through :meth:`send` (so guards, checkpoints and listeners apply); returns how many fired.
-        A fired timer is gone even when no transition took its event."""
+        through the send path (so guards, checkpoints and listeners apply); returns how many
+        fired. A fired timer is gone even when no transition took its event. Each transition a
+        timer makes records how late it fired (``now`` minus the due time) in its history
+        record's ``lateness``."""
         fired = 0
         with self._lock:
             while True:
-                found = self._take_due(self._clock() if now is None else now)
+                at = self._clock() if now is None else now
+                found = self._take_due(at)
                 if found is None:
                     return fired
                 fired += 1
-                self.try_send(found[1].event)  # a rejection is logged at DEBUG by send
+                pending = found[1]
+                with contextlib.suppress(InvalidTransition):  # logged at DEBUG by send
+                    self._send_chart(pending.event, {}, None, max(0.0, at - pending.due))
 
     def can_send(self, event: E, /, **payload: Any) -> bool:
         """Whether some transition would take ``event`` now; evaluates guards only."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Awaitable, Collection, Iterable, Mapping
+from collections.abc import Awaitable, Collection, Mapping
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, Protocol, TypeVar
 
@@ -326,8 +326,10 @@ class MachineCore(Generic[S, E, C]):
 
     def _record(self, raw: RawRecord, event_id: int) -> TransitionRecord:
         source, event, target = self._spec_table.triples[raw[0]]
-        error = raw[3] if len(raw) > 3 else None
-        return _record_type()(source, event, target, raw[1], event_id, raw[2], error)
+        if len(raw) == 3:
+            return _record_type()(source, event, target, raw[1], event_id, raw[2])
+        lateness = raw[4] if len(raw) > 4 else None
+        return _record_type()(source, event, target, raw[1], event_id, raw[2], raw[3], lateness)
 
     # ----------------------------------------------------------------- statistics
 
@@ -574,31 +576,6 @@ class MachineCore(Generic[S, E, C]):
                     if inspect.isawaitable(result):
                         pending.append(result)
         return pending
-
-    def _mark_stale(self, conflict: Conflict) -> None:
-        self._stale = conflict
-        self._fast = _BUSY_ROW
-
-    # ----------------------------------------------------------------- snapshot plumbing
-
-    def _restore_state(
-        self,
-        state: S,
-        previous: S | None,
-        counts: list[int],
-        history: Iterable[RawRecord],
-        revision: int,
-    ) -> None:
-        """Install a checked snapshot (statewright._snapshot_decode): counters by index, raw
-        history records (cut to this machine's history limit)."""
-        self._state = state
-        self._fast = self._spec_table.fast_rows[state]
-        self._prev = previous
-        self._counts = list(counts)
-        if self._history is not None:
-            self._history.clear()
-            self._history.extend(history)
-        self._revision = revision
 
 
 def statewright_logger() -> logging.Logger:

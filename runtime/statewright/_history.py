@@ -23,7 +23,8 @@ __all__ = [
 
 
 #: What the machine stores per transition: ``(counter_index, epoch, payload)``, plus the error
-#: text as a fourth item for error-route transitions. The counter index names the
+#: text as a fourth item for error-route transitions, and a timer's lateness as a fifth (the
+#: fourth is then the error or None). The counter index names the
 #: ``(source, event, target)`` triple in the machine's table. A small plain tuple of an int, a
 #: float and a (usually untracked) dict is cheap to build, and the garbage collector stops
 #: tracking it, so a long history does not slow every collection down. The event id is not
@@ -106,6 +107,9 @@ class TransitionRecord:
     payload: Mapping[str, Any]
     #: The error text when this transition was taken through an error route.
     error: str | None = None
+    #: For a transition a timer's event made: how late it fired, in seconds (the time
+    #: ``fire_due`` ran at minus the timer's due time); None for every other transition.
+    lateness: float | None = None
 
     @property
     def timestamp(self) -> str:
@@ -115,7 +119,8 @@ class TransitionRecord:
     def as_dict(self) -> dict[str, Any]:
         """The JSON form: ``{"from", "event", "to", "timestamp", "event_id", "payload"}``.
 
-        ``"error"`` is added only for error-route transitions.
+        ``"error"`` is added only for error-route transitions, ``"lateness"`` only for
+        transitions of timers.
         """
         out: dict[str, Any] = {
             "from": str(self.source),
@@ -127,6 +132,8 @@ class TransitionRecord:
         }
         if self.error is not None:
             out["error"] = self.error
+        if self.lateness is not None:
+            out["lateness"] = self.lateness
         return out
 
 

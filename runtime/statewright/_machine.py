@@ -11,7 +11,7 @@ exit and entry actions too.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from statewright._compat import StrEnum
 from statewright._core import _INFO, NO_LOCK, Lock
@@ -21,6 +21,7 @@ from statewright._store_protocol import Store
 from statewright._table import CompiledAlt, Plan
 
 if TYPE_CHECKING:  # statewright._options is imported on first use: see statewright._core
+    from statewright._idempotency import SendResult
     from statewright._options import MachineOptions
 
 __all__ = ["Machine"]
@@ -95,18 +96,71 @@ class Machine(SnapshotMixin[S, E, C]):
         events chosen at run time; strings from outside go through :meth:`send_external`."""
         return self
 
+    @overload
     def send_external(
-        self, event: str, arguments: Mapping[str, Any] | str | bytes | None = None, /
-    ) -> S:
+        self,
+        event: str,
+        arguments: Mapping[str, Any] | str | bytes | None = None,
+        /,
+        *,
+        idempotency_key: None = None,
+    ) -> S: ...
+    @overload
+    def send_external(
+        self,
+        event: str,
+        arguments: Mapping[str, Any] | str | bytes | None = None,
+        /,
+        *,
+        idempotency_key: str,
+    ) -> SendResult[S]: ...
+    def send_external(
+        self,
+        event: str,
+        arguments: Mapping[str, Any] | str | bytes | None = None,
+        /,
+        *,
+        idempotency_key: str | None = None,
+    ) -> S | SendResult[S]:
         """Send an event named by untrusted input (an LLM tool call, a webhook): ``event`` is the
         event's name or value, ``arguments`` its payload as a mapping or JSON text.
 
         The payload is checked against the spec's types first: an unknown event raises
         :class:`UnknownEvent`, bad arguments :class:`InvalidPayload` naming the field; either
-        way nothing was sent. Then it is :meth:`send` (which may raise InvalidTransition).
+        way nothing was sent. Then it is :meth:`send` (which may raise InvalidTransition), or
+        with ``idempotency_key`` :meth:`send_once`.
         """
         member, payload = self._external(event, arguments)
-        return self.send(member, **payload)
+        if idempotency_key is None:
+            return self.send(member, **payload)
+        return self.send_once(idempotency_key, member, **payload)
+
+    def send_once(self, key: str, event: E, /, **payload: Any) -> SendResult[S]:
+        """Apply ``event`` unless ``key`` was applied before: the same key on the same machine
+        is applied once (across processes, with a store). Returns a :class:`SendResult`:
+        ``applied`` False and the earlier event id for a duplicate.
+
+        With ``options.store`` the transition is checkpointed with its key (durable or not
+        applied): a duplicate racing in another process gets :class:`Conflict`; load the
+        instance again and send once more, and it answers ``applied=False``. A rejected event
+        (:class:`InvalidTransition`) or a failed action records no key. ``key`` is a string of 1
+        to 200 characters (else ValueError).
+        """
+        from statewright._idempotency import SendResult, check_key
+
+        check_key(key)
+        with self._lock:
+            self._check_usable()
+            keys = self._keys
+            if keys is not None and key in keys:
+                return SendResult(self._state, False, keys[key])
+            state = self._send_keyed(event, payload, key)
+            keys = self._keys
+            applied = keys[key] if keys is not None and key in keys else self.total_transitions
+            return SendResult(state, True, applied)
+
+    def _send_keyed(self, event: object, payload: dict[str, Any], key: str) -> S:
+        return self._send_slow(event, payload, key)
 
     def try_send(self, event: E, /, **payload: Any) -> bool:
         """Like :meth:`send` but return False instead of raising :class:`InvalidTransition`.
@@ -191,8 +245,9 @@ class Machine(SnapshotMixin[S, E, C]):
             method = getattr(self._handlers, name)
         method(self._context, payload)
 
-    def _send_slow(self, event: object, payload: dict[str, Any]) -> S:
-        """The general path (the caller holds the lock): guards, actions, re-entrancy checks."""
+    def _send_slow(self, event: object, payload: dict[str, Any], key: str | None = None) -> S:
+        """The general path (the caller holds the lock): guards, actions, re-entrancy checks;
+        ``key`` is the idempotency key of a keyed send (checkpointed with it)."""
         self._check_usable()
         member, plan = self._resolve(event)
         if plan is None:
@@ -227,12 +282,13 @@ class Machine(SnapshotMixin[S, E, C]):
                     raise ActionFailed(str(source), str(member), step, route_exc) from exc
                 target = self._routed(member, error_text, route.target)
             store = self._options.store
-            if alt.checkpoint and store is not None:  # durable before it is applied
+            if (alt.checkpoint or key is not None) and store is not None:  # durable, then applied
                 snapshot = self._checkpoint_snapshot(
-                    source, member, target, payload, error_text, stamp
+                    store, source, member, target, payload, error_text, stamp, key
                 )
                 self._store_snapshot(store, snapshot)
             self._commit(source, member, target, payload, error_text, stamp)
+            self._remember_key(key)
         finally:
             self._leave_user_code()
         if self._listeners or self._log_cache.get(_INFO, True):

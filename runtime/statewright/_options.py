@@ -57,10 +57,18 @@ class MachineOptions:
     #: Decoders for ``[imports]`` payload types at the boundary (``send_external``), by
     #: ``"module.Name"``; Decimal, datetime, date and UUID have built-in ones.
     payload_codecs: Mapping[str, PayloadCodec] = field(default_factory=dict)
+    #: How many idempotency keys of applied ``send_once`` calls the machine keeps (in its
+    #: snapshot): a duplicate that arrives after this many newer keyed sends is applied again.
+    #: Every save writes them, so a bigger window costs a little on each save; 0 keeps none.
+    idempotency_window: int = 100
 
     def __post_init__(self) -> None:
         if self.history_limit is not None and self.history_limit < 0:
             raise ValueError(f"history_limit must be >= 0 or None, not {self.history_limit}")
+        if type(self.idempotency_window) is not int or self.idempotency_window < 0:
+            raise ValueError(
+                f"idempotency_window must be an integer >= 0, not {self.idempotency_window!r}"
+            )
         if self.instance_id is not None and not is_instance_id(self.instance_id):
             raise ValueError(
                 f"instance_id {self.instance_id!r:.80} is no valid id: use 1-200 letters, "

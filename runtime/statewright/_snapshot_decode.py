@@ -14,7 +14,8 @@ Everything in a snapshot is checked before a machine is built, and the first pro
   ``total_transitions``, its steps are counted, and each timestamp is its epoch's.
 
 The order of ``counts`` is not significant (a snapshot writes them in the spec's order).
-Imported where snapshots are restored.
+Which formats and spec versions are accepted, and how older ones are upgraded, is
+:mod:`statewright._snapshot_versions`. Imported where snapshots are restored.
 """
 
 from __future__ import annotations
@@ -25,15 +26,12 @@ from typing import TYPE_CHECKING, Any, Final
 from statewright._clock import is_epoch
 from statewright._errors import SnapshotError
 from statewright._history import format_timestamp
-from statewright._jsondata import json_data, parse_json_text
-from statewright._snapshot import SNAPSHOT_FORMAT
 from statewright._store_protocol import is_instance_id
 
 if TYPE_CHECKING:
-    from statewright._options import MachineOptions
     from statewright._table import Table
 
-__all__ = ["MAX_COUNT", "Decoded", "decode", "migrate", "prepare"]
+__all__ = ["MAX_COUNT", "MAX_KEY_LENGTH", "Decoded", "decode", "integer", "show"]
 
 #: The largest revision or counter (SQLite's largest integer).
 MAX_COUNT: Final = 2**63 - 1
@@ -52,8 +50,13 @@ KEYS: Final = frozenset(
         "history",
         "context",
         "context_type",
+        "idempotency_keys",
     }
 )
+#: The longest a timer may have been late (seconds): the clock rule's whole range.
+MAX_LATENESS: Final = 9999 * 366 * 86400.0
+#: The longest idempotency key (characters; statewright._idempotency.MAX_KEY_LENGTH).
+MAX_KEY_LENGTH: Final = 200
 RECORD_KEYS: Final = frozenset({"from", "event", "to", "timestamp", "epoch", "event_id", "payload"})
 
 
@@ -67,6 +70,7 @@ class Decoded:
         "counts",
         "history",
         "instance_id",
+        "keys",
         "previous",
         "revision",
         "state",
@@ -84,66 +88,10 @@ class Decoded:
     instance_id: str
     context: Any
     context_type: str | None
+    #: ``(idempotency key, event id)`` pairs, oldest first.
+    keys: list[tuple[str, int]]
     #: A statechart's :class:`~statewright._chart.ChartState` (None for a flat machine).
     chart: Any
-
-
-def prepare(snapshot: object, name: str, version: int) -> dict[str, Any]:
-    """Checked JSON data of the right format, machine and a spec version not above ``version``."""
-    if isinstance(snapshot, (str, bytes, bytearray)):
-        data = parse_json_text(snapshot, "snapshot")
-    elif isinstance(snapshot, Mapping):
-        data = json_data(dict(snapshot))
-    else:
-        raise SnapshotError(f"a snapshot is a dict or JSON text, not {type(snapshot).__name__}")
-    if type(data) is not dict:
-        raise SnapshotError(f"a snapshot is a JSON object, not {type(data).__name__}")
-    if data.get("format") != SNAPSHOT_FORMAT:
-        raise SnapshotError(
-            f"not a statewright snapshot ({data.get('format')!r}, expected {SNAPSHOT_FORMAT!r})",
-            field="format",
-        )
-    if data.get("machine") != name:
-        raise SnapshotError(
-            f"the snapshot is for {data.get('machine')!r}, not {name!r}", field="machine"
-        )
-    found = _integer(data, "spec_version", "spec_version", 1, MAX_COUNT)
-    if found > version:
-        raise SnapshotError(
-            f"{name} snapshot was written by spec version {found}, newer than this machine's "
-            f"version {version}; upgrade the generated module",
-            field="spec_version",
-        )
-    return data
-
-
-def migrate(
-    data: dict[str, Any], name: str, version: int, options: MachineOptions
-) -> dict[str, Any]:
-    """Upgrade step by step with ``options.migrations``; each result is checked again."""
-    found: int = data["spec_version"]
-    while found < version:
-        step = options.migrations.get(found)
-        if step is None:
-            raise SnapshotError(
-                f"{name} snapshot has spec version {found} but the machine is version {version} "
-                f"and no migration from {found} is configured (MachineOptions(migrations=...))",
-                field="spec_version",
-            )
-        try:
-            result = step(dict(data))
-        except Exception as exc:
-            raise SnapshotError(
-                f"the migration from spec version {found} raised {type(exc).__name__}: {exc}"
-            ) from exc
-        if not isinstance(result, dict):
-            raise SnapshotError(
-                f"the migration from spec version {found} returned "
-                f"{type(result).__name__}, not a dict"
-            )
-        data = json_data(result)
-        data["spec_version"] = found = found + 1
-    return data
 
 
 def decode(data: dict[str, Any], table: Table) -> Decoded:
@@ -165,12 +113,12 @@ def decode(data: dict[str, Any], table: Table) -> Decoded:
     instance_id = _string(data, "instance_id", "instance_id")
     if not is_instance_id(instance_id):
         raise SnapshotError(f"{instance_id!r:.80} is not a valid instance id", field="instance_id")
-    revision = _integer(data, "revision", "revision", 0, MAX_COUNT)
+    revision = integer(data, "revision", "revision", 0, MAX_COUNT)
     state = _state(table, _string(data, "state", "state"), "state")
     previous = data["previous"]
     if previous is not None:
         previous = _state(table, _string(data, "previous", "previous"), "previous")
-    total = _integer(data, "total_transitions", "total_transitions", 0, MAX_COUNT)
+    total = integer(data, "total_transitions", "total_transitions", 0, MAX_COUNT)
     counts = _counts(data["counts"], table, total)
     history = _history(data["history"], table, total, counts)
     chart_state = None
@@ -187,6 +135,7 @@ def decode(data: dict[str, Any], table: Table) -> Decoded:
     context_type = data["context_type"]
     if context_type is not None:
         context_type = _string(data, "context_type", "context_type")
+    applied_keys = _keys(data["idempotency_keys"], total)
     return Decoded(
         state=state,
         previous=previous,
@@ -196,6 +145,7 @@ def decode(data: dict[str, Any], table: Table) -> Decoded:
         instance_id=instance_id,
         context=data["context"],
         context_type=context_type,
+        keys=applied_keys,
         chart=chart_state,
     )
 
@@ -203,20 +153,20 @@ def decode(data: dict[str, Any], table: Table) -> Decoded:
 def _string(data: Mapping[str, Any], key: str, field: str) -> str:
     value = data[key]
     if type(value) is not str:
-        raise SnapshotError(f"expected a string, got {_show(value)}", field=field)
+        raise SnapshotError(f"expected a string, got {show(value)}", field=field)
     return value
 
 
-def _integer(data: Mapping[str, Any], key: str, field: str, low: int, high: int) -> int:
+def integer(data: Mapping[str, Any], key: str, field: str, low: int, high: int) -> int:
     value = data.get(key)
     if type(value) is not int:
-        raise SnapshotError(f"expected an integer, got {_show(value)}", field=field)
+        raise SnapshotError(f"expected an integer, got {show(value)}", field=field)
     if not low <= value <= high:
         raise SnapshotError(f"{value} is out of range ({low} to {high})", field=field)
     return value
 
 
-def _show(value: Any) -> str:
+def show(value: Any) -> str:
     kind = {
         type(None): "null",
         bool: "a boolean",
@@ -241,7 +191,7 @@ def _step(table: Table, source: Any, event: Any, target: Any, field: str) -> int
     """The counter index of a ``(source, event, target)`` step given as strings."""
     for value, kind in ((source, "from"), (event, "event"), (target, "to")):
         if type(value) is not str:
-            raise SnapshotError(f"expected a string, got {_show(value)}", field=f"{field}.{kind}")
+            raise SnapshotError(f"expected a string, got {show(value)}", field=f"{field}.{kind}")
     names = (table.states_by_value, table.events_by_value, table.states_by_value)
     members: Any = tuple(
         by_value.get(v) for by_value, v in zip(names, (source, event, target), strict=True)
@@ -268,7 +218,7 @@ def _learn(table: Table, triple: tuple[Any, Any, Any]) -> int:
 
 def _counts(value: Any, table: Table, total: int) -> list[int]:
     if type(value) is not list:
-        raise SnapshotError(f"expected an array, got {_show(value)}", field="counts")
+        raise SnapshotError(f"expected an array, got {show(value)}", field="counts")
     indexes = []
     for i, entry in enumerate(value):
         field = f"counts[{i}]"
@@ -278,7 +228,7 @@ def _counts(value: Any, table: Table, total: int) -> list[int]:
     counts = [0] * len(table.triples)
     for i, (entry, index) in enumerate(zip(value, indexes, strict=True)):
         field = f"counts[{i}]"
-        n = _integer({"n": entry[3]}, "n", f"{field}[3]", 1, MAX_COUNT)
+        n = integer({"n": entry[3]}, "n", f"{field}[3]", 1, MAX_COUNT)
         if counts[index]:
             raise SnapshotError("counts this transition a second time", field=field)
         counts[index] = n
@@ -291,7 +241,7 @@ def _counts(value: Any, table: Table, total: int) -> list[int]:
 
 def _history(value: Any, table: Table, total: int, counts: list[int]) -> list[tuple[Any, ...]]:
     if type(value) is not list:
-        raise SnapshotError(f"expected an array, got {_show(value)}", field="history")
+        raise SnapshotError(f"expected an array, got {show(value)}", field="history")
     if len(value) > total:
         raise SnapshotError(
             f"holds {len(value)} records but only {total} transitions happened", field="history"
@@ -303,8 +253,8 @@ def _history(value: Any, table: Table, total: int, counts: list[int]) -> list[tu
     for i, item in enumerate(value):
         field = f"history[{i}]"
         if type(item) is not dict:
-            raise SnapshotError(f"expected an object, got {_show(item)}", field=field)
-        keys = item.keys() - {"error"}
+            raise SnapshotError(f"expected an object, got {show(item)}", field=field)
+        keys = item.keys() - {"error", "lateness"}
         if keys != RECORD_KEYS:
             odd = sorted(RECORD_KEYS - keys) or sorted(keys - RECORD_KEYS)
             reason = "is missing" if RECORD_KEYS - keys else "is not a history field"
@@ -324,7 +274,7 @@ def _history(value: Any, table: Table, total: int, counts: list[int]) -> list[tu
         epoch = item["epoch"]
         if not is_epoch(epoch):
             raise SnapshotError(
-                f"expected seconds since the epoch between 0001 and 9999, got {_show(epoch)}",
+                f"expected seconds since the epoch between 0001 and 9999, got {show(epoch)}",
                 field=f"{field}.epoch",
             )
         epoch = float(epoch)
@@ -333,7 +283,7 @@ def _history(value: Any, table: Table, total: int, counts: list[int]) -> list[tu
                 f"{item['timestamp']!r:.60} is not the timestamp of epoch {epoch!r}",
                 field=f"{field}.timestamp",
             )
-        event_id = _integer(item, "event_id", f"{field}.event_id", 1, MAX_COUNT)
+        event_id = integer(item, "event_id", f"{field}.event_id", 1, MAX_COUNT)
         if event_id != first_id + i:
             raise SnapshotError(
                 f"expected event id {first_id + i} (ids are consecutive and end "
@@ -343,14 +293,49 @@ def _history(value: Any, table: Table, total: int, counts: list[int]) -> list[tu
         payload = item["payload"]
         if type(payload) is not dict:
             raise SnapshotError(
-                f"expected an object, got {_show(payload)}", field=f"{field}.payload"
+                f"expected an object, got {show(payload)}", field=f"{field}.payload"
             )
-        if "error" in item:
-            error = _string(item, "error", f"{field}.error")
+        error = _string(item, "error", f"{field}.error") if "error" in item else None
+        if "lateness" in item:
+            history.append((index, epoch, payload, error, _lateness(item, f"{field}.lateness")))
+        elif error is not None:
             history.append((index, epoch, payload, error))
         else:
             history.append((index, epoch, payload))
     return history
+
+
+def _lateness(item: Mapping[str, Any], field: str) -> float:
+    """How late a timer fired: a finite number of seconds from 0 up to the epoch range."""
+    value = item["lateness"]
+    if type(value) not in (int, float) or not 0 <= value <= MAX_LATENESS:
+        raise SnapshotError(f"expected seconds >= 0, got {show(value)}", field=field)
+    return float(value)
+
+
+def _keys(value: Any, total: int) -> list[tuple[str, int]]:
+    """Idempotency keys: ``[key, event id]`` pairs, keys unique strings of 1 to
+    :data:`MAX_KEY_LENGTH` characters, event ids rising and applied (1 to ``total``)."""
+    if type(value) is not list:
+        raise SnapshotError(f"expected an array, got {show(value)}", field="idempotency_keys")
+    keys: list[tuple[str, int]] = []
+    seen: set[str] = set()
+    last = 0
+    for i, entry in enumerate(value):
+        field = f"idempotency_keys[{i}]"
+        if type(entry) is not list or len(entry) != 2:
+            raise SnapshotError("expected [key, event_id]", field=field)
+        key = entry[0]
+        if type(key) is not str or not 1 <= len(key) <= MAX_KEY_LENGTH or key in seen:
+            raise SnapshotError(
+                f"expected a key not used before, of 1 to {MAX_KEY_LENGTH} characters",
+                field=f"{field}[0]",
+            )
+        event_id = integer({"n": entry[1]}, "n", f"{field}[1]", last + 1, total)
+        seen.add(key)
+        last = event_id
+        keys.append((key, event_id))
+    return keys
 
 
 def _check_last(table: Table, state: Any, history: list[tuple[Any, ...]]) -> None:

@@ -1,18 +1,32 @@
-"""The :class:`Store` interface on its own, so the machines can name it cheaply.
+"""The store interface on its own, so the machines can name it cheaply.
 
-The implementations (:mod:`statewright._stores`, :mod:`statewright._sqlite`) import json, pathlib,
-tempfile and sqlite3; the package imports them on first use, while the machines, options and the
-registry, which only mention ``Store``, import this module.
+:class:`Store` is what any store does (a store of your own needs only these four methods).
+The built-in backends, one module each (``_store_memory``, ``_store_files``, ``_store_sqlite``,
+``_store_postgres``, with what they share in ``_store_codec``), also do the two other parts:
+:class:`IncrementalStore` (saves that append history records instead of rewriting the whole
+snapshot) and :class:`TimerStore` (a due-timer index that workers claim from). The backends
+import json, pathlib, tempfile, sqlite3 or psycopg; the package imports them on first use, while
+the machines, options and the registry, which only mention ``Store``, import this module.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 from statewright._errors import StoreError
 
-__all__ = ["INSTANCE_ID_PATTERN", "Store", "check_instance_id", "is_instance_id"]
+if TYPE_CHECKING:
+    from statewright._store_codec import SnapshotUpdate
+
+__all__ = [
+    "INSTANCE_ID_PATTERN",
+    "IncrementalStore",
+    "Store",
+    "TimerStore",
+    "check_instance_id",
+    "is_instance_id",
+]
 
 #: Instance ids become file names and keys: letters, digits, ``._-``, at most 200 characters.
 INSTANCE_ID_PATTERN: Final = r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}"
@@ -52,4 +66,32 @@ class Store(Protocol):
 
     def list_ids(self) -> list[str]:
         """Every stored instance id, sorted."""
+        ...
+
+
+@runtime_checkable
+class IncrementalStore(Store, Protocol):
+    """A store that keeps history as records: a save writes the snapshot's head and only the
+    records that are new, so it costs the same whatever the history's length."""
+
+    def save_update(
+        self, instance_id: str, update: SnapshotUpdate, expected_revision: int, /
+    ) -> int:
+        """Store ``update`` (the head and the new history records) if the stored revision is
+        ``expected_revision``; return the new one."""
+        ...
+
+
+@runtime_checkable
+class TimerStore(Store, Protocol):
+    """A store with a due-timer index: each save records when the instance's earliest timer
+    falls due, and workers claim the instances whose timers are due."""
+
+    def claim_due(self, now: float, limit: int, lease_seconds: float) -> list[str]:
+        """At most ``limit`` instance ids with a timer due at ``now``, leased to the caller for
+        ``lease_seconds`` (no other caller gets them until the lease ends or is released)."""
+        ...
+
+    def release(self, instance_id: str, /) -> None:
+        """End the caller's lease on ``instance_id``."""
         ...

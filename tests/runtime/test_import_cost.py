@@ -35,13 +35,20 @@ DEFERRED = frozenset(
         "datetime",
         "json",
         "pathlib",
+        "psycopg",
         "shutil",
         "socket",
         "sqlite3",
         "ssl",
+        "statewright._idempotency",
         "statewright._registry",
-        "statewright._sqlite",
-        "statewright._stores",
+        "statewright._store_codec",
+        "statewright._store_files",
+        "statewright._store_memory",
+        "statewright._store_postgres",
+        "statewright._store_sqlite",
+        "statewright._store_url",
+        "statewright._timer_driver",
         "subprocess",
         "tempfile",
         "uuid",
@@ -180,9 +187,15 @@ def test_first_use_imports(statement: str, expected: set[str]) -> None:
     ("statement", "expected"),
     [
         ("from statewright import ToolDefinition", {"dataclasses"}),
-        ("from statewright import SqliteStore", {"sqlite3", "statewright._sqlite"}),
-        ("from statewright import MemoryStore", {"json", "statewright._stores"}),
-        ("from statewright import JsonFileStore", {"tempfile", "pathlib", "statewright._stores"}),
+        ("from statewright import SqliteStore", {"sqlite3", "statewright._store_sqlite"}),
+        ("from statewright import MemoryStore", {"json", "statewright._store_memory"}),
+        (
+            "from statewright import JsonFileStore",
+            {"tempfile", "pathlib", "statewright._store_files", "statewright._store_codec"},
+        ),
+        ("from statewright import open_store", {"statewright._store_url"}),
+        ("from statewright import PostgresStore", {"statewright._store_postgres"}),
+        ("from statewright import SendResult", {"statewright._idempotency", "dataclasses"}),
         ("import statewright; statewright.PayloadCodec", {"statewright._payloads"}),
         ("from statewright import MachineRegistry", {"statewright._registry"}),
         ("from statewright import MachineOptions", {"statewright._options", "dataclasses"}),
@@ -209,10 +222,10 @@ def test_lazy_names_are_the_real_classes() -> None:
     )
     from statewright._async import AsyncMachine as RealAsyncMachine
     from statewright._registry import MachineRegistry as RealMachineRegistry
-    from statewright._sqlite import SqliteStore as RealSqliteStore
-    from statewright._stores import JsonFileStore as RealJsonFileStore
-    from statewright._stores import MemoryStore as RealMemoryStore
-    from statewright._stores import Store as StoresStore
+    from statewright._store_files import JsonFileStore as RealJsonFileStore
+    from statewright._store_memory import MemoryStore as RealMemoryStore
+    from statewright._store_protocol import Store as StoresStore
+    from statewright._store_sqlite import SqliteStore as RealSqliteStore
 
     assert AsyncMachine is RealAsyncMachine
     assert MachineRegistry is RealMachineRegistry
@@ -249,6 +262,7 @@ def test_options_and_records_are_plain_slotted_frozen_dataclasses() -> None:
         "event_id",
         "payload",
         "error",
+        "lateness",
     ]
     record = TransitionRecord("a", "go", "b", 0.0, 1, {"n": 1})
     assert not hasattr(record, "__dict__")

@@ -35,15 +35,20 @@ from tests.runtime.machines import (
 St, Ev = TaskState, TaskEvent
 
 
-@pytest.fixture(params=["memory", "json", "sqlite"])
+@pytest.fixture(params=["memory", "json", "sqlite", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     if request.param == "memory":
         yield MemoryStore()
     elif request.param == "json":
         yield JsonFileStore(tmp_path / "snaps")
-    else:
+    elif request.param == "sqlite":
         with SqliteStore(tmp_path / "db.sqlite") as sqlite:
             yield sqlite
+    else:
+        from tests.runtime.store_kinds import open_kind
+
+        with open_kind("postgres", tmp_path, request) as postgres:
+            yield postgres
 
 
 def test_store_protocol(store: Store) -> None:

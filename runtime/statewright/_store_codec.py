@@ -1,0 +1,313 @@
+"""What every store writes and reads the same way: revisions, canonical JSON, checksums, and
+the split of a snapshot into its head and its history records.
+
+A machine saving to a built-in store does not hand over its whole snapshot: it hands a
+:class:`SnapshotUpdate`, the snapshot without its history (the *head*) plus only the history
+records that are new since it last saved to (or loaded from) that store. The store keeps each
+record once, as its own row (or line), so a save costs the same with 1,000 records of history as
+with none. ``load`` puts the snapshot back together: the head with the last ``retained`` records.
+
+Checksums: a whole snapshot or a head carries a SHA-256 of its canonical JSON text (sorted keys,
+no spaces); so does every record. Where the text is kept in a file or in memory the checksum is
+its first key (``"checksum"``, reserved); a database keeps it in a column. Anything stored that
+is wrong is a :class:`SnapshotError`, a store that cannot do its job a :class:`StoreError`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from statewright._errors import SnapshotError, StoreError
+from statewright._jsondata import json_data, parse_json_text
+from statewright._store_protocol import check_instance_id
+
+__all__ = [
+    "CHECKSUM_KEY",
+    "MAX_REVISION",
+    "PRUNE_EVERY",
+    "STORED_HISTORY_KEY",
+    "SnapshotUpdate",
+    "assemble",
+    "canonical",
+    "checked_update",
+    "checksum",
+    "earliest_due",
+    "encode_snapshot",
+    "head_of_row",
+    "new_revision",
+    "prune_below",
+    "record_text",
+    "retained_of",
+    "stored_record",
+    "stored_snapshot",
+    "whole_history",
+    "with_checksum",
+]
+
+#: The largest integer SQLite and PostgreSQL (bigint) store: the last revision a store writes.
+MAX_REVISION: Final = 2**63 - 1
+#: Reserved top-level keys: a whole snapshot must not use them.
+CHECKSUM_KEY: Final = "checksum"
+STORED_HISTORY_KEY: Final = "stored_history"
+#: Stores delete the records that fell out of a machine's history window once every this many
+#: events, in one statement: at most ``retained + PRUNE_EVERY`` records per instance are kept.
+PRUNE_EVERY: Final = 64
+
+
+class SnapshotUpdate:
+    """A save as a machine hands it to a store that keeps history as records.
+
+    ``head`` is the snapshot without ``"history"``; ``records`` are the history records (their
+    JSON form, as in a snapshot) with event ids above ``since``, oldest first; ``retained`` is
+    how many records the snapshot has: the ones with the last ``retained`` event ids up to
+    ``head["total_transitions"]``. ``since`` is the event id up to which the store already holds
+    this instance's records (the machine saved to, or loaded from, this store then); ``None``
+    means "the store's records are not this machine's": ``records`` then holds every retained
+    record and the store replaces what it had.
+    """
+
+    __slots__ = ("head", "records", "retained", "since")
+
+    def __init__(
+        self,
+        head: dict[str, Any],
+        records: list[dict[str, Any]],
+        retained: int,
+        since: int | None,
+    ) -> None:
+        self.head = head
+        self.records = records
+        self.retained = retained
+        self.since = since
+
+    @property
+    def total(self) -> int:
+        """The event id of the newest transition (the head's ``total_transitions``)."""
+        total = self.head.get("total_transitions")
+        if type(total) is not int:
+            raise SnapshotError("an update's head needs an integer", field="total_transitions")
+        return total
+
+    def __repr__(self) -> str:
+        return (
+            f"SnapshotUpdate(total={self.head.get('total_transitions')}, "
+            f"new={len(self.records)}, retained={self.retained}, since={self.since})"
+        )
+
+
+def new_revision(instance_id: str, expected_revision: int) -> int:
+    """``expected_revision + 1``, or :class:`StoreError` for an id or revision no store takes."""
+    check_instance_id(instance_id)  # same ids everywhere, so switching stores is safe
+    if type(expected_revision) is not int or not 0 <= expected_revision < MAX_REVISION:
+        raise StoreError(
+            f"instance {instance_id!r}: expected_revision must be an integer from 0 to "
+            f"{MAX_REVISION - 1}, not {expected_revision!r:.40}"
+        )
+    return expected_revision + 1
+
+
+def checksum(text: str | bytes) -> str:
+    import hashlib  # here, not at the top: loading OpenSSL costs a few milliseconds
+
+    raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    return "sha256:" + hashlib.sha256(raw).hexdigest()
+
+
+def canonical(data: Any) -> str:
+    """Sorted keys, no spaces: the text checksums are taken over."""
+    return json.dumps(data, separators=(",", ":"), sort_keys=True, allow_nan=False)
+
+
+def with_checksum(text: str) -> str:
+    """``text`` (a canonical JSON object) with its checksum as first key."""
+    return f'{{"{CHECKSUM_KEY}":"{checksum(text)}",{text[1:]}'
+
+
+def _checked_mapping(snapshot: object) -> dict[str, Any]:
+    if not isinstance(snapshot, Mapping):
+        raise SnapshotError(f"a snapshot is a mapping, not {type(snapshot).__name__}")
+    data: dict[str, Any] = json_data(dict(snapshot))
+    for reserved in (CHECKSUM_KEY, STORED_HISTORY_KEY):
+        if reserved in data:
+            raise SnapshotError("is reserved by the stores", field=reserved)
+    return data
+
+
+def encode_snapshot(snapshot: Mapping[str, Any], revision: int) -> str:
+    """The canonical JSON text of a whole ``snapshot`` with ``revision``; :class:`SnapshotError`
+    if it is no JSON data (checked before anything is written)."""
+    data = _checked_mapping(snapshot)
+    data["revision"] = revision
+    return canonical(data)
+
+
+def checked_update(update: object) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
+    """The head (JSON data, without history), the new records and the newest event id of an
+    update, checked before anything is written: records are JSON objects whose event ids follow
+    each other up to the head's ``total_transitions``, and no more are retained than exist."""
+    if not isinstance(update, SnapshotUpdate):
+        raise SnapshotError(f"expected a SnapshotUpdate, not {type(update).__name__}")
+    head = _checked_mapping(update.head)
+    head.pop("history", None)
+    total = update.total
+    retained = update.retained
+    if type(retained) is not int or not 0 <= retained <= total:
+        raise SnapshotError(f"cannot retain {retained!r:.40} of {total} records")
+    since = update.since
+    if since is not None and (type(since) is not int or not 0 <= since <= total):
+        raise SnapshotError(f"since is {since!r:.40}, not an event id up to {total}")
+    records = json_data(list(update.records), ((), "records"))
+    first = total - len(records) + 1
+    for i, record in enumerate(records):
+        if type(record) is not dict or record.get("event_id") != first + i:
+            raise SnapshotError(
+                f"expected the record with event id {first + i}", field=f"records[{i}]"
+            )
+    if records and first <= total - retained:
+        raise SnapshotError("holds records older than the retained ones", field="records[0]")
+    if since is None and len(records) != retained:
+        raise SnapshotError(f"a replacing update needs all {retained} retained records")
+    if since is not None and records and first != since + 1 and first != total - retained + 1:
+        raise SnapshotError(f"the new records must follow event id {since}", field="records[0]")
+    return head, records, total
+
+
+def record_text(record: dict[str, Any]) -> str:
+    """A record's canonical text (checked JSON data already)."""
+    return canonical(record)
+
+
+def stored_snapshot(
+    text: str | bytes, where: str, column_checksum: str | None = None
+) -> dict[str, Any]:
+    """A stored snapshot (or head), verified against its checksum when it has one.
+
+    ``column_checksum`` is a database's (over ``text`` as it is); the files and the memory store
+    keep theirs inside the text (over the canonical text without it).
+    """
+    data = parse_json_text(text, where)
+    if type(data) is not dict:
+        raise SnapshotError(f"{where}: the stored snapshot is no JSON object")
+    embedded = data.pop(CHECKSUM_KEY, None)
+    expected = column_checksum if column_checksum is not None else embedded
+    if expected is not None:
+        actual = checksum(text) if column_checksum is not None else checksum(canonical(data))
+        if type(expected) is not str or actual != expected:
+            raise SnapshotError(
+                f"{where}: the stored snapshot does not match its checksum (corrupted or "
+                "changed by hand)"
+            )
+    revision = data.get("revision")
+    if type(revision) is not int or not 1 <= revision <= MAX_REVISION:
+        raise SnapshotError(
+            f"{where}: the stored snapshot has no valid revision ({revision!r:.40})"
+        )
+    return data
+
+
+def head_of_row(row: Sequence[Any], where: str) -> dict[str, Any]:
+    """The stored snapshot or head of a database row ``(revision, text, checksum)``, checked
+    against its columns (the checksum covers the text as it is; a row from before checksums
+    has none and loads unverified)."""
+    revision, text, stored_checksum = row
+    if not isinstance(text, (str, bytes)):
+        raise SnapshotError(f"{where}: the snapshot column holds {type(text).__name__}")
+    if stored_checksum is not None and type(stored_checksum) is not str:
+        raise SnapshotError(f"{where}: the checksum column holds {stored_checksum!r:.40}")
+    data = stored_snapshot(text, where, stored_checksum)
+    if revision != data["revision"] or type(revision) is not int:
+        raise SnapshotError(
+            f"{where}: the revision column holds {revision!r:.40} but the snapshot says "
+            f"{data['revision']}"
+        )
+    return data
+
+
+def retained_of(stored: Any, head: Mapping[str, Any], where: str) -> int:
+    """How many records a head's ``stored_history`` says the snapshot has (checked)."""
+    retained = stored.get("retained") if type(stored) is dict else None
+    total = head.get("total_transitions")
+    if type(retained) is not int or type(total) is not int or not 0 <= retained <= total:
+        raise SnapshotError(f"{where}: the stored history descriptor is broken")
+    return retained
+
+
+def stored_record(
+    text: str | bytes, where: str, event_id: int, column_checksum: str | None = None
+) -> dict[str, Any]:
+    """A stored history record, verified against its checksum, that has ``event_id``."""
+    data = parse_json_text(text, where)
+    if type(data) is not dict:
+        raise SnapshotError(f"{where}: the stored record is no JSON object")
+    embedded = data.pop(CHECKSUM_KEY, None)
+    expected = column_checksum if column_checksum is not None else embedded
+    actual = checksum(text) if column_checksum is not None else checksum(canonical(data))
+    if type(expected) is not str or actual != expected:
+        raise SnapshotError(
+            f"{where}: the stored record does not match its checksum (corrupted or changed by hand)"
+        )
+    if data.get("event_id") != event_id:
+        raise SnapshotError(f"{where}: the stored record is not the one of event {event_id}")
+    return data
+
+
+def assemble(
+    head: dict[str, Any], records: list[dict[str, Any]], retained: int, where: str
+) -> dict[str, Any]:
+    """The snapshot a split head and its records make: the last ``retained`` records, which must
+    be there, one per event id, up to the head's ``total_transitions``."""
+    total = head.get("total_transitions")
+    if type(total) is not int or retained > total:
+        raise SnapshotError(f"{where}: the stored head has no valid total_transitions")
+    if len(records) != retained:
+        raise SnapshotError(
+            f"{where}: the stored history has {len(records)} of its {retained} records "
+            "(rows deleted or changed by hand)"
+        )
+    head["history"] = records
+    return head
+
+
+def whole_history(data: Mapping[str, Any], where: str) -> list[dict[str, Any]]:
+    """The history records of a whole stored snapshot (one written by an earlier release, or by
+    ``save``), to be kept as records from now on."""
+    history = data.get("history")
+    if type(history) is not list or any(
+        type(r) is not dict or type(r.get("event_id")) is not int for r in history
+    ):
+        raise SnapshotError(f"{where}: the stored snapshot has no history records to append to")
+    return history
+
+
+def prune_below(before: int, total: int, retained: int) -> int | None:
+    """The event id below which a store deletes records after a save that moved the newest
+    event id from ``before`` to ``total``, or None: once every :data:`PRUNE_EVERY` events."""
+    if before // PRUNE_EVERY == total // PRUNE_EVERY:
+        return None
+    return total - retained + 1
+
+
+def earliest_due(head: Mapping[str, Any]) -> float | None:
+    """When the earliest timer of a saved chart falls due, for the stores' due-timer index.
+
+    Only ``on_restore = "fire"`` timers (the default) count: their due time is absolute. A
+    ``resume`` or ``restart`` timer's due time moves whenever the machine is restored, so no
+    store can say when it falls due; those fire in a live machine (``fire_due``, ``run_timers``).
+    Anything that is no chart snapshot has none.
+    """
+    chart = head.get("chart")
+    if type(chart) is not dict:
+        return None
+    timers = chart.get("timers")
+    if type(timers) is not list:
+        return None
+    due = [
+        timer["due"]
+        for timer in timers
+        if type(timer) is dict
+        and timer.get("on_restore") == "fire"
+        and type(timer.get("due")) in (int, float)
+    ]
+    return float(min(due)) if due else None

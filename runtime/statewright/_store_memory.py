@@ -1,0 +1,168 @@
+"""The in-process store (tests, caches, ``memory://``): JSON text in a dict, guarded by a lock.
+
+It keeps text, not objects, so callers never share (and never mutate) what it holds, and it
+checks what it is given exactly like the stores on disk: the same revisions, checksums, history
+records and due-timer index, so a test against it means something for the others.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Mapping
+from typing import Any
+
+from statewright._errors import Conflict
+from statewright._store_codec import (
+    STORED_HISTORY_KEY,
+    SnapshotUpdate,
+    assemble,
+    canonical,
+    checked_update,
+    earliest_due,
+    encode_snapshot,
+    new_revision,
+    record_text,
+    stored_record,
+    stored_snapshot,
+    whole_history,
+    with_checksum,
+)
+
+__all__ = ["MemoryStore"]
+
+
+class MemoryStore:
+    """Process-local store. Keeps JSON text so callers never share objects."""
+
+    def __init__(self) -> None:
+        #: ``instance id -> (revision, text)``: a whole snapshot, or a head (it has the
+        #: reserved ``stored_history`` key) whose records are in ``_records``.
+        self._data: dict[str, tuple[int, str]] = {}
+        #: ``instance id -> (event id of the first record, record texts)``.
+        self._records: dict[str, tuple[int, deque[str]]] = {}
+        self._due: dict[str, float] = {}
+        self._leases: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def load(self, instance_id: str, /) -> dict[str, Any] | None:
+        where = f"memory:{instance_id}"
+        with self._lock:
+            item = self._data.get(instance_id)
+            if item is None:
+                return None
+            first, records = self._records.get(instance_id, (1, deque()))
+            texts = list(records)
+        data = stored_snapshot(item[1], where)
+        stored = data.pop(STORED_HISTORY_KEY, None)
+        if stored is None:
+            return data
+        retained = stored["retained"]
+        start = data["total_transitions"] - retained + 1
+        kept = texts[max(0, start - first) :] if retained else []
+        parsed = [
+            stored_record(text, f"{where} record {start + i}", start + i)
+            for i, text in enumerate(kept)
+        ]
+        return assemble(data, parsed, retained, where)
+
+    def save(self, instance_id: str, snapshot: Mapping[str, Any], expected_revision: int, /) -> int:
+        revision = new_revision(instance_id, expected_revision)
+        text = with_checksum(encode_snapshot(snapshot, revision))
+        due = earliest_due(snapshot)
+        with self._lock:
+            self._check(instance_id, expected_revision)
+            self._data[instance_id] = (revision, text)
+            self._records.pop(instance_id, None)
+            self._set_due(instance_id, due)
+            return revision
+
+    def save_update(
+        self, instance_id: str, update: SnapshotUpdate, expected_revision: int, /
+    ) -> int:
+        """Store the head of ``update`` and append its records (see :class:`SnapshotUpdate`)."""
+        revision = new_revision(instance_id, expected_revision)
+        head, records, total = checked_update(update)
+        retained: int = update.retained
+        head["revision"] = revision
+        head[STORED_HISTORY_KEY] = {"retained": retained}
+        text = with_checksum(canonical(head))
+        texts = [with_checksum(record_text(record)) for record in records]
+        due = earliest_due(head)
+        with self._lock:
+            item = self._check(instance_id, expected_revision)
+            first, kept = 1, deque[str]()
+            if item is not None and update.since is not None:
+                if instance_id in self._records:
+                    first, kept = self._records[instance_id]
+                else:  # a whole snapshot (``save``): its records first
+                    old = stored_snapshot(item[1], f"memory:{instance_id}")
+                    whole = whole_history(old, f"memory:{instance_id}")
+                    kept = deque(with_checksum(record_text(r)) for r in whole)
+                    first = whole[0]["event_id"] if whole else 1
+            if texts:
+                start = total - len(texts) + 1
+                if first + len(kept) != start:  # a gap: the machine hands all it retains
+                    first, kept = start, deque()
+                kept.extend(texts)
+            while kept and first <= total - retained:  # memory: pruned at once
+                kept.popleft()
+                first += 1
+            self._data[instance_id] = (revision, text)
+            self._records[instance_id] = (first, kept)
+            self._set_due(instance_id, due)
+            return revision
+
+    def _check(self, instance_id: str, expected_revision: int) -> tuple[int, str] | None:
+        item = self._data.get(instance_id)
+        actual = None if item is None else item[0]
+        if (actual or 0) != expected_revision:
+            raise Conflict(instance_id, expected_revision, actual)
+        return item
+
+    def _set_due(self, instance_id: str, due: float | None) -> None:
+        if due is None:
+            self._due.pop(instance_id, None)
+        else:
+            self._due[instance_id] = due
+
+    def delete(self, instance_id: str, /) -> bool:
+        with self._lock:
+            self._records.pop(instance_id, None)
+            self._due.pop(instance_id, None)
+            self._leases.pop(instance_id, None)
+            return self._data.pop(instance_id, None) is not None
+
+    def list_ids(self) -> list[str]:
+        with self._lock:
+            return sorted(self._data)
+
+    def claim_due(self, now: float, limit: int, lease_seconds: float) -> list[str]:
+        """Instances with a timer due at ``now``, earliest first, leased for ``lease_seconds``
+        to the caller (none that another caller holds a lease on)."""
+        with self._lock:
+            due = sorted(
+                (when, instance_id)
+                for instance_id, when in self._due.items()
+                if when <= now and self._leases.get(instance_id, now) <= now
+            )[: max(0, limit)]
+            for _, instance_id in due:
+                self._leases[instance_id] = now + lease_seconds
+            return [instance_id for _, instance_id in due]
+
+    def release(self, instance_id: str, /) -> None:
+        """End the caller's lease on ``instance_id`` (see :meth:`claim_due`)."""
+        with self._lock:
+            self._leases.pop(instance_id, None)
+
+    def close(self) -> None:
+        """Nothing to release (every built-in store has ``close`` and ``with``)."""
+
+    def __enter__(self) -> MemoryStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"MemoryStore({len(self._data)} instances)"

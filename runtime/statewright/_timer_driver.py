@@ -1,0 +1,88 @@
+"""Fire the due timers of every machine in a store: ``fire_due_timers(store, MachineClass, ...)``.
+
+Stores with a due-timer index (:class:`~statewright.TimerStore`: every built-in one) record at
+each save when the instance's earliest ``on_restore = "fire"`` timer falls due. A worker calls
+:func:`fire_due_timers` in a loop: it claims due instances (leased to it, so workers sharing a
+store do not pick the same ones), loads each, fires what is due through the machine's own send
+path and saves. Exactly once does not rest on the lease: a timer's firing is a save like any
+other, and of two workers firing the same timer only one save wins the revision; the loser
+reloads, and finds the timer gone.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any, Final
+
+from statewright._errors import Conflict, StatewrightError, UnknownInstance
+
+if TYPE_CHECKING:
+    from statewright._chart_machine import ChartMachine
+    from statewright._options import MachineOptions
+    from statewright._store_protocol import TimerStore
+
+__all__ = ["fire_due_timers"]
+
+#: How often one instance is reloaded after losing a race before it is left to the next call.
+_ATTEMPTS: Final = 8
+
+
+def fire_due_timers(
+    store: TimerStore,
+    machine_class: type[ChartMachine[Any, Any, Any]],
+    handlers: object | None = None,
+    *,
+    now: float | None = None,
+    limit: int = 100,
+    lease_seconds: float = 30.0,
+    options: MachineOptions | None = None,
+) -> int:
+    """Fire the timers due at ``now`` (default: ``time.time()``) of at most ``limit`` instances
+    of ``machine_class`` in ``store``; returns how many timers fired (and were saved).
+
+    Each claimed instance is loaded with ``handlers`` and ``options``, ``fire_due(now)`` runs
+    (each transition records its ``lateness``), the machine is saved, and the lease is released.
+    A lost race (:class:`Conflict`: another process saved the instance meanwhile) reloads and
+    tries again. Any other error of one instance (a corrupted snapshot, a failing action) is
+    logged at ERROR with its traceback and the others go on; its timer stays due, so the next
+    call after its lease ends retries it.
+    """
+    at = time.time() if now is None else now
+    fired = 0
+    for instance_id in store.claim_due(at, limit, lease_seconds):
+        try:
+            fired += _fire_one(store, machine_class, instance_id, handlers, at, options)
+        except StatewrightError:
+            from statewright._core import statewright_logger
+
+            statewright_logger().exception(
+                "%s %s: firing its due timers failed; retried after the lease",
+                machine_class.__name__,
+                instance_id,
+            )
+        finally:
+            store.release(instance_id)
+    return fired
+
+
+def _fire_one(
+    store: TimerStore,
+    machine_class: type[ChartMachine[Any, Any, Any]],
+    instance_id: str,
+    handlers: object | None,
+    at: float,
+    options: MachineOptions | None,
+) -> int:
+    for _ in range(_ATTEMPTS):
+        try:
+            machine = machine_class.load(store, instance_id, handlers, options=options)
+        except UnknownInstance:
+            return 0  # deleted since it was claimed
+        try:
+            count = machine.fire_due(at)
+            if count:
+                machine.save()
+        except Conflict:
+            continue  # another process saved it: its timers may have fired or changed
+        return count
+    return 0
