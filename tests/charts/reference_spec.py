@@ -113,13 +113,15 @@ class Spec:
     def error_event(self) -> Event:
         return Event("error_execution", "error.execution")
 
+    #: Every trigger the document writes, even one whose selector leaves it no source state.
+    triggers: list[str] = field(default_factory=list)
+
     def is_declared(self, event: Event) -> bool:
         """Whether an event the chart raises itself exists: declared, or matched by a trigger
         (``done.state.<id>`` and ``error.execution`` are declared only then)."""
-        if event.name in self.events:
-            return True
-        transitions = [t for state in self.states.values() for t in state.transitions]
-        return any(t.trigger and name_match(t.trigger, event, self) for t in transitions)
+        return event.name in self.events or any(
+            name_match(trigger, event, self) for trigger in self.triggers
+        )
 
 
 def parse_spec(text: str) -> Spec:
@@ -165,11 +167,13 @@ def parse_spec(text: str) -> Spec:
         for key, value in body.items():
             if key == "on":
                 for trigger, alternatives in value.items():
+                    spec.triggers.append(trigger)
                     _add(states[name], trigger, alternatives, states)
             elif key == "always":
                 _add(states[name], None, value, states)
     for rule in document.get("transitions", []):
         trigger = None if rule.get("always") else rule["event"]
+        spec.triggers += [trigger] if trigger is not None else []
         for source in _sources(rule, states):
             _add(source, trigger, rule, states)
     return spec
