@@ -16,6 +16,7 @@ from statewright_compiler.diagnostics import Severity, did_you_mean
 from statewright_compiler.model import PREVIOUS_TARGET, Event, Rule, StateKind
 from statewright_compiler.naming import camel_case
 from statewright_compiler.positions import KeyPath
+from statewright_compiler.read_events import CHART_METHOD_NAMES
 from statewright_compiler.reporter import Reporter
 
 __all__ = ["ChartChecker"]
@@ -138,6 +139,19 @@ class ChartChecker:
                     )
                     return False
         return True
+
+    def check_event_names(self) -> None:
+        """An event's method must not shadow what a chart machine adds to a flat one."""
+        for event in self.declarations.events:
+            if event.method in CHART_METHOD_NAMES:
+                self.reporter.report(
+                    "invalid-name",
+                    ("events", event.name),
+                    f"event {event.name!r} would become the method {event.method!r}, which "
+                    "a statechart machine already has",
+                    "rename the event",
+                    key=True,
+                )
 
     def check_not_flat_only(self) -> None:
         """What a chart says otherwise: error handlers become ``on_error`` and error events."""

@@ -292,6 +292,7 @@ class _Builder(FlatChecks):
         check_collisions(declarations, list(self.events.values()), state_sets, self.reporter)
         if self.chart is not None:
             self.chart.check_states()
+            self.chart.check_event_names()
             self.chart.check_not_flat_only()
         # A missing initial state was reported by the shape pass; an unknown one is reported here.
         initial = self.initial_targets()
