@@ -168,11 +168,17 @@ class _Builder:
                 triggers.append(f"done.state.{node.name}")
         return triggers
 
-    def guard(self, *, eventless: bool) -> str:
-        """A guard expression. An eventless transition's first asks a finite guard, so that it
-        is taken a few times at most: one that only asks ``in()`` would loop while it holds."""
+    def guard(self, *, eventless: bool, source: Node | None) -> str:
+        """A guard expression. An eventless transition's mostly asks a finite guard first, so
+        that it is taken a few times at most: one that only asks ``in()`` loops while it holds
+        and its source stays active."""
         name, other = self.choice(list(GUARDS)), self.choice(list(GUARDS))
         state = self.choice(self.states()).name
+        # ``in()`` alone only of a state elsewhere (another region, say): one that holds as long
+        # as the source is active would loop at once.
+        elsewhere = self.elsewhere(source)
+        if eventless and elsewhere and self.chance(0.1):
+            return f"in({self.choice(elsewhere)})"
         if eventless:
             name = self.choice(list(FINITE_GUARDS))
             forms = [name, f"{name} and in({state})", f"{name} and not in({state})",
@@ -183,12 +189,28 @@ class _Builder:
                      f"{name} and not {other}"]  # fmt: skip
         return self.choice(forms)
 
-    def alternative(self, label: str, *, eventless: bool) -> dict[str, Any]:
+    def elsewhere(self, source: Node | None) -> list[str]:
+        """States neither ``source`` nor its ancestors nor below it (none without a source)."""
+        if source is None:
+            return []
+        related = [source, *self.below(source)]
+        parent = source.parent
+        while parent is not None:
+            related.append(parent)
+            parent = parent.parent
+        return [node.name for node in self.states() if node not in related]
+
+    def alternative(self, label: str, *, eventless: bool, source: Node | None) -> dict[str, Any]:
         alternative: dict[str, Any] = {}
-        if self.chance(0.97 if eventless else 0.4):
-            alternative["guard"] = self.guard(eventless=eventless)
+        elsewhere = self.elsewhere(source)
+        if self.chance(0.97 if eventless else 0.4) or (eventless and not elsewhere):
+            alternative["guard"] = self.guard(eventless=eventless, source=source)
         histories = [node.name for node in self.nodes if node.kind == "history"]
-        if self.chance(0.15):
+        if eventless and not alternative.get("guard", "").startswith("f"):
+            # Taken as soon as the source is active (and the state of an ``in()`` guard): it
+            # must leave the source, for a state elsewhere.
+            alternative["to"] = self.choice(elsewhere)
+        elif self.chance(0.15):
             alternative["to"] = []
         elif histories and self.chance(0.15):
             alternative["to"] = self.choice(histories)
@@ -213,7 +235,11 @@ class _Builder:
                 trigger = None if eventless else self.choice(triggers)
                 label = f"{node.name}_{len(rules)}"
                 rules.append(
-                    Rule([node.name], trigger, self.alternative(label, eventless=eventless))
+                    Rule(
+                        [node.name],
+                        trigger,
+                        self.alternative(label, eventless=eventless, source=node),
+                    )
                 )
         for _ in range(self.draw(st.integers(0, 2))):
             rules.append(self.global_rule(triggers, sources, len(rules)))
@@ -231,7 +257,7 @@ class _Builder:
             excluded = [self.choice(sources).name]
         eventless = self.chance(0.1)
         trigger = None if eventless else self.choice(triggers)
-        alternative = self.alternative(f"r{index}", eventless=eventless)
+        alternative = self.alternative(f"r{index}", eventless=eventless, source=None)
         return Rule(selector, trigger, alternative, excluded=excluded, in_state=False)
 
     # -- the script ------------------------------------------------------------------------------
