@@ -139,12 +139,14 @@ def compile_chart(text: str, name: str = "random_chart") -> types.ModuleType:
 @dataclass(frozen=True)
 class Observation:
     """After one event (or the start): how it ended, the active leaves, the machine's ``state``
-    (the first active leaf in document order), whether it finished, and the calls it made."""
+    (the first active leaf in document order), whether it finished, the values of the events
+    it would take (guards aside) and the calls it made."""
 
     outcome: str  # started, taken, rejected, guard-error, action-error, loop
     leaves: frozenset[str]
     state: str | None
     finished: bool
+    allowed: frozenset[str]
     calls: tuple[Call, ...]
 
 
@@ -161,12 +163,12 @@ def _outcome(error: Exception) -> str:
 
 
 def _observe(outcome: str, machine: Any, script: Script, mark: int) -> Observation:
+    calls = tuple(script.trace[mark:])
     if machine is None:
-        return Observation(outcome, frozenset(), None, False, tuple(script.trace[mark:]))
+        return Observation(outcome, frozenset(), None, False, frozenset(), calls)
     leaves = frozenset(state.value for state in machine.active_states)
-    return Observation(
-        outcome, leaves, machine.state.value, machine.is_final, tuple(script.trace[mark:])
-    )
+    allowed = frozenset(event.value for event in machine.allowed_events())
+    return Observation(outcome, leaves, machine.state.value, machine.is_final, allowed, calls)
 
 
 def run_machine(
@@ -238,6 +240,9 @@ class _ReferenceView:
     def is_final(self) -> bool:
         return self.reference.finished
 
+    def allowed_events(self) -> list[types.SimpleNamespace]:
+        return [types.SimpleNamespace(value=value) for value in self.reference.allowed_events()]
+
 
 def run_reference(
     text: str, script: Script, events: Sequence[str], max_microsteps: int = MAX_MICROSTEPS
@@ -268,7 +273,7 @@ def first_difference(
             continue
         step = "the start" if index == 0 else f"event {index} ({events[index - 1]})"
         lines = [f"after {step}:"]
-        for name in ("outcome", "leaves", "state", "finished"):
+        for name in ("outcome", "leaves", "state", "finished", "allowed"):
             mine, theirs = getattr(got, name), getattr(expected, name)
             if mine != theirs:
                 shown = [sorted(v) if isinstance(v, frozenset) else v for v in (mine, theirs)]

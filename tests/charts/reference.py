@@ -100,6 +100,15 @@ class Reference:
     def finished(self) -> bool:
         return not self.running
 
+    def allowed_events(self) -> frozenset[str]:
+        """The values of the (declared) events a transition of an active state takes."""
+        spec = self.spec
+        events = [*spec.events.values(), *filter(spec.is_declared, spec.chart_events())]
+        triggers = [t.trigger for s in self.configuration for t in s.transitions if t.trigger]
+        return frozenset(
+            event.value for event in events if any(name_match(t, event, spec) for t in triggers)
+        )
+
     # -- interpret() and the main event loop -----------------------------------------------------
     def start(self) -> None:
         """interpret(): enter the initial configuration, then the first macrostep's rest."""

@@ -116,6 +116,18 @@ class Spec:
     #: Every trigger the document writes, even one whose selector leaves it no source state.
     triggers: list[str] = field(default_factory=list)
 
+    def chart_events(self) -> list[Event]:
+        """The events the chart may declare itself: ``done.state.<id>`` of each compound state
+        with a final child and of each parallel state, ``error.execution`` with
+        ``on_error = "event"``."""
+        found = [
+            self.done_event(state)
+            for state in self.states.values()
+            if state.kind == "parallel"
+            or (state.kind == "compound" and any(c.kind == "final" for c in state.children))
+        ]
+        return found + ([self.error_event] if self.on_error == "event" else [])
+
     def is_declared(self, event: Event) -> bool:
         """Whether an event the chart raises itself exists: declared, or matched by a trigger
         (``done.state.<id>`` and ``error.execution`` are declared only then)."""
