@@ -41,6 +41,27 @@ def test_on_error_event_a_raising_guard_is_false_and_raises_error_execution() ->
     assert go.leaves == {"s"}
 
 
+def test_on_error_event_a_raising_guard_of_a_taken_event_raises_error_execution() -> None:
+    spec = chart(
+        """
+[states.s]
+on.GO = [{ to = "t", guard = "check" }, { to = "u", actions = ["fallback"] }]
+[states.t]
+[states.u]
+always = { to = "t", guard = "ready" }
+on."error.execution" = { to = "failed", actions = ["on_error"] }
+[states.failed]
+""",
+        initial='"s"',
+        on_error="event",
+    )
+    _, go = run(spec, ["GO"], guards={"check": ["raise"], "ready": ["raise"]})
+    # check raised: the next alternative is taken, then error.execution after the eventless
+    # selection (whose guard raised too: a second error.execution, which failed ignores).
+    assert calls(go) == ["check=raise", "fallback", "ready=raise", "on_error"]
+    assert go.leaves == {"failed"}
+
+
 def test_on_error_event_a_raising_action_ends_its_block_and_raises_error_execution() -> None:
     spec = chart(ERRORS, initial='"s"', on_error="event")
     _, other = run(spec, ["OTHER"], failures={"step": frozenset({0})})
