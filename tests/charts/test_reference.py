@@ -44,7 +44,7 @@ def loop_bound(bound: int) -> Iterator[None]:
 
 
 def check(case: ChartCase, *, asynchronous: bool = False) -> None:
-    note(f"spec:\n{case.toml}")
+    note(f"STATEWRIGHT_FUZZ_SEED={seed()}, spec:\n{case.toml}")
     module = compile_chart(case.toml)
     run = run_async_machine if asynchronous else run_machine
     with loop_bound(LOOP_BOUND):
