@@ -19,6 +19,7 @@ QUIETLY := make/quietly.sh
 
 include make/diagram-tools.mk
 include make/wheelhouse.mk
+include make/w3c.mk
 
 .PHONY: setup generate test check lint typecheck stale pytest pytest-fast venvs interpreters \
 	examples bench fuzz clean
@@ -45,7 +46,7 @@ typecheck: setup
 stale: setup
 	$(BIN)/statewright check
 
-pytest: setup tools wheelhouse
+pytest: setup tools wheelhouse w3c-charts
 	$(BIN)/python -m pytest $(PYTEST_FLAGS)
 
 # The fast loop: the tests that need no external tool run (mypy, subprocesses, renderers) on the
@@ -71,7 +72,7 @@ venvs:
 
 # The same suite on every other interpreter. (A shell glob, not $(wildcard): make caches
 # directory listings, so it would not see the environments `venvs` has just created.)
-interpreters: tools venvs wheelhouse
+interpreters: tools venvs wheelhouse w3c-charts
 	@set -e; for venv in .venv-3.*; do \
 	  [ -f $$venv/.installed ] || continue; \
 	  echo "== pytest on $$($$venv/bin/python --version)"; \

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from approval_workflow import (
+    AfterReviewing0Payload,
     ApplyResultPayload,
     ApprovalWorkflowMachine,
     ApprovePayload,
@@ -57,13 +58,18 @@ class Engine:
     def retry_with_backoff(self, r: Request, p: ApplyResultPayload, /) -> None:
         r.log.append(f"retry {r.attempt} after {2 ** (r.attempt - 1)} s backoff")
 
-    def kill_workflow(self, r: Request, p: TimeoutPayload, /) -> None:
-        r.log.append("killed by timeout")
+    def kill_workflow(self, r: Request, p: TimeoutPayload | AfterReviewing0Payload, /) -> None:
+        r.log.append("killed by timeout")  # TIMEOUT, or the approval deadline's timer
 
     def log_error(
         self,
         r: Request,
-        p: ApprovePayload | RejectPayload | ApplyResultPayload | TimeoutPayload | ResubmitPayload,
+        p: ApprovePayload
+        | RejectPayload
+        | ApplyResultPayload
+        | TimeoutPayload
+        | ResubmitPayload
+        | AfterReviewing0Payload,
         /,
     ) -> None:
         r.log.append(f"error: {p}")

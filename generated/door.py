@@ -75,6 +75,13 @@ class _E:
     UNLOCK: Final = DoorEvent.UNLOCK
 
 
+# What the event methods send: a module global is the cheapest name for Python to look up.
+_E_OPEN: Final = DoorEvent.OPEN
+_E_CLOSE: Final = DoorEvent.CLOSE
+_E_LOCK: Final = DoorEvent.LOCK
+_E_UNLOCK: Final = DoorEvent.UNLOCK
+
+
 INITIAL_STATE: Final = DoorState.CLOSED
 FINAL_STATES: Final[frozenset[DoorState]] = frozenset({DoorState.BROKEN})
 TAGS: Final[Mapping[str, frozenset[DoorState]]] = {}
@@ -338,19 +345,19 @@ class DoorMachine(Machine[DoorState, DoorEvent, ContextT]):
 
     def open(self) -> DoorState:
         """Send OPEN."""
-        return self.send(_E.OPEN)
+        return self.send(_E_OPEN)
 
     def close(self) -> DoorState:
         """Send CLOSE."""
-        return self.send(_E.CLOSE)
+        return self.send(_E_CLOSE)
 
     def lock(self, *, code: str) -> DoorState:
         """Send LOCK."""
-        return self.send(_E.LOCK, code=code)
+        return self.send(_E_LOCK, code=code)
 
     def unlock(self, *, code: str) -> DoorState:
         """Send UNLOCK."""
-        return self.send(_E.UNLOCK, code=code)
+        return self.send(_E_UNLOCK, code=code)
 
 
 class DoorAsyncMachine(AsyncMachine[DoorState, DoorEvent, ContextT]):
@@ -416,16 +423,16 @@ class DoorAsyncMachine(AsyncMachine[DoorState, DoorEvent, ContextT]):
 
     async def open(self) -> DoorState:
         """Send OPEN."""
-        return await self.send(_E.OPEN)
+        return await self.send(_E_OPEN)
 
     async def close(self) -> DoorState:
         """Send CLOSE."""
-        return await self.send(_E.CLOSE)
+        return await self.send(_E_CLOSE)
 
     async def lock(self, *, code: str) -> DoorState:
         """Send LOCK."""
-        return await self.send(_E.LOCK, code=code)
+        return await self.send(_E_LOCK, code=code)
 
     async def unlock(self, *, code: str) -> DoorState:
         """Send UNLOCK."""
-        return await self.send(_E.UNLOCK, code=code)
+        return await self.send(_E_UNLOCK, code=code)

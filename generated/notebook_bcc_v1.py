@@ -120,6 +120,15 @@ class _E:
     COMPLETE_STAGE: Final = NotebookBccV1Event.COMPLETE_STAGE
 
 
+# What the event methods send: a module global is the cheapest name for Python to look up.
+_E_START_WORKFLOW: Final = NotebookBccV1Event.START_WORKFLOW
+_E_START_STEP: Final = NotebookBccV1Event.START_STEP
+_E_START_BEHAVIOR: Final = NotebookBccV1Event.START_BEHAVIOR
+_E_COMPLETE_ACTION: Final = NotebookBccV1Event.COMPLETE_ACTION
+_E_TRANSITION_TO_COMPLETE_STEP: Final = NotebookBccV1Event.TRANSITION_TO_COMPLETE_STEP
+_E_COMPLETE_STAGE: Final = NotebookBccV1Event.COMPLETE_STAGE
+
+
 INITIAL_STATE: Final = NotebookBccV1State.IDLE
 FINAL_STATES: Final[frozenset[NotebookBccV1State]] = frozenset(
     {NotebookBccV1State.WORKFLOW_COMPLETE}
@@ -1218,7 +1227,7 @@ class NotebookBccV1Machine(Machine[NotebookBccV1State, NotebookBccV1Event, Conte
     ) -> NotebookBccV1State:
         """T1 — the user submits a problem and files; the Stage-Planner Agent returns the stages breakdown (00_Transition_planning_START_WORKFLOW.xml)."""
         return self.send(
-            _E.START_WORKFLOW,
+            _E_START_WORKFLOW,
             user_problem=user_problem,
             user_submit_files=user_submit_files,
             stages=stages,
@@ -1235,7 +1244,7 @@ class NotebookBccV1Machine(Machine[NotebookBccV1State, NotebookBccV1Event, Conte
     ) -> NotebookBccV1State:
         """T2 — a stage becomes active or its previous step completed; the Step-Planner Agent returns the steps of the current stage (01_Transition_planning_START_STEP.xml)."""
         return self.send(
-            _E.START_STEP,
+            _E_START_STEP,
             stage_id=stage_id,
             steps=steps,
             focus=focus,
@@ -1256,7 +1265,7 @@ class NotebookBccV1Machine(Machine[NotebookBccV1State, NotebookBccV1Event, Conte
     ) -> NotebookBccV1State:
         """T3 — a step becomes active or its previous behavior completed; the Behavior Arrangement Agent returns the behavior: agent, task, bound inputs, expected outputs, acceptance criteria (02_Transition_planning_START_BEHAVIOUR.xml)."""
         return self.send(
-            _E.START_BEHAVIOR,
+            _E_START_BEHAVIOR,
             behavior_id=behavior_id,
             step_id=step_id,
             agent=agent,
@@ -1272,7 +1281,7 @@ class NotebookBccV1Machine(Machine[NotebookBccV1State, NotebookBccV1Event, Conte
     ) -> NotebookBccV1State:
         """T4 — the Action-Generator Agent's actions (03_START_ACTION.txt prompt) were generated and executed: text and code cells, new variables, title updates, messages to other agents."""
         return self.send(
-            _E.COMPLETE_ACTION,
+            _E_COMPLETE_ACTION,
             actions=actions,
             effects=effects,
             variables=variables,
@@ -1289,7 +1298,7 @@ class NotebookBccV1Machine(Machine[NotebookBccV1State, NotebookBccV1Event, Conte
     ) -> NotebookBccV1State:
         """T5 — the Behavior Reflection Agent's reflection: artifacts produced, acceptance validation, execution quality, goal achievement, and the decision STEP_RUNNING | STEP_COMPLETED (04_Transition_Complete_Step.xml)."""
         return self.send(
-            _E.TRANSITION_TO_COMPLETE_STEP,
+            _E_TRANSITION_TO_COMPLETE_STEP,
             current_step_is_complete=current_step_is_complete,
             next_state=next_state,
             reasoning=reasoning,
@@ -1308,7 +1317,7 @@ class NotebookBccV1Machine(Machine[NotebookBccV1State, NotebookBccV1Event, Conte
     ) -> NotebookBccV1State:
         """T6 — the Stage Reflection Agent's stage reflection: step evaluation, stage progress and artifacts, goal status, variable management, and the decision (05_Transition_Complete_Stage.xml, prompt 05_COMPELETE_STAGE_OPTIMIZED.txt)."""
         return self.send(
-            _E.COMPLETE_STAGE,
+            _E_COMPLETE_STAGE,
             stage_is_complete=stage_is_complete,
             goal_status=goal_status,
             next_state=next_state,
@@ -1569,7 +1578,7 @@ class NotebookBccV1AsyncMachine(
     ) -> NotebookBccV1State:
         """T1 — the user submits a problem and files; the Stage-Planner Agent returns the stages breakdown (00_Transition_planning_START_WORKFLOW.xml)."""
         return await self.send(
-            _E.START_WORKFLOW,
+            _E_START_WORKFLOW,
             user_problem=user_problem,
             user_submit_files=user_submit_files,
             stages=stages,
@@ -1586,7 +1595,7 @@ class NotebookBccV1AsyncMachine(
     ) -> NotebookBccV1State:
         """T2 — a stage becomes active or its previous step completed; the Step-Planner Agent returns the steps of the current stage (01_Transition_planning_START_STEP.xml)."""
         return await self.send(
-            _E.START_STEP,
+            _E_START_STEP,
             stage_id=stage_id,
             steps=steps,
             focus=focus,
@@ -1607,7 +1616,7 @@ class NotebookBccV1AsyncMachine(
     ) -> NotebookBccV1State:
         """T3 — a step becomes active or its previous behavior completed; the Behavior Arrangement Agent returns the behavior: agent, task, bound inputs, expected outputs, acceptance criteria (02_Transition_planning_START_BEHAVIOUR.xml)."""
         return await self.send(
-            _E.START_BEHAVIOR,
+            _E_START_BEHAVIOR,
             behavior_id=behavior_id,
             step_id=step_id,
             agent=agent,
@@ -1623,7 +1632,7 @@ class NotebookBccV1AsyncMachine(
     ) -> NotebookBccV1State:
         """T4 — the Action-Generator Agent's actions (03_START_ACTION.txt prompt) were generated and executed: text and code cells, new variables, title updates, messages to other agents."""
         return await self.send(
-            _E.COMPLETE_ACTION,
+            _E_COMPLETE_ACTION,
             actions=actions,
             effects=effects,
             variables=variables,
@@ -1640,7 +1649,7 @@ class NotebookBccV1AsyncMachine(
     ) -> NotebookBccV1State:
         """T5 — the Behavior Reflection Agent's reflection: artifacts produced, acceptance validation, execution quality, goal achievement, and the decision STEP_RUNNING | STEP_COMPLETED (04_Transition_Complete_Step.xml)."""
         return await self.send(
-            _E.TRANSITION_TO_COMPLETE_STEP,
+            _E_TRANSITION_TO_COMPLETE_STEP,
             current_step_is_complete=current_step_is_complete,
             next_state=next_state,
             reasoning=reasoning,
@@ -1659,7 +1668,7 @@ class NotebookBccV1AsyncMachine(
     ) -> NotebookBccV1State:
         """T6 — the Stage Reflection Agent's stage reflection: step evaluation, stage progress and artifacts, goal status, variable management, and the decision (05_Transition_Complete_Stage.xml, prompt 05_COMPELETE_STAGE_OPTIMIZED.txt)."""
         return await self.send(
-            _E.COMPLETE_STAGE,
+            _E_COMPLETE_STAGE,
             stage_is_complete=stage_is_complete,
             goal_status=goal_status,
             next_state=next_state,

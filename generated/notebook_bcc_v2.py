@@ -163,6 +163,31 @@ class _E:
     START_ACTION: Final = NotebookBccV2Event.START_ACTION
 
 
+# What the event methods send: a module global is the cheapest name for Python to look up.
+_E_START_BEHAVIOR: Final = NotebookBccV2Event.START_BEHAVIOR
+_E_COMPLETE_BEHAVIOR: Final = NotebookBccV2Event.COMPLETE_BEHAVIOR
+_E_NEXT_BEHAVIOR: Final = NotebookBccV2Event.NEXT_BEHAVIOR
+_E_COMPLETE_STEP: Final = NotebookBccV2Event.COMPLETE_STEP
+_E_COMPLETE_STAGE: Final = NotebookBccV2Event.COMPLETE_STAGE
+_E_COMPLETE_WORKFLOW: Final = NotebookBccV2Event.COMPLETE_WORKFLOW
+_E_UPDATE_WORKFLOW: Final = NotebookBccV2Event.UPDATE_WORKFLOW
+_E_UPDATE_STEP: Final = NotebookBccV2Event.UPDATE_STEP
+_E_START_WORKFLOW: Final = NotebookBccV2Event.START_WORKFLOW
+_E_START_STEP: Final = NotebookBccV2Event.START_STEP
+_E_COMPLETE_ACTION: Final = NotebookBccV2Event.COMPLETE_ACTION
+_E_NEXT_ACTION: Final = NotebookBccV2Event.NEXT_ACTION
+_E_NEXT_STEP: Final = NotebookBccV2Event.NEXT_STEP
+_E_NEXT_STAGE: Final = NotebookBccV2Event.NEXT_STAGE
+_E_FAIL: Final = NotebookBccV2Event.FAIL
+_E_CANCEL: Final = NotebookBccV2Event.CANCEL
+_E_RESET: Final = NotebookBccV2Event.RESET
+_E_UPDATE_WORKFLOW_CONFIRMED: Final = NotebookBccV2Event.UPDATE_WORKFLOW_CONFIRMED
+_E_UPDATE_WORKFLOW_REJECTED: Final = NotebookBccV2Event.UPDATE_WORKFLOW_REJECTED
+_E_UPDATE_STEP_CONFIRMED: Final = NotebookBccV2Event.UPDATE_STEP_CONFIRMED
+_E_UPDATE_STEP_REJECTED: Final = NotebookBccV2Event.UPDATE_STEP_REJECTED
+_E_START_ACTION: Final = NotebookBccV2Event.START_ACTION
+
+
 INITIAL_STATE: Final = NotebookBccV2State.IDLE
 FINAL_STATES: Final[frozenset[NotebookBccV2State]] = frozenset()
 TAG_RUNNING: Final[frozenset[NotebookBccV2State]] = frozenset(
@@ -1372,91 +1397,91 @@ class NotebookBccV2Machine(Machine[NotebookBccV2State, NotebookBccV2Event, Conte
 
     def start_behavior(self) -> NotebookBccV2State:
         """Step 目标未达成，需要生成 Behavior（Planning API 响应 targetAchieved: false）。error 状态下 Client 用它容错重启 Behavior。"""
-        return self.send(_E.START_BEHAVIOR)
+        return self.send(_E_START_BEHAVIOR)
 
     def complete_behavior(self) -> NotebookBccV2State:
         """Behavior 完成反馈后，不再继续（Planning API 响应 transition.continue_behaviors: false）"""
-        return self.send(_E.COMPLETE_BEHAVIOR)
+        return self.send(_E_COMPLETE_BEHAVIOR)
 
     def next_behavior(self) -> NotebookBccV2State:
         """需要更多 Behavior（Planning API 响应 transition.continue_behaviors: true）"""
-        return self.send(_E.NEXT_BEHAVIOR)
+        return self.send(_E_NEXT_BEHAVIOR)
 
     def complete_step(self) -> NotebookBccV2State:
         """Step 目标达成（Planning API 响应 targetAchieved: true）"""
-        return self.send(_E.COMPLETE_STEP)
+        return self.send(_E_COMPLETE_STEP)
 
     def complete_stage(self) -> NotebookBccV2State:
         """Stage 所有步骤完成（Planning API 响应 targetAchieved: true）"""
-        return self.send(_E.COMPLETE_STAGE)
+        return self.send(_E_COMPLETE_STAGE)
 
     def complete_workflow(self) -> NotebookBccV2State:
         """所有 Stage 完成（Planning API 响应 targetAchieved: true）"""
-        return self.send(_E.COMPLETE_WORKFLOW)
+        return self.send(_E_COMPLETE_WORKFLOW)
 
     def update_workflow(self) -> NotebookBccV2State:
         """需要更新工作流（Planning API 响应 context_update.workflow_update）"""
-        return self.send(_E.UPDATE_WORKFLOW)
+        return self.send(_E_UPDATE_WORKFLOW)
 
     def update_step(self) -> NotebookBccV2State:
         """需要更新步骤列表（Planning API 响应 context_update.stage_steps_update）"""
-        return self.send(_E.UPDATE_STEP)
+        return self.send(_E_UPDATE_STEP)
 
     def start_workflow(self) -> NotebookBccV2State:
         """用户开始工作流：导航到第一个 Stage。error 状态下用于容错重启整个工作流。"""
-        return self.send(_E.START_WORKFLOW)
+        return self.send(_E_START_WORKFLOW)
 
     def start_step(self) -> NotebookBccV2State:
         """进入新的 Step：导航到 Step"""
-        return self.send(_E.START_STEP)
+        return self.send(_E_START_STEP)
 
     def complete_action(self) -> NotebookBccV2State:
         """Action 执行器完成一个 Action：标记 Action 完成。在 workflow_update_pending 中是占位符，保持挂起。"""
-        return self.send(_E.COMPLETE_ACTION)
+        return self.send(_E_COMPLETE_ACTION)
 
     def next_action(self) -> NotebookBccV2State:
         """队列中还有 Action：继续执行下一个"""
-        return self.send(_E.NEXT_ACTION)
+        return self.send(_E_NEXT_ACTION)
 
     def next_step(self) -> NotebookBccV2State:
         """Step 完成，还有剩余 Steps：导航到下一个 Step"""
-        return self.send(_E.NEXT_STEP)
+        return self.send(_E_NEXT_STEP)
 
     def next_stage(self) -> NotebookBccV2State:
         """Stage 完成，还有剩余 Stages：导航到下一个 Stage"""
-        return self.send(_E.NEXT_STAGE)
+        return self.send(_E_NEXT_STAGE)
 
     def fail(self) -> NotebookBccV2State:
         """执行出错：错误处理"""
-        return self.send(_E.FAIL)
+        return self.send(_E_FAIL)
 
     def cancel(self) -> NotebookBccV2State:
         """用户取消：终止执行"""
-        return self.send(_E.CANCEL)
+        return self.send(_E_CANCEL)
 
     def reset(self) -> NotebookBccV2State:
         """RESET — 重置状态机：回到 idle。"""
-        return self.send(_E.RESET)
+        return self.send(_E_RESET)
 
     def update_workflow_confirmed(self) -> NotebookBccV2State:
         """用户确认工作流更新：应用更新"""
-        return self.send(_E.UPDATE_WORKFLOW_CONFIRMED)
+        return self.send(_E_UPDATE_WORKFLOW_CONFIRMED)
 
     def update_workflow_rejected(self) -> NotebookBccV2State:
         """用户拒绝工作流更新：拒绝更新"""
-        return self.send(_E.UPDATE_WORKFLOW_REJECTED)
+        return self.send(_E_UPDATE_WORKFLOW_REJECTED)
 
     def update_step_confirmed(self) -> NotebookBccV2State:
         """用户确认步骤更新：应用更新"""
-        return self.send(_E.UPDATE_STEP_CONFIRMED)
+        return self.send(_E_UPDATE_STEP_CONFIRMED)
 
     def update_step_rejected(self) -> NotebookBccV2State:
         """用户拒绝步骤更新：拒绝更新（注意：转到 error，而工作流更新被拒绝时回到 action_completed）"""
-        return self.send(_E.UPDATE_STEP_REJECTED)
+        return self.send(_E_UPDATE_STEP_REJECTED)
 
     def start_action(self) -> NotebookBccV2State:
         """Generating API 返回 Actions 列表（流式或批量）：开始执行 Action 队列。种子的 Client 事件表也列出了它；按转移表（负责方 Generating，/generating）记为 Generating API。"""
-        return self.send(_E.START_ACTION)
+        return self.send(_E_START_ACTION)
 
 
 class NotebookBccV2AsyncMachine(
@@ -1754,88 +1779,88 @@ class NotebookBccV2AsyncMachine(
 
     async def start_behavior(self) -> NotebookBccV2State:
         """Step 目标未达成，需要生成 Behavior（Planning API 响应 targetAchieved: false）。error 状态下 Client 用它容错重启 Behavior。"""
-        return await self.send(_E.START_BEHAVIOR)
+        return await self.send(_E_START_BEHAVIOR)
 
     async def complete_behavior(self) -> NotebookBccV2State:
         """Behavior 完成反馈后，不再继续（Planning API 响应 transition.continue_behaviors: false）"""
-        return await self.send(_E.COMPLETE_BEHAVIOR)
+        return await self.send(_E_COMPLETE_BEHAVIOR)
 
     async def next_behavior(self) -> NotebookBccV2State:
         """需要更多 Behavior（Planning API 响应 transition.continue_behaviors: true）"""
-        return await self.send(_E.NEXT_BEHAVIOR)
+        return await self.send(_E_NEXT_BEHAVIOR)
 
     async def complete_step(self) -> NotebookBccV2State:
         """Step 目标达成（Planning API 响应 targetAchieved: true）"""
-        return await self.send(_E.COMPLETE_STEP)
+        return await self.send(_E_COMPLETE_STEP)
 
     async def complete_stage(self) -> NotebookBccV2State:
         """Stage 所有步骤完成（Planning API 响应 targetAchieved: true）"""
-        return await self.send(_E.COMPLETE_STAGE)
+        return await self.send(_E_COMPLETE_STAGE)
 
     async def complete_workflow(self) -> NotebookBccV2State:
         """所有 Stage 完成（Planning API 响应 targetAchieved: true）"""
-        return await self.send(_E.COMPLETE_WORKFLOW)
+        return await self.send(_E_COMPLETE_WORKFLOW)
 
     async def update_workflow(self) -> NotebookBccV2State:
         """需要更新工作流（Planning API 响应 context_update.workflow_update）"""
-        return await self.send(_E.UPDATE_WORKFLOW)
+        return await self.send(_E_UPDATE_WORKFLOW)
 
     async def update_step(self) -> NotebookBccV2State:
         """需要更新步骤列表（Planning API 响应 context_update.stage_steps_update）"""
-        return await self.send(_E.UPDATE_STEP)
+        return await self.send(_E_UPDATE_STEP)
 
     async def start_workflow(self) -> NotebookBccV2State:
         """用户开始工作流：导航到第一个 Stage。error 状态下用于容错重启整个工作流。"""
-        return await self.send(_E.START_WORKFLOW)
+        return await self.send(_E_START_WORKFLOW)
 
     async def start_step(self) -> NotebookBccV2State:
         """进入新的 Step：导航到 Step"""
-        return await self.send(_E.START_STEP)
+        return await self.send(_E_START_STEP)
 
     async def complete_action(self) -> NotebookBccV2State:
         """Action 执行器完成一个 Action：标记 Action 完成。在 workflow_update_pending 中是占位符，保持挂起。"""
-        return await self.send(_E.COMPLETE_ACTION)
+        return await self.send(_E_COMPLETE_ACTION)
 
     async def next_action(self) -> NotebookBccV2State:
         """队列中还有 Action：继续执行下一个"""
-        return await self.send(_E.NEXT_ACTION)
+        return await self.send(_E_NEXT_ACTION)
 
     async def next_step(self) -> NotebookBccV2State:
         """Step 完成，还有剩余 Steps：导航到下一个 Step"""
-        return await self.send(_E.NEXT_STEP)
+        return await self.send(_E_NEXT_STEP)
 
     async def next_stage(self) -> NotebookBccV2State:
         """Stage 完成，还有剩余 Stages：导航到下一个 Stage"""
-        return await self.send(_E.NEXT_STAGE)
+        return await self.send(_E_NEXT_STAGE)
 
     async def fail(self) -> NotebookBccV2State:
         """执行出错：错误处理"""
-        return await self.send(_E.FAIL)
+        return await self.send(_E_FAIL)
 
     async def cancel(self) -> NotebookBccV2State:
         """用户取消：终止执行"""
-        return await self.send(_E.CANCEL)
+        return await self.send(_E_CANCEL)
 
     async def reset(self) -> NotebookBccV2State:
         """RESET — 重置状态机：回到 idle。"""
-        return await self.send(_E.RESET)
+        return await self.send(_E_RESET)
 
     async def update_workflow_confirmed(self) -> NotebookBccV2State:
         """用户确认工作流更新：应用更新"""
-        return await self.send(_E.UPDATE_WORKFLOW_CONFIRMED)
+        return await self.send(_E_UPDATE_WORKFLOW_CONFIRMED)
 
     async def update_workflow_rejected(self) -> NotebookBccV2State:
         """用户拒绝工作流更新：拒绝更新"""
-        return await self.send(_E.UPDATE_WORKFLOW_REJECTED)
+        return await self.send(_E_UPDATE_WORKFLOW_REJECTED)
 
     async def update_step_confirmed(self) -> NotebookBccV2State:
         """用户确认步骤更新：应用更新"""
-        return await self.send(_E.UPDATE_STEP_CONFIRMED)
+        return await self.send(_E_UPDATE_STEP_CONFIRMED)
 
     async def update_step_rejected(self) -> NotebookBccV2State:
         """用户拒绝步骤更新：拒绝更新（注意：转到 error，而工作流更新被拒绝时回到 action_completed）"""
-        return await self.send(_E.UPDATE_STEP_REJECTED)
+        return await self.send(_E_UPDATE_STEP_REJECTED)
 
     async def start_action(self) -> NotebookBccV2State:
         """Generating API 返回 Actions 列表（流式或批量）：开始执行 Action 队列。种子的 Client 事件表也列出了它；按转移表（负责方 Generating，/generating）记为 Generating API。"""
-        return await self.send(_E.START_ACTION)
+        return await self.send(_E_START_ACTION)

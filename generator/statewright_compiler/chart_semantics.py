@@ -7,19 +7,24 @@ Every finding goes to the shared reporter with the spec position of what is wron
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
+from typing import Final
 
 from statewright_compiler.chart_tree import ChartTree
-from statewright_compiler.declarations import Declarations, RawState
+from statewright_compiler.declarations import Declarations, RawRule, RawState
 from statewright_compiler.descriptors import matches, parse_descriptor
 from statewright_compiler.diagnostics import Severity, did_you_mean
 from statewright_compiler.model import PREVIOUS_TARGET, Event, Rule, StateKind
 from statewright_compiler.naming import camel_case
 from statewright_compiler.positions import KeyPath
-from statewright_compiler.read_events import CHART_METHOD_NAMES
 from statewright_compiler.reporter import Reporter
 
-__all__ = ["ChartChecker"]
+__all__ = ["CONFIGURATION_NAMES", "ChartChecker"]
+
+#: Names a region cannot have: the configuration's field for leaves outside every region, and
+#: the methods of the tuple the configuration is.
+CONFIGURATION_NAMES: Final = frozenset({"root", "count", "index"})
 
 
 class ChartChecker:
@@ -33,11 +38,32 @@ class ChartChecker:
 
     # -- states ----------------------------------------------------------------------------------
     def check_states(self) -> None:
+        self.check_regions()
         for state in self.declarations.states:
             if state.kind is StateKind.HISTORY:
                 self.check_history(state)
             if state.initial:
                 self.check_initial(state)
+
+    def check_regions(self) -> None:
+        """A parallel chart's configuration has one field per region, named after it."""
+        tree = self.tree
+        if not any(tree.is_parallel(name) for name in tree.order):
+            return
+        for name in tree.regions():
+            if name.startswith("_") or name in CONFIGURATION_NAMES:
+                self.reporter.report(
+                    "name-collision",
+                    tree.states[name].path,
+                    f"region {name!r} would be a field of the configuration, where "
+                    + (
+                        "names may not start with '_'"
+                        if name.startswith("_")
+                        else f"{name!r} is taken"
+                    ),
+                    "rename the state",
+                    key=True,
+                )
 
     def check_history(self, state: RawState) -> None:
         parent = self.tree.parent[state.name]
@@ -140,27 +166,18 @@ class ChartChecker:
                     return False
         return True
 
-    def check_event_names(self) -> None:
-        """An event's method must not shadow what a chart machine adds to a flat one."""
-        for event in self.declarations.events:
-            if event.method in CHART_METHOD_NAMES:
-                self.reporter.report(
-                    "invalid-name",
-                    ("events", event.name),
-                    f"event {event.name!r} would become the method {event.method!r}, which "
-                    "a statechart machine already has",
-                    "rename the event",
-                    key=True,
-                )
-
     def check_not_flat_only(self) -> None:
-        """What a chart says otherwise: error handlers become ``on_error`` and error events."""
+        """Error handlers route a failed action (``on_error = "raise"``); with ``on_error =
+        "event"`` a failure is the ``error.execution`` event instead, so both cannot apply."""
+        if self.declarations.on_error != "event":
+            return
         for handler in self.declarations.error_handlers:
             self.reporter.report(
                 "chart-feature",
                 handler.path,
-                "a statechart cannot use [[error_handlers]]",
-                'set machine.on_error = "event" and add transitions on "error.execution"',
+                '[[error_handlers]] route failed actions, which on_error = "event" turns into '
+                "error.execution events",
+                'add transitions on "error.execution" instead, or use on_error = "raise"',
                 key=True,
             )
 
@@ -203,6 +220,37 @@ class ChartChecker:
                 )
             )
         return events
+
+    def timer_events(self, rules: Sequence[RawRule]) -> tuple[list[RawRule], list[Event]]:
+        """Each ``after`` alternative gets its own event, ``after.<state>.<n>`` (named
+        ``after_<state>_<n>``): the timer sends it, and history shows it like any event."""
+        counts: dict[str, int] = {}
+        named: list[RawRule] = []
+        events: list[Event] = []
+        for raw in rules:
+            if raw.timer is None:
+                named.append(raw)
+                continue
+            state = raw.source.states[0]
+            number = counts[state] = counts.get(state, -1) + 1
+            name = f"after_{state}_{number}"
+            delay = raw.timer.delay_handler or f"{raw.timer.delay:g} s"
+            events.append(
+                Event(
+                    name=name,
+                    value=f"after.{state}.{number}",
+                    label=f"after {delay}",
+                    member=name.upper(),
+                    method=name.lower(),
+                    payload_type=f"{camel_case(name)}Payload",
+                    description=f"Sent when {state} has been active for {delay}.",
+                    payload=(),
+                    metadata=(),
+                    line=self.reporter.line(raw.path),
+                )
+            )
+            named.append(dataclasses.replace(raw, event=name))
+        return named, events
 
     # -- the chart as a whole --------------------------------------------------------------------
     def check_graph(self, rules: Sequence[Rule], events: Sequence[str]) -> None:

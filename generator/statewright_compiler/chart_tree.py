@@ -168,7 +168,12 @@ class ChartTree:
         return None
 
     def regions(self) -> list[str]:
-        return [name for name in self.order if self.region(name) == name]
+        """Children of parallel states (history pseudo-states are not regions)."""
+        return [
+            name
+            for name in self.order
+            if self.region(name) == name and self.kind(name) is not StateKind.HISTORY
+        ]
 
     def compatible(self, first: str, second: str) -> bool:
         """Whether ``first`` and ``second`` can be active at once as *targets*: they sit in

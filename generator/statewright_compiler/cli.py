@@ -1,4 +1,5 @@
-"""The ``statewright`` command: init, generate, check, validate, docs, diagram, tools, schema.
+"""The ``statewright`` command: init, generate, check, validate, docs, diagram, tools, schema,
+import-scxml, export-scxml.
 
 Exit codes (:class:`~diagnostics.ExitCode`): 0 ok, 1 invalid spec or stale output, 2 usage.
 Bad input is reported as diagnostics, never as a traceback.
@@ -148,12 +149,61 @@ def command_tools(arguments: argparse.Namespace) -> ExitCode:
         _print_diagnostics(error.diagnostics)
         return ExitCode.FAILURE
     _print_diagnostics(warnings)
-    states = [state.name for state in machine.states]
+    states = [state.name for state in machine.states if state.is_leaf]
     if arguments.state is not None and arguments.state not in states:
-        raise UsageError(f"{arguments.state!r} is not a state of {machine.name}")
+        raise UsageError(
+            f"{arguments.state!r} is not a state of {machine.name}"
+            + (" the machine can be in (a leaf state)" if machine.chart else "")
+        )
     chosen = [arguments.state] if arguments.state else states
     by_state = tool_definitions(machine, arguments.format)
     sys.stdout.write(json.dumps({name: by_state[name] for name in chosen}, indent=2) + "\n")
+    return ExitCode.OK
+
+
+def command_import_scxml(arguments: argparse.Namespace) -> ExitCode:
+    """Translate an SCXML chart into a spec; any error means nothing is written."""
+    from statewright_compiler.scxml_import import import_scxml
+
+    source = Path(arguments.scxml)
+    if not source.is_file():
+        raise UsageError(f"no such SCXML file: {source}")
+    spec, diagnostics = import_scxml(source, display_path(source))
+    _print_diagnostics(diagnostics)
+    if spec is None:
+        print("statewright: nothing written: fix the errors above", file=sys.stderr)
+        return ExitCode.FAILURE
+    if arguments.output:
+        write_artifacts([Artifact(Path(arguments.output), spec.text)])
+        print(f"wrote {display_path(Path(arguments.output))}")
+    else:
+        sys.stdout.write(spec.text)
+    return ExitCode.OK
+
+
+def command_export_scxml(arguments: argparse.Namespace) -> ExitCode:
+    """Write a spec as SCXML 1.0; anything SCXML cannot say means nothing is written."""
+    from statewright_compiler.scxml_export import export_scxml
+
+    spec = Path(arguments.spec)
+    if not spec.is_file():
+        raise UsageError(f"no such spec file: {spec}")
+    try:
+        machine, warnings = compile_spec(spec, display_path(spec))
+    except SpecError as error:
+        _print_diagnostics(error.diagnostics)
+        return ExitCode.FAILURE
+    _print_diagnostics(warnings)
+    text, diagnostics = export_scxml(machine, display_path(spec))
+    _print_diagnostics(diagnostics)
+    if text is None:
+        print("statewright: nothing written: fix the errors above", file=sys.stderr)
+        return ExitCode.FAILURE
+    if arguments.output:
+        write_artifacts([Artifact(Path(arguments.output), text)])
+        print(f"wrote {display_path(Path(arguments.output))}")
+    else:
+        sys.stdout.write(text)
     return ExitCode.OK
 
 
@@ -255,6 +305,18 @@ def _parser() -> argparse.ArgumentParser:
     diagram.add_argument("--format", choices=["mermaid", "dot", "svg", "png"], default="mermaid")
     diagram.add_argument("-o", "--output", help="file to write (default: standard output)")
     diagram.add_argument("--expand-wildcards", action="store_true", help="one arrow per state")
+    import_scxml = add(
+        "import-scxml", "translate an SCXML chart into a spec (TOML)", command_import_scxml
+    )
+    import_scxml.add_argument("scxml", metavar="FILE.scxml")
+    import_scxml.add_argument(
+        "-o", "--output", help="spec file to write (default: standard output)"
+    )
+    export_scxml = add("export-scxml", "write a spec as SCXML 1.0", command_export_scxml)
+    export_scxml.add_argument("spec", metavar="SPEC.toml")
+    export_scxml.add_argument(
+        "-o", "--output", help="SCXML file to write (default: standard output)"
+    )
     return parser
 
 

@@ -82,6 +82,7 @@ def check_collisions(
     tags = {tag: state.path for state in declarations.states for tag in state.tags}
     checker.unique(((constant_case(tag), path) for tag, path in tags.items()), "tag", "constant")
     reserved = generated_names(declarations.name, tags, state_sets)
+    reserved |= {f"_E_{event.member}" for event in events}
     # The machine's classes next to what the module imports: a machine named AsyncChart would
     # define AsyncChartMachine over the runtime's base class of that name.
     clashes = [

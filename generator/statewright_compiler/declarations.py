@@ -16,7 +16,7 @@ from statewright_compiler.model import (
 )
 from statewright_compiler.positions import KeyPath
 
-__all__ = ["Declarations", "RawErrorHandler", "RawRule", "RawState"]
+__all__ = ["Declarations", "RawErrorHandler", "RawRule", "RawState", "RawTimer"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,15 @@ class RawState:
 
 
 @dataclass(frozen=True)
+class RawTimer:
+    """An ``after`` alternative's timer: its delay (seconds, or a handler's answer)."""
+
+    delay: float | None
+    delay_handler: str | None
+    on_restore: str
+
+
+@dataclass(frozen=True)
 class RawRule:
     """A transition rule before names are resolved; ``path`` locates it for diagnostics."""
 
@@ -59,6 +68,8 @@ class RawRule:
     target_path: KeyPath
     then: tuple[Step, ...] = ()
     internal: bool = False
+    #: Set for an ``after`` alternative (``event`` is then "" until semantics names its event).
+    timer: RawTimer | None = None
 
 
 @dataclass(frozen=True)

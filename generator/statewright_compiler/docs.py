@@ -1,27 +1,35 @@
 """The Markdown page of a compiled :class:`Machine`: overview, tables, diagram.
 
-Everything shown is computed here from the model; ``machine.md.jinja`` only prints the
-:class:`_PageView`. Every string from the spec goes through :mod:`markdown`: names and values as
-code spans, labels and metadata literally, descriptions as inline Markdown without raw HTML or
-block syntax, so no spec text can break a table or swallow the rest of the page.
+Everything shown is computed here (a statechart's own tables in :mod:`chart_docs`) from the
+model; ``machine.md.jinja`` only prints the :class:`_PageView`. Every string from the spec goes
+through :mod:`markdown` (by way of :mod:`docs_cells`): names and values as code spans, labels and
+metadata literally, descriptions as inline Markdown without raw HTML or block syntax, so no spec
+text can break a table or swallow the rest of the page.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from . import markdown
-from .diagrams import render_mermaid, template_environment
-from .model import (
-    Event,
-    Machine,
-    MetadataValue,
-    Rule,
-    State,
-    StateKind,
-    Transition,
+from statewright_compiler import chart_docs, markdown
+from statewright_compiler.doc_templates import template_environment
+from statewright_compiler.docs_cells import (
+    Table,
+    code,
+    codes,
+    count,
+    event_cell,
+    markdown_cell,
+    markdown_paragraph,
+    markdown_prose_cell,
+    metadata_cells,
+    metadata_keys,
+    metadata_text,
+    rule_cell,
+    state_cell,
 )
+from statewright_compiler.mermaid import render_mermaid
+from statewright_compiler.model import Event, Machine, StateKind, Transition
 
 __all__ = [
     "markdown_cell",
@@ -34,75 +42,11 @@ __all__ = [
 SHA256_SHORT = 12
 
 
-def markdown_cell(text: str) -> str:
-    """Literal ``text`` (a label, a metadata value) as one Markdown table cell."""
-    return markdown.literal(text, table=True)
-
-
-def markdown_prose_cell(text: str) -> str:
-    """A description as one Markdown table cell (see :func:`markdown.prose`)."""
-    return markdown.prose(text, table=True)
-
-
-def markdown_paragraph(text: str) -> str:
-    """A description as Markdown paragraphs (see :func:`markdown.prose`)."""
-    return markdown.paragraph(text)
-
-
-def _code(text: str) -> str:
-    """A code span inside a table cell."""
-    return markdown.code(text, table=True)
-
-
-def _codes(names: Iterable[str]) -> str:
-    return ", ".join(_code(name) for name in names)
-
-
-def _metadata_text(value: MetadataValue) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, tuple):
-        return ", ".join(_metadata_text(item) for item in value)
-    return str(value)
-
-
-def _metadata_keys(entries: Iterable[tuple[tuple[str, MetadataValue], ...]]) -> tuple[str, ...]:
-    """Every metadata key, in order of first appearance."""
-    keys: dict[str, None] = {}
-    for metadata in entries:
-        for key, _ in metadata:
-            keys.setdefault(key, None)
-    return tuple(keys)
-
-
-def _metadata_cells(
-    metadata: tuple[tuple[str, MetadataValue], ...], keys: Sequence[str]
-) -> tuple[str, ...]:
-    values = dict(metadata)
-    return tuple(
-        markdown_cell(_metadata_text(values[key])) if key in values else "" for key in keys
-    )
-
-
-@dataclass(frozen=True)
-class _Table:
-    header: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
-
-    @property
-    def lines(self) -> tuple[str, ...]:
-        def line(cells: Sequence[str]) -> str:
-            return "| " + " | ".join(cells) + " |"
-
-        separator = "|" + "|".join("---" for _ in self.header) + "|"
-        return (line(self.header), separator, *(line(row) for row in self.rows))
-
-
 @dataclass(frozen=True)
 class _TransitionGroup:
     heading: str
     note: str
-    table: _Table | None
+    table: Table | None
 
 
 @dataclass(frozen=True)
@@ -110,14 +54,19 @@ class _PageView:
     title: str
     provenance: str
     description: str
-    overview: _Table
+    overview: Table
     mermaid: str
-    states: _Table
-    events: _Table
+    states: Table
+    events: Table
     transition_groups: tuple[_TransitionGroup, ...]
-    error_handlers: _Table | None
-    tags: _Table | None
+    error_handlers: Table | None
+    tags: Table | None
     handler_names: tuple[str, ...]
+    chart: bool = False
+    internal_events: tuple[str, ...] = ()
+    """A chart's events raised by the machine itself, one list item each."""
+    on_error: str = ""
+    """What an error in a chart's guard or action does."""
 
 
 _KIND_TEXT = {
@@ -128,60 +77,50 @@ _KIND_TEXT = {
 }
 
 
-def _state_cell(state: State) -> str:
-    cell = _code(state.name)
-    if state.label != state.name:
-        cell += "<br>" + markdown_cell(state.label)
-    return cell
-
-
-def _event_cell(event: Event) -> str:
-    cell = _code(event.name)
-    if event.label != event.name:
-        cell += "<br>" + markdown_cell(event.label)
-    return cell
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" + ("" if number == 1 else "s")
-
-
-def _overview(machine: Machine) -> _Table:
-    kinds = [
-        f"{sum(1 for state in machine.states if state.kind is kind)} {_KIND_TEXT[kind]}"
-        for kind in (StateKind.FINAL, StateKind.ERROR, StateKind.WAIT)
-        if any(state.kind is kind for state in machine.states)
-    ]
-    states = str(len(machine.states)) + (f" ({', '.join(kinds)})" if kinds else "")
-    initial = machine.state(machine.initial)
+def _overview(machine: Machine) -> Table:
+    if machine.chart:
+        states = chart_docs.states_summary(machine)
+        initial = codes(machine.initial_targets or (machine.initial,))
+    else:
+        kinds = [
+            f"{sum(1 for state in machine.states if state.kind is kind)} {_KIND_TEXT[kind]}"
+            for kind in (StateKind.FINAL, StateKind.ERROR, StateKind.WAIT)
+            if any(state.kind is kind for state in machine.states)
+        ]
+        states = str(len(machine.states)) + (f" ({', '.join(kinds)})" if kinds else "")
+        initial = state_cell(machine.state(machine.initial))
+    errors = (
+        ("On error", code(machine.on_error))
+        if machine.chart
+        else ("Error handlers", str(len(machine.error_handlers)))
+    )
     rows: list[tuple[str, str]] = [
-        ("Initial state", _state_cell(initial)),
+        ("Initial state", initial),
         ("States", states),
         ("Events", str(len(machine.events))),
         (
             "Transitions",
-            f"{_count(len(machine.rules), 'rule')}, "
-            f"{_count(len(machine.transitions), 'concrete transition')}",
+            f"{count(len(machine.rules), 'rule')}, "
+            f"{count(len(machine.transitions), 'concrete transition')}",
         ),
-        ("Error handlers", str(len(machine.error_handlers))),
+        errors,
         ("Version", str(machine.version)),
-        ("Generated module", _code(machine.module_name)),
-        ("Classes", _codes(f"{machine.name}{suffix}" for suffix in ("State", "Event", "Machine"))),
-        ("Spec", f"{_code(machine.source_path)} (sha256 {_code(_short_sha(machine))})"),
+        ("Generated module", code(machine.module_name)),
+        ("Classes", codes(f"{machine.name}{suffix}" for suffix in ("State", "Event", "Machine"))),
+        ("Spec", f"{code(machine.source_path)} (sha256 {code(_short_sha(machine))})"),
     ]
     rows.extend(
-        (markdown_cell(key), markdown_cell(_metadata_text(value)))
-        for key, value in machine.metadata
+        (markdown_cell(key), markdown_cell(metadata_text(value))) for key, value in machine.metadata
     )
-    return _Table(("Item", "Value"), tuple(rows))
+    return Table(("Item", "Value"), tuple(rows))
 
 
 def _short_sha(machine: Machine) -> str:
     return machine.source_sha256[:SHA256_SHORT]
 
 
-def _states_table(machine: Machine) -> _Table:
-    keys = _metadata_keys(state.metadata for state in machine.states)
+def _states_table(machine: Machine) -> Table:
+    keys = metadata_keys(state.metadata for state in machine.states)
     show_values = any(state.value != state.name for state in machine.states)
     header = (
         "State",
@@ -195,59 +134,52 @@ def _states_table(machine: Machine) -> _Table:
     )
     rows = tuple(
         (
-            _state_cell(state) + (" (initial)" if state.name == machine.initial else ""),
-            *((_code(state.value),) if show_values else ()),
+            state_cell(state) + (" (initial)" if state.name == machine.initial else ""),
+            *((code(state.value),) if show_values else ()),
             _KIND_TEXT[state.kind],
-            _codes(state.tags),
+            codes(state.tags),
             markdown_prose_cell(state.description),
-            _codes(state.entry_actions),
-            _codes(state.exit_actions),
-            *_metadata_cells(state.metadata, keys),
+            codes(state.entry_actions),
+            codes(state.exit_actions),
+            *metadata_cells(state.metadata, keys),
         )
         for state in machine.states
     )
-    return _Table(header, rows)
+    return Table(header, rows)
 
 
 def _payload_cell(event: Event) -> str:
     return "<br>".join(
-        _code(f"{field.name}: {field.annotation}" + (" = None" if field.optional else ""))
+        code(f"{field.name}: {field.annotation}" + (" = None" if field.optional else ""))
         for field in event.payload
     )
 
 
-def _events_table(machine: Machine) -> _Table:
-    keys = _metadata_keys(event.metadata for event in machine.events)
+def _events_table(machine: Machine) -> Table:
+    keys = metadata_keys(event.metadata for event in machine.events)
     header = ("Event", "Method", "Payload", "Description", *(markdown_cell(key) for key in keys))
     rows = tuple(
         (
-            _event_cell(event),
-            _code(f"{event.method}()"),
+            event_cell(event),
+            code(f"{event.method}()"),
             _payload_cell(event),
             markdown_prose_cell(event.description),
-            *_metadata_cells(event.metadata, keys),
+            *metadata_cells(event.metadata, keys),
         )
         for event in machine.events
     )
-    return _Table(header, rows)
+    return Table(header, rows)
 
 
 def _target_cell(machine: Machine, transition: Transition) -> str:
     if not transition.returns_to_previous:
-        return _code(transition.target)
+        return code(transition.target)
     candidates = machine.previous_candidates(transition.source)
-    return "previous state (" + (_codes(candidates) if candidates else "none possible") + ")"
-
-
-def _rule_cell(rule: Rule) -> str:
-    cell = f"line {rule.line}"
-    if rule.source.is_wildcard or len(rule.sources) > 1:
-        cell += ", from " + markdown_cell(rule.source.describe())
-    return cell
+    return "previous state (" + (codes(candidates) if candidates else "none possible") + ")"
 
 
 def _transition_groups(machine: Machine) -> tuple[_TransitionGroup, ...]:
-    keys = _metadata_keys(rule.metadata for rule in machine.rules)
+    keys = metadata_keys(rule.metadata for rule in machine.rules)
     header = (
         "Event",
         "Target",
@@ -266,14 +198,14 @@ def _transition_groups(machine: Machine) -> tuple[_TransitionGroup, ...]:
             rule = machine.rules[transition.rule_index]
             rows.append(
                 (
-                    _code(transition.event),
+                    code(transition.event),
                     _target_cell(machine, transition),
-                    _code(transition.guard_text) if transition.guard_text else "",
-                    _codes(transition.actions),
+                    code(transition.guard_text) if transition.guard_text else "",
+                    codes(transition.actions),
                     "yes" if transition.checkpoint else "",
                     markdown_prose_cell(rule.description),
-                    *_metadata_cells(rule.metadata, keys),
-                    _rule_cell(rule),
+                    *metadata_cells(rule.metadata, keys),
+                    rule_cell(rule),
                 )
             )
         if rows:
@@ -284,40 +216,47 @@ def _transition_groups(machine: Machine) -> tuple[_TransitionGroup, ...]:
             note = "No transitions: every event is rejected here."
         groups.append(
             _TransitionGroup(
-                heading=f"From {_code(state.name)}",
+                heading=f"From {code(state.name)}",
                 note=note,
-                table=_Table(header, tuple(rows)) if rows else None,
+                table=Table(header, tuple(rows)) if rows else None,
             )
         )
     return tuple(groups)
 
 
-def _error_handlers_table(machine: Machine) -> _Table | None:
+def _chart_transition_groups(machine: Machine) -> tuple[_TransitionGroup, ...]:
+    return tuple(
+        _TransitionGroup(f"From {code(state.name)}", note, table)
+        for state, note, table in chart_docs.transition_tables(machine)
+    )
+
+
+def _error_handlers_table(machine: Machine) -> Table | None:
     if not machine.error_handlers:
         return None
     rows = tuple(
         (
             (
                 markdown_cell(handler.source.describe())
-                + (f" ({_codes(handler.sources)})" if handler.sources else "")
+                + (f" ({codes(handler.sources)})" if handler.sources else "")
                 if handler.source.is_wildcard
-                else _codes(handler.sources)
+                else codes(handler.sources)
             ),
-            _code(handler.target),
-            _codes(handler.actions),
+            code(handler.target),
+            codes(handler.actions),
             markdown_prose_cell(handler.description),
             f"line {handler.line}",
         )
         for handler in machine.error_handlers
     )
-    return _Table(("From", "To", "Actions", "Description", "Rule"), rows)
+    return Table(("From", "To", "Actions", "Description", "Rule"), rows)
 
 
-def _tags_table(machine: Machine) -> _Table | None:
+def _tags_table(machine: Machine) -> Table | None:
     if not machine.tags:
         return None
-    return _Table(
-        ("Tag", "States"), tuple((_code(tag), _codes(states)) for tag, states in machine.tags)
+    return Table(
+        ("Tag", "States"), tuple((code(tag), codes(states)) for tag, states in machine.tags)
     )
 
 
@@ -328,8 +267,13 @@ def _page(machine: Machine) -> _PageView:
         f"{markdown.code('statewright docs')}."
     )
     handler_names = (
-        f"Guards: {_codes(machine.guards) or 'none'}.",
-        f"Actions: {_codes(machine.actions) or 'none'}.",
+        f"Guards: {codes(machine.guards) or 'none'}.",
+        f"Actions: {codes(machine.actions) or 'none'}.",
+        *(
+            (f"Delay handlers (they return seconds): {codes(machine.delays)}.",)
+            if machine.delays
+            else ()
+        ),
     )
     return _PageView(
         title=markdown.literal(machine.name),
@@ -337,12 +281,17 @@ def _page(machine: Machine) -> _PageView:
         description=markdown_paragraph(machine.description),
         overview=_overview(machine),
         mermaid=render_mermaid(machine),
-        states=_states_table(machine),
+        states=chart_docs.states_table(machine) if machine.chart else _states_table(machine),
         events=_events_table(machine),
-        transition_groups=_transition_groups(machine),
+        transition_groups=(
+            _chart_transition_groups(machine) if machine.chart else _transition_groups(machine)
+        ),
         error_handlers=_error_handlers_table(machine),
         tags=_tags_table(machine),
         handler_names=handler_names,
+        chart=machine.chart,
+        internal_events=chart_docs.internal_events(machine) if machine.chart else (),
+        on_error=chart_docs.on_error_text(machine) if machine.chart else "",
     )
 
 

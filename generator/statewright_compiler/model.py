@@ -14,6 +14,7 @@ from functools import cached_property
 __all__ = [
     "PREVIOUS_TARGET",
     "And",
+    "CancelStep",
     "ErrorHandler",
     "Event",
     "GuardCall",
@@ -30,6 +31,7 @@ __all__ = [
     "PayloadType",
     "RaiseStep",
     "Rule",
+    "SendStep",
     "SourceSelector",
     "State",
     "StateKind",
@@ -70,8 +72,29 @@ class LogStep:
     label: str = ""
 
 
-#: One piece of executable content: a handler action's name, a raise or a log.
-Step = str | RaiseStep | LogStep
+@dataclass(frozen=True)
+class SendStep:
+    """Executable content: send ``event`` to the machine after a delay (SCXML's ``<send delay>``):
+    ``delay`` seconds, or what the handler ``delay_handler`` returns. ``id`` names the timer for
+    :class:`CancelStep`; ``on_restore`` is what a restored machine does with it."""
+
+    event: str
+    id: str
+    delay: float | None = None
+    delay_handler: str | None = None
+    on_restore: str = "fire"
+
+
+@dataclass(frozen=True)
+class CancelStep:
+    """Executable content: cancel the pending timer ``id`` (SCXML's ``<cancel>``)."""
+
+    id: str
+
+
+#: One piece of executable content: a handler action's name, a raise, a log, a delayed send or
+#: a cancel.
+Step = str | RaiseStep | LogStep | SendStep | CancelStep
 
 
 def action_names(steps: Iterable[Step]) -> tuple[str, ...]:
@@ -108,6 +131,8 @@ class State:
     default: tuple[str, ...] = ()
     """A history state's targets while it remembers nothing."""
     default_steps: tuple[Step, ...] = ()
+    timers: tuple[SendStep, ...] = ()
+    """The state's ``after`` timers: started when it is entered, cancelled when it is left."""
 
     @property
     def is_final(self) -> bool:
@@ -375,6 +400,14 @@ class Machine:
     initial_steps: tuple[Step, ...] = ()
     on_error: str = "raise"
     """What an error in a chart's guard or action does: ``raise`` or ``event``."""
+    delays: tuple[str, ...] = ()
+    """Handler methods that compute a timer's delay in seconds, sorted."""
+
+    @cached_property
+    def timer_events(self) -> frozenset[str]:
+        """The events ``after`` timers send: the machine sends them itself, so they are not
+        among a state's allowed events (nor offered as tools)."""
+        return frozenset(timer.event for state in self.states for timer in state.timers)
 
     def state(self, name: str) -> State:
         return next(state for state in self.states if state.name == name)

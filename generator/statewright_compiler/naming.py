@@ -39,10 +39,12 @@ TYPING_IMPORTS: Final = (
 #: so that importing the module does not load what they need at run time (dataclasses).
 TYPE_CHECKING_IMPORTS: Final = ("MachineOptions",)
 RUNTIME_IMPORTS: Final = (
+    "ERROR_ROUTE",
     "PREVIOUS",
     "Alternative",
     "AsyncChartMachine",
     "AsyncMachine",
+    "Cancel",
     "Chart",
     "ChartMachine",
     "ChartNode",
@@ -53,6 +55,7 @@ RUNTIME_IMPORTS: Final = (
     "MachineSpec",
     "Previous",
     "Raise",
+    "Send",
     "StrEnum",
     "assert_never",
     "require_runtime",

@@ -13,7 +13,7 @@ from statewright_compiler.payload_types import PayloadTypeError, parse_payload_t
 from statewright_compiler.positions import KeyPath
 from statewright_compiler.reporter import excerpt
 
-__all__ = ["CHART_METHOD_NAMES", "RESERVED_METHOD_NAMES", "EventReader"]
+__all__ = ["RESERVED_METHOD_NAMES", "EventReader"]
 
 #: Attribute names of the runtime's ``Machine`` (and Python's object model) that an event's
 #: method must not shadow. A test checks this covers every public name of ``statewright.Machine``.
@@ -24,12 +24,10 @@ RESERVED_METHOD_NAMES: Final = frozenset(
         "load", "options", "previous_state", "remove_listener", "restore", "revision", "save",
         "send", "snapshot", "spec", "state", "statistics", "total_transitions",
         "transition_counts", "transition_probabilities", "try_send", "mro", "self", "cls",
-        "dynamic", "is_in", "send_external", "tools", "configuration",
+        "dynamic", "is_in", "send_external", "tools", "configuration", "active_states",
+        "start_chart", "fire_due", "pending_timers", "next_due", "run_timers",
     }
 )  # fmt: skip
-#: What the statechart machines add (``AsyncChartMachine.start`` enters the initial
-#: configuration): reserved in charts only, where flat machines keep events such as ``START``.
-CHART_METHOD_NAMES: Final = frozenset({"active_states", "start"})
 
 
 class EventReader(FieldReader):

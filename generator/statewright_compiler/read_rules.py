@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -153,6 +154,14 @@ class RuleReader(StepReader):
             return [(path, {"to": value})]
         if isinstance(value, dict):
             return [(path, value)]
+        if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
+            self.reporter.report(
+                "wrong-type",
+                path,
+                f"{what} is a list of alternatives (tables), not of states",
+                f"several targets (parallel regions) are written {what} = {{ to = [...] }}",
+            )
+            return []
         if isinstance(value, list):
             return [((*path, index), item) for index, item in enumerate(value)]
         self.reporter.report(
@@ -167,21 +176,30 @@ class RuleReader(StepReader):
         if "always" in body:
             self.chart_feature("eventless transitions", (*state.path, "always"))
             triggers.append(((*state.path, "always"), "", body["always"]))
+        if "after" in body:
+            self.chart_feature("a timer", (*state.path, "after"))
+            triggers.append(((*state.path, "after"), "", body["after"]))
         rules: list[RawRule] = []
         source = SourceSelector(states=(state.name,))
         for path, key, value in triggers:
             event = self.trigger(key, path) if key else ""
             if event is None:
                 continue
-            what = f"on.{key}" if key else "always"
+            timed = path[-1] == "after"
+            what = f"on.{key}" if key else str(path[-1])
             for item_path, item in self.bodies(value, path, what):
                 if not self.typed(item, item_path, dict, f"alternative of {what}"):
                     continue
                 assert isinstance(item, dict)
-                self.check_keys(item, item_path, "alternative")
+                self.check_keys(item, item_path, "timer" if timed else "alternative")
+                timer = self.timer(item, item_path) if timed else None
+                if timed and timer is None:
+                    continue
                 rule = self.alternative(
                     item, item_path, source, event, source_path=state.path, event_path=path
                 )
+                if rule is not None and timer is not None:
+                    rule = dataclasses.replace(rule, timer=timer)
                 rules += [rule] if rule else []
         return rules
 

@@ -1,5 +1,6 @@
 """The shape pass over what statecharts add to a table's fields: executable content (a handler's
-name, ``{ raise = ... }``, ``{ log = ... }``), target lists and default transitions (a state's
+name, ``{ raise = ... }``, ``{ log = ... }``, ``{ send = ..., delay = ... }``,
+``{ cancel = ... }``), timers' delays, target lists and default transitions (a state's
 ``initial``, a history state's ``default``)."""
 
 from __future__ import annotations
@@ -7,8 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from statewright_compiler.declarations import RawTimer
+from statewright_compiler.durations import DurationError, parse_duration
 from statewright_compiler.fields import FieldReader
-from statewright_compiler.model import LogStep, RaiseStep, Step
+from statewright_compiler.model import CancelStep, LogStep, RaiseStep, SendStep, Step
 from statewright_compiler.positions import KeyPath
 from statewright_compiler.reporter import describe_type
 
@@ -60,13 +63,56 @@ class StepReader(FieldReader):
             self.chart_feature("a log step", path)
             text = self.text(value, "log", path)
             return LogStep(text, self.text(value, "label", path))
+        if "send" in keys and keys <= {"send", "id", "delay", "delay_handler", "on_restore"}:
+            self.chart_feature("a delayed send", path)
+            event = self.name(value["send"], (*path, "send"), "sent event")
+            timer_id = self.name(value.get("id"), (*path, "id"), "timer id")
+            timer = self.timer(value, path)
+            if event is None or timer_id is None or timer is None:
+                return None
+            return SendStep(event, timer_id, timer.delay, timer.delay_handler, timer.on_restore)
+        if keys == {"cancel"}:
+            self.chart_feature("a cancel step", path)
+            timer_id = self.name(value["cancel"], (*path, "cancel"), "timer id")
+            return CancelStep(timer_id) if timer_id is not None else None
         self.reporter.report(
             "wrong-type",
             path,
-            f"an action is a handler's name, {{ raise = ... }} or {{ log = ..., label = ... }}, "
+            "an action is a handler's name, { raise = ... }, { log = ..., label = ... }, "
+            "{ send = ..., id = ..., delay = ... } or { cancel = ... }, "
             f"not a table with the keys {', '.join(sorted(keys)) or 'none'}",
         )
         return None
+
+    def timer(self, table: Mapping[str, Any], path: KeyPath) -> RawTimer | None:
+        """``delay`` (a duration) or ``delay_handler`` (a handler returning seconds), exactly one,
+        and ``on_restore``; None when wrong (reported)."""
+        on_restore = self.text(table, "on_restore", path, "fire")
+        if on_restore not in ("fire", "resume", "restart"):
+            self.reporter.report(
+                "wrong-type",
+                (*path, "on_restore"),
+                f"unknown on_restore {on_restore!r}",
+                "one of: fire, resume, restart",
+            )
+            return None
+        if ("delay" in table) == ("delay_handler" in table):
+            self.reporter.report(
+                "invalid-timer",
+                path,
+                "a timer needs exactly one of 'delay' (a duration) and 'delay_handler'",
+                'e.g. delay = "30s", or delay_handler = "a_handler_returning_seconds"',
+            )
+            return None
+        if "delay_handler" in table:
+            handler = self.name(table["delay_handler"], (*path, "delay_handler"), "action")
+            return RawTimer(None, handler, on_restore) if handler is not None else None
+        text = self.text(table, "delay", path)
+        try:
+            return RawTimer(parse_duration(text), None, on_restore)
+        except DurationError as error:
+            self.reporter.report("invalid-timer", (*path, "delay"), str(error))
+            return None
 
     def targets(self, value: object, path: KeyPath, what: str) -> tuple[str, ...] | None:
         """A state name or a list of them (charts); None when wrong (reported)."""

@@ -28,6 +28,7 @@ from statewright_compiler.literals import (
 )
 from statewright_compiler.model import (
     And,
+    CancelStep,
     GuardCall,
     GuardExpression,
     InState,
@@ -36,6 +37,7 @@ from statewright_compiler.model import (
     Not,
     Or,
     RaiseStep,
+    SendStep,
 )
 from statewright_compiler.naming import (
     RUNTIME_IMPORTS,
@@ -199,6 +201,7 @@ class _ModuleView(DispatchView, ChartView):
         for name, returns, role in [
             *((name, "bool", "Guard") for name in machine.guards),
             *((name, "None", "Action") for name in machine.actions),
+            *((name, "float", "Delay (seconds)") for name in machine.delays),
         ]:
             events = [events_by_name[event] for event in events_by_name if event in triggers[name]]
             payloads = [event.payload_type for event in events]
@@ -329,11 +332,17 @@ class _ModuleView(DispatchView, ChartView):
         )
 
     def handler_names(self) -> str:
-        names = [string_literal(name) for name in (*self.machine.guards, *self.machine.actions)]
+        machine = self.machine
+        names = [
+            string_literal(name) for name in (*machine.guards, *machine.actions, *machine.delays)
+        ]
         return f"frozenset({{{', '.join(names)}}})" if names else "frozenset()"
 
     def error_routes_literal(self) -> str:
-        """``error_routes``: state -> ``ErrorRoute(target, actions)``."""
+        """``error_routes``: state -> ``ErrorRoute(target, actions)`` (a chart's are in its
+        ``CHART``)."""
+        if self.machine.chart:
+            return "{}"
         return dict_literal(
             (
                 self.state_member[source],
@@ -366,7 +375,8 @@ def _used_imports(machine: Machine, view: _ModuleView) -> dict[str, list[str]]:
         "final": has_events or bool(view.regions()),
         "overload": len(machine.events) > 1,
         "PREVIOUS": any(t.returns_to_previous for t in machine.transitions),
-        "ErrorRoute": bool(machine.error_handlers),
+        "ErrorRoute": bool(machine.error_handlers) and not chart,
+        "ERROR_ROUTE": bool(machine.error_handlers) and chart,
         "Alternative": not chart,
         "Previous": not chart,
         "Machine": not chart,
@@ -378,8 +388,11 @@ def _used_imports(machine: Machine, view: _ModuleView) -> dict[str, list[str]]:
         "ChartTransition": chart,
         "Raise": any(isinstance(step, RaiseStep) for step in steps),
         "Log": any(isinstance(step, LogStep) for step in steps),
+        "Send": any(isinstance(step, SendStep) for step in steps)
+        or any(state.timers for state in machine.states),
+        "Cancel": any(isinstance(step, CancelStep) for step in steps),
     }
-    has_handlers = bool(machine.guards or machine.actions)
+    has_handlers = bool(machine.guards or machine.actions or machine.delays)
     abc = ["Awaitable", "Mapping"] if has_handlers else ["Mapping"]
     abc += ["Container"] if chart and view.guard_functions else []
     imports: dict[str, list[str]] = {
@@ -450,7 +463,7 @@ def render_module(machine: Machine) -> str:
         ),
         import_blocks=import_blocks(_used_imports(machine, view)),
         type_checking_imports=_import_statement("statewright", list(TYPE_CHECKING_IMPORTS)),
-        has_handlers=bool(machine.guards or machine.actions),
+        has_handlers=bool(machine.guards or machine.actions or machine.delays),
         match_dispatch=view.match_dispatch,
         match_limit=MATCH_LIMIT,
         string_literal=string_literal,

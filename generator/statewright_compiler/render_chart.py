@@ -10,12 +10,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from statewright_compiler.guards import guard_names
+from statewright_compiler.chart_triggers import chart_triggers
 from statewright_compiler.literals import string_literal, tuple_literal
 from statewright_compiler.model import (
+    CancelStep,
     LogStep,
     Machine,
     RaiseStep,
+    SendStep,
     State,
     StateKind,
     Step,
@@ -105,7 +107,12 @@ class ChartView:
         kinds = {state.name: state.kind for state in machine.states}
         held: dict[str, list[str]] = {"root": []}
         for state in machine.states:
-            if state.parent is not None and kinds[state.parent] is StateKind.PARALLEL:
+            parent = state.parent
+            if (
+                parent is not None
+                and kinds[parent] is StateKind.PARALLEL
+                and self.is_state(state.name)
+            ):
                 held[state.name] = []
         for leaf in self.leaf_states():
             node: str | None = leaf.name
@@ -127,6 +134,17 @@ class ChartView:
             return f"Raise({self.event_member[step.event]})"
         if isinstance(step, LogStep):
             return f"Log({string_literal(step.label)}, {string_literal(step.text)})"
+        if isinstance(step, SendStep):
+            arguments = [self.event_member[step.event], string_literal(step.id)]
+            if step.delay is not None:
+                arguments.append(f"delay={step.delay!r}")
+            if step.delay_handler is not None:
+                arguments.append(f"handler={string_literal(step.delay_handler)}")
+            if step.on_restore != "fire":
+                arguments.append(f"on_restore={string_literal(step.on_restore)}")
+            return f"Send({', '.join(arguments)})"
+        if isinstance(step, CancelStep):
+            return f"Cancel({string_literal(step.id)})"
         return string_literal(step)
 
     def steps_literal(self, steps: Sequence[Step]) -> str:
@@ -160,6 +178,7 @@ class ChartView:
             ("exit", steps(state.exit) if state.exit else ""),
             ("default", self.indexes(state.default) if state.default else ""),
             ("default_steps", steps(state.default_steps) if state.default_steps else ""),
+            ("timers", steps(state.timers) if state.timers else ""),
             ("done", self.event_member[done] if done else ""),
         ]
         arguments += [f"{key}={value}" for key, value in optional if value]
@@ -189,10 +208,29 @@ class ChartView:
         arguments += [f"{key}={value}" for key, value in optional if value]
         return f"ChartTransition({', '.join(arguments)})"
 
+    def route_literals(self) -> list[str]:
+        """Error handlers as transitions taken on ``ERROR_ROUTE``, which the machine sends when
+        an action fails (``on_error = "raise"``): the failed macrostep is dropped, the route
+        taken from where the machine was."""
+        index = self.node_index()
+        return [
+            f"ChartTransition({index[source]}, events=frozenset({{ERROR_ROUTE}}), "
+            f"targets=({index[handler.target]},)"
+            + (f", steps={self.steps_literal(handler.actions)}" if handler.actions else "")
+            + ")"
+            for handler in self.machine.error_handlers
+            for source in handler.sources
+        ]
+
     def chart_literal(self) -> str:
         machine = self.machine
         nodes = tuple_literal(self.node_literal(state) for state in machine.states)
-        transitions = tuple_literal(self.transition_literal(g) for g in self.chart_transitions())
+        transitions = tuple_literal(
+            [
+                *(self.transition_literal(g) for g in self.chart_transitions()),
+                *self.route_literals(),
+            ]
+        )
         arguments = [
             f"nodes={nodes}",
             f"transitions={transitions}",
@@ -206,27 +244,5 @@ class ChartView:
 
     # -- handler typing --------------------------------------------------------------------------
     def chart_triggers(self) -> tuple[dict[str, dict[str, None]], dict[str, list[str]]]:
-        """For each handler: the events whose payload it may see ("" when it may run with none:
-        entry, exit, eventless), and where the spec uses it."""
-        triggers: dict[str, dict[str, None]] = defaultdict(dict)
-        uses: dict[str, list[str]] = defaultdict(list)
-        for transition in self.machine.transitions:
-            guards = guard_names(transition.guard) if transition.guard else ()
-            for name in (*guards, *transition.actions):
-                triggers[name][transition.event] = None
-        for rule in self.machine.rules:
-            guards = guard_names(rule.guard) if rule.guard else ()
-            trigger = rule.event or "(eventless)"
-            targets = ", ".join(rule.targets) or "(targetless)"
-            for name in (*guards, *rule.actions):
-                uses[name].append(f"{rule.source.describe()} --{trigger}--> {targets}")
-        for state in self.machine.states:
-            for role, steps in (
-                ("entering", state.entry),
-                ("leaving", state.exit),
-                ("entering by default", (*state.initial_steps, *state.default_steps)),
-            ):
-                for name in (step for step in steps if isinstance(step, str)):
-                    triggers[name][""] = None
-                    uses[name].append(f"{role} {state.name}")
-        return triggers, uses
+        """For each handler: the events whose payload it may see, and where it is used."""
+        return chart_triggers(self.machine)

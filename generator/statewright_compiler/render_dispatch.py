@@ -66,7 +66,7 @@ class DispatchView:
         machine = self.machine
         allowed: dict[str, dict[str, None]] = defaultdict(dict)
         for transition in machine.transitions:
-            if transition.event:
+            if transition.event and transition.event not in machine.timer_events:
                 allowed[transition.source][transition.event] = None
         parents = {state.name: state.parent for state in machine.states}
         found: dict[str, list[str]] = {}
@@ -178,7 +178,7 @@ class DispatchView:
         text = event.description or f"Send {event.name}."
         return EventMethod(
             event.method,
-            f"_E.{event.member}",
+            f"_E_{event.member}",
             signature,
             arguments,
             docstring_literal(text),

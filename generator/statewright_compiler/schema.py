@@ -56,6 +56,27 @@ _STEP: Final = {
             "additionalProperties": False,
             "properties": {"log": _TEXT, "label": _TEXT},
         },
+        {
+            "type": "object",
+            "required": ["send", "id"],
+            "additionalProperties": False,
+            "properties": {
+                "send": _NAME,
+                "id": _NAME,
+                "delay": {"type": "string", "description": "e.g. 30s, 5m, 1h30m, PT1H"},
+                "delay_handler": {
+                    **_NAME,
+                    "description": "A handler method returning the delay in seconds.",
+                },
+                "on_restore": {"enum": ["fire", "resume", "restart"]},
+            },
+        },
+        {
+            "type": "object",
+            "required": ["cancel"],
+            "additionalProperties": False,
+            "properties": {"cancel": _NAME},
+        },
     ],
 }
 _STEPS: Final = {"type": "array", "items": _STEP}
@@ -91,6 +112,22 @@ _ALTERNATIVE_PROPERTIES: Final = {
 _ALTERNATIVE: Final = {
     "type": "object",
     "properties": _ALTERNATIVE_PROPERTIES,
+    "required": ["to"],
+    "additionalProperties": False,
+}
+_TIMER: Final = {
+    "type": "object",
+    "description": "Statecharts: a transition taken when the state has been active for a delay.",
+    "properties": {
+        "delay": {"type": "string", "description": "e.g. 30s, 5m, 1h30m, PT1H"},
+        "delay_handler": {**_NAME, "description": "A handler method returning seconds."},
+        "on_restore": {
+            "enum": ["fire", "resume", "restart"],
+            "description": "A restored machine's timer: fire when due (default), keep the "
+            "remaining time, or start again.",
+        },
+        **_ALTERNATIVE_PROPERTIES,
+    },
     "required": ["to"],
     "additionalProperties": False,
 }
@@ -143,6 +180,13 @@ SCHEMA: Final[dict[str, Any]] = {
                 "initial": _DEFAULT_TRANSITION,
                 "history": {"enum": ["shallow", "deep"]},
                 "default": _DEFAULT_TRANSITION,
+                "after": {
+                    "description": "Statecharts: timers started on entry, cancelled on exit.",
+                    "anyOf": [
+                        {"$ref": "#/$defs/timer"},
+                        {"type": "array", "items": {"$ref": "#/$defs/timer"}},
+                    ],
+                },
                 "always": {
                     "description": "Statecharts: eventless transitions.",
                     "anyOf": [
@@ -171,6 +215,7 @@ SCHEMA: Final[dict[str, Any]] = {
             },
         },
         "alternative": _ALTERNATIVE,
+        "timer": _TIMER,
         "default_transition": _DEFAULT_TRANSITION["anyOf"][1],
         "event": {
             "type": "object",

@@ -15,16 +15,18 @@ from statewright_compiler.chart_semantics import ChartChecker
 from statewright_compiler.chart_tree import ChartTree
 from statewright_compiler.collisions import check_collisions, generated_names
 from statewright_compiler.declarations import Declarations, RawRule, RawState
-from statewright_compiler.descriptors import matches, parse_descriptor
+from statewright_compiler.descriptors import is_descriptor, matches, parse_descriptor
 from statewright_compiler.diagnostics import did_you_mean
 from statewright_compiler.flat_semantics import FlatChecks
 from statewright_compiler.guards import guard_names, guard_states, guard_text
 from statewright_compiler.model import (
     PREVIOUS_TARGET,
+    CancelStep,
     ErrorHandler,
     Machine,
     RaiseStep,
     Rule,
+    SendStep,
     SourceSelector,
     State,
     StateKind,
@@ -47,9 +49,15 @@ class _Builder(FlatChecks):
         self.tree = ChartTree(self.states, reporter) if self.is_chart else None
         self.chart = ChartChecker(declarations, reporter, self.tree) if self.tree else None
         events = list(declarations.events)
+        self.rules = list(declarations.rules)
         if self.chart is not None:
             events += self.chart.implicit_events(raw.event for raw in declarations.rules)
+            self.rules, timer_events = self.chart.timer_events(self.rules)
+            events += timer_events
         self.events = {event.name: event for event in events}
+        #: Every timer id a cancel step may name: ``after`` timers and delayed sends.
+        self.timer_ids = {step.id for step in self.all_steps() if isinstance(step, SendStep)}
+        self.timer_ids |= {self.events[raw.event].value for raw in self.rules if raw.timer}
         order = self.tree.order if self.tree else list(self.states)
         self.state_order = {name: index for index, name in enumerate(order)}
 
@@ -57,6 +65,14 @@ class _Builder(FlatChecks):
         self, code: str, path: KeyPath, message: str, hint: str | None = None, *, key: bool = False
     ) -> None:
         self.reporter.report(code, path, message, hint, key=key)
+
+    def all_steps(self) -> list[Step]:
+        steps: list[Step] = []
+        for state in self.declarations.states:
+            steps += [*state.entry, *state.exit, *state.initial_steps, *state.default_steps]
+        for rule in self.rules:
+            steps += [*rule.steps, *rule.then]
+        return steps
 
     def state_ref(self, name: str, path: KeyPath, what: str, *, key: bool = False) -> bool:
         if name in self.states:
@@ -140,14 +156,14 @@ class _Builder(FlatChecks):
             )
         if found:
             return tuple(sorted(found, key=list(self.events).index))
-        self.error(
-            "unknown-event",
-            raw.event_path,
-            f"event {raw.event!r} is not declared"
-            + (" and matches no event" if self.is_chart else ""),
-            did_you_mean(raw.event, self.events) or f"declare it in [events.{raw.event}]",
-            key=key,
-        )
+        if self.is_chart and is_descriptor(raw.event):
+            shown = ", ".join(repr(prefix) for prefix in parse_descriptor(raw.event))
+            message = f"event descriptor {raw.event!r} matches no declared event"
+            hint = f"declare an event whose value is, or starts with, {shown} and a dot"
+        else:
+            message = f"event {raw.event!r} is not declared"
+            hint = did_you_mean(raw.event, self.events) or f"declare it in [events.{raw.event}]"
+        self.error("unknown-event", raw.event_path, message, hint, key=key)
         return None
 
     def rule(self, raw: RawRule) -> Rule | None:
@@ -159,7 +175,8 @@ class _Builder(FlatChecks):
             ok = self.chart.check_targets(raw.targets, raw.target_path, "target") and ok
         elif raw.target_path and raw.targets != (PREVIOUS_TARGET,):
             ok = self.state_ref(raw.targets[0], raw.target_path, "transition target") and ok
-        ok = self.steps_ok((*raw.steps, *raw.then), raw.path) and ok
+        ok = self.steps_ok(raw.steps, (*raw.path, "actions")) and ok
+        ok = self.steps_ok(raw.then, (*raw.path, "then")) and ok
         for name in guard_states(raw.guard) if raw.guard else ():
             ok = self.state_ref(name, (*raw.path, "guard"), "in() state") and ok
         if not ok or events is None:
@@ -184,15 +201,26 @@ class _Builder(FlatChecks):
         )
 
     def steps_ok(self, steps: Sequence[Step], path: KeyPath) -> bool:
-        """Raised events must be declared."""
+        """Raised events must be declared; ``path`` is the list's (items are indexed)."""
         ok = True
-        for step in steps:
-            if isinstance(step, RaiseStep) and step.event not in self.events:
+        for index, step in enumerate(steps):
+            event = step.event if isinstance(step, RaiseStep | SendStep) else None
+            if event is not None and event not in self.events:
+                key = "raise" if isinstance(step, RaiseStep) else "send"
                 self.error(
                     "unknown-event",
-                    path,
-                    f"raised event {step.event!r} is not declared",
-                    did_you_mean(step.event, self.events) or f"declare it in [events.{step.event}]",
+                    (*path, index, key),
+                    f"{'raised' if key == 'raise' else 'sent'} event {event!r} is not declared",
+                    did_you_mean(event, self.events) or f"declare it in [events.{event}]",
+                )
+                ok = False
+            if isinstance(step, CancelStep) and step.id not in self.timer_ids:
+                self.error(
+                    "invalid-timer",
+                    (*path, index, "cancel"),
+                    f"no timer has the id {step.id!r}",
+                    did_you_mean(step.id, self.timer_ids)
+                    or "cancel the id of a { send = ... } step or an after timer",
                 )
                 ok = False
         return ok
@@ -273,6 +301,25 @@ class _Builder(FlatChecks):
             )
         return tuple(sorted(guards)), tuple(sorted(actions))
 
+    def delay_handlers(self, states: Sequence[State], others: set[str]) -> tuple[str, ...]:
+        """Handlers that compute a delay (they return seconds: neither guards nor actions)."""
+        found: dict[str, KeyPath] = {}
+        for state in states:
+            for timer in state.timers:
+                if timer.delay_handler:
+                    found.setdefault(timer.delay_handler, (*self.states[state.name].path, "after"))
+        for step in self.all_steps():
+            if isinstance(step, SendStep) and step.delay_handler:
+                found.setdefault(step.delay_handler, ("machine",))
+        for name in sorted(found.keys() & others):
+            self.error(
+                "handler-conflict",
+                found[name],
+                f"{name!r} computes a timer's delay and is also a guard or an action",
+                "a delay handler returns seconds; give it its own name",
+            )
+        return tuple(sorted(found))
+
     def initial_targets(self) -> tuple[str, ...]:
         initial = self.declarations.initial
         path = self.declarations.initial_path
@@ -292,19 +339,21 @@ class _Builder(FlatChecks):
         check_collisions(declarations, list(self.events.values()), state_sets, self.reporter)
         if self.chart is not None:
             self.chart.check_states()
-            self.chart.check_event_names()
             self.chart.check_not_flat_only()
         # A missing initial state was reported by the shape pass; an unknown one is reported here.
         initial = self.initial_targets()
-        pairs = [(rule, raw) for raw in declarations.rules if (rule := self.rule(raw)) is not None]
+        pairs = [(rule, raw) for raw in self.rules if (rule := self.rule(raw)) is not None]
         transitions = self.transitions(pairs)
-        handlers = self.error_handlers() if self.chart is None else ()
+        handlers = self.error_handlers()
         rules = tuple(rule for rule, _ in pairs)
-        for raw_state in declarations.states:
-            steps = (*raw_state.entry, *raw_state.exit, *raw_state.initial_steps)
-            self.steps_ok((*steps, *raw_state.default_steps), raw_state.path)
+        for raw in declarations.states:
+            for key, steps in (("entry", raw.entry), ("exit", raw.exit)):
+                self.steps_ok(steps, (*raw.path, key))
+            self.steps_ok(raw.initial_steps, (*raw.path, "initial", "actions"))
+            self.steps_ok(raw.default_steps, (*raw.path, "default", "actions"))
         states = tuple(self.model_state(self.states[name]) for name in self.state_order)
         guards, actions = self.handler_names(rules, handlers, states)
+        delays = self.delay_handlers(states, {*guards, *actions})
         if not initial:
             return None
         if not self.reporter.has_errors:  # a broken reference would only cascade here
@@ -338,6 +387,7 @@ class _Builder(FlatChecks):
             chart=self.is_chart,
             initial_targets=initial,
             on_error=declarations.on_error,
+            delays=delays,
         )
 
     def model_state(self, raw: RawState) -> State:
@@ -362,6 +412,17 @@ class _Builder(FlatChecks):
             history=raw.history,
             default=tree.history_default(raw.name) if tree and raw.history else (),
             default_steps=raw.default_steps,
+            timers=tuple(
+                SendStep(
+                    rule.event,
+                    self.events[rule.event].value,
+                    rule.timer.delay,
+                    rule.timer.delay_handler,
+                    rule.timer.on_restore,
+                )
+                for rule in self.rules
+                if rule.timer is not None and rule.source.states == (raw.name,)
+            ),
         )
 
 

@@ -21,10 +21,12 @@ from statewright._async import AsyncMachine
 from statewright._compat import StrEnum, assert_never
 from statewright._errors import (
     ActionFailed,
+    ClockError,
     Conflict,
     GuardFailed,
     InvalidPayload,
     InvalidTransition,
+    RegistrySaveError,
     SnapshotError,
     StatewrightError,
     StoreError,
@@ -47,7 +49,16 @@ from statewright._version import RUNTIME_API, RuntimeVersionError, __version__, 
 if TYPE_CHECKING:
     from statewright._chart_async import AsyncChartMachine
     from statewright._chart_machine import ChartMachine
-    from statewright._chart_spec import Chart, ChartNode, ChartTransition, Log, Raise
+    from statewright._chart_spec import (
+        ERROR_ROUTE,
+        Cancel,
+        Chart,
+        ChartNode,
+        ChartTransition,
+        Log,
+        Raise,
+        Send,
+    )
     from statewright._history import Listener, TransitionRecord
     from statewright._options import ContextCodec, MachineOptions, Migration
     from statewright._payloads import PayloadCodec
@@ -61,12 +72,15 @@ else:
     #: Public names imported on first access, and the module defining each.
     _LAZY = {
         "AsyncChartMachine": "statewright._chart_async",
+        "ERROR_ROUTE": "statewright._chart_spec",
+        "Cancel": "statewright._chart_spec",
         "Chart": "statewright._chart_spec",
         "ChartMachine": "statewright._chart_machine",
         "ChartNode": "statewright._chart_spec",
         "ChartTransition": "statewright._chart_spec",
         "Log": "statewright._chart_spec",
         "Raise": "statewright._chart_spec",
+        "Send": "statewright._chart_spec",
         "ContextCodec": "statewright._options",
         "JsonFileStore": "statewright._stores",
         "Listener": "statewright._history",
@@ -95,6 +109,7 @@ else:
 
 
 __all__ = [
+    "ERROR_ROUTE",
     "PREVIOUS",
     "RUNTIME_API",
     "SNAPSHOT_FORMAT",
@@ -102,10 +117,12 @@ __all__ = [
     "Alternative",
     "AsyncChartMachine",
     "AsyncMachine",
+    "Cancel",
     "Chart",
     "ChartMachine",
     "ChartNode",
     "ChartTransition",
+    "ClockError",
     "Conflict",
     "ContextCodec",
     "ErrorRoute",
@@ -125,7 +142,9 @@ __all__ = [
     "PayloadCodec",
     "Previous",
     "Raise",
+    "RegistrySaveError",
     "RuntimeVersionError",
+    "Send",
     "Snapshot",
     "SnapshotError",
     "SqliteStore",

@@ -72,11 +72,15 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
             except (KeyError, TypeError):
                 pass  # guarded, with actions, rejected or not an event: the general path
             else:
-                # No other task is inside a transition and nothing below awaits: commit inline.
-                pending = self._commit_trivial(member, target, fast, index, moves, payload)
-                for awaitable in pending:
-                    await self._await_listener(awaitable)
-                return target  # type: ignore[no-any-return]  # table stores members as Any
+                # Found by value but neither the member nor a plain string (another enum's
+                # member, a str subclass): the general path decides, as for Machine.send.
+                if member is event or type(event) is str:
+                    # No other task is inside a transition and nothing below awaits: commit
+                    # inline.
+                    pending = self._commit_trivial(member, target, fast, index, moves, payload)
+                    for awaitable in pending:
+                        await self._await_listener(awaitable)
+                    return target  # type: ignore[no-any-return]  # table stores members as Any
         self._refuse_reentry()
         async with self._lock:
             target, pending = await self._send_locked(event, payload)
@@ -136,9 +140,11 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
         import asyncio
 
         async with self._lock:
-            if store is None:
-                return await asyncio.to_thread(self._save_locked)
-            return await asyncio.to_thread(self._save_to, store)
+            target = self._options.store if store is None else store
+            if target is None:
+                return self._save_locked()  # raises: no store configured
+            # The snapshot is taken here, only the store's I/O runs in the worker thread.
+            return await asyncio.to_thread(self._store_snapshot, target, self._snapshot_locked())
 
     async def _choose(self, event: E, plan: Plan, payload: Mapping[str, Any]) -> CompiledAlt | None:
         for alt in plan[1]:
@@ -183,6 +189,7 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
             target = self._target_of(alt)
             if target is None:
                 raise self._reject(member, "there is no previous state to return to")
+            stamp = self._stamp()
             step = ""
             error_text: str | None = None
             try:
@@ -201,12 +208,16 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
                 except Exception as route_exc:
                     raise ActionFailed(str(source), str(member), step, route_exc) from exc
                 target = self._routed(member, error_text, route.target)
-            self._commit(source, member, target, payload, error_text)
+            store = self._options.store
+            if alt.checkpoint and store is not None:  # durable before it is applied
+                snapshot = self._checkpoint_snapshot(
+                    source, member, target, payload, error_text, stamp
+                )
+                await asyncio.to_thread(self._store_snapshot, store, snapshot)
+            self._commit(source, member, target, payload, error_text, stamp)
         finally:
             self._leave_user_code()
-        if alt.checkpoint and self._options.store is not None:
-            await asyncio.to_thread(self._save_locked)
         pending: list[Awaitable[object]] = []
         if self._listeners or self._log_cache.get(_INFO, True):
-            pending = self._announce(source, member, target, payload, error_text)
+            pending = self._announce(source, member, target, payload, error_text, stamp)
         return target, pending

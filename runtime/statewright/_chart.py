@@ -18,7 +18,7 @@ machine keeps the copy only when the whole macrostep succeeded, so a failure lea
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Generator, Iterable, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping
 from typing import Any, Final
 
 from statewright._chart_spec import (
@@ -27,21 +27,25 @@ from statewright._chart_spec import (
     FINAL,
     PARALLEL,
     SHALLOW_HISTORY,
+    Cancel,
     Chart,
     Log,
     Raise,
+    Send,
     Step,
 )
 from statewright._errors import ActionFailed, GuardFailed, StatewrightError
 
 __all__ = [
     "ACTION",
+    "DELAY",
     "GUARD",
     "LOG",
     "ChartEngine",
     "ChartState",
     "Failure",
     "Microstep",
+    "Pending",
     "Request",
 ]
 
@@ -50,6 +54,8 @@ ROOT: Final = -1
 GUARD: Final = "guard"
 ACTION: Final = "action"
 LOG: Final = "log"
+#: ``(DELAY, handler, payload)``: call the delay handler, send back its seconds.
+DELAY: Final = "delay"
 #: Microsteps one macrostep may take before its eventless transitions are called a loop.
 MAX_MICROSTEPS: Final = 10_000
 _HISTORY = (SHALLOW_HISTORY, DEEP_HISTORY)
@@ -70,10 +76,37 @@ class Failure:
         self.error = error
 
 
-class ChartState:
-    """What changes as a chart runs: active states, history memory, the internal queue."""
+class Pending:
+    """A timer waiting to send ``event``: its absolute ``due`` time (the machine's clock, seconds
+    since the epoch), the ``delay`` it was started with and its restore policy."""
 
-    __slots__ = ("active", "finished", "memory", "queue")
+    __slots__ = ("delay", "due", "event", "on_restore")
+
+    def __init__(self, event: Any, due: float, delay: float, on_restore: str) -> None:
+        self.event = event
+        self.due = due
+        self.delay = delay
+        self.on_restore = on_restore
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Pending) and (
+            (self.event, self.due, self.delay, self.on_restore)
+            == (other.event, other.due, other.delay, other.on_restore)
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return f"Pending({self.event!r}, due={self.due!r}, delay={self.delay!r})"
+
+
+class ChartState:
+    """What changes as a chart runs: active states, history memory, the internal queue and the
+    pending timers by id. ``clock`` is the machine's; :meth:`time` reads it once per macrostep,
+    when something first needs the time (a timer, an action, the history record), so that a
+    macrostep that only evaluates guards reads no clock."""
+
+    __slots__ = ("active", "clock", "finished", "memory", "now", "queue", "selected", "timers")
 
     def __init__(
         self,
@@ -81,14 +114,31 @@ class ChartState:
         memory: Mapping[int, tuple[int, ...]] | None = None,
         queue: Iterable[tuple[Any, Mapping[str, Any]]] = (),
         finished: bool = False,
+        timers: Mapping[str, Pending] | None = None,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.active: set[int] = set(active)
         self.memory: dict[int, tuple[int, ...]] = dict(memory or {})
         self.queue: deque[tuple[Any, Mapping[str, Any]]] = deque(queue)
         self.finished = finished
+        self.timers: dict[str, Pending] = dict(timers or {})
+        self.clock = clock
+        self.now: float | None = None
+        #: The transitions of each microstep this macrostep began (kept when one fails).
+        self.selected: list[tuple[int, ...]] = []
 
     def copy(self) -> ChartState:
-        return ChartState(self.active, self.memory, self.queue, self.finished)
+        """A copy for the next macrostep (which reads the clock afresh)."""
+        return ChartState(
+            self.active, self.memory, self.queue, self.finished, self.timers, self.clock
+        )
+
+    def time(self) -> float:
+        """This macrostep's time: the clock read on first use."""
+        if self.now is None:
+            assert self.clock is not None, "the machine gives its chart state a clock"
+            self.now = self.clock()
+        return self.now
 
 
 class ChartEngine:
@@ -313,6 +363,7 @@ class ChartEngine:
         self, state: ChartState, enabled: list[int], payload: Mapping[str, Any], event: Any
     ) -> Steps:
         transitions = self.chart.transitions
+        state.selected.append(tuple(enabled))
         yield from self._exit(state, enabled, payload, event)
         for index in enabled:
             yield from self.run(state, transitions[index].steps, payload, event)
@@ -346,6 +397,8 @@ class ChartEngine:
                     kept = (n for n in state.active if self.parents[n] == node)
                 state.memory[history] = tuple(sorted(kept))
         for node in leaving:
+            for timer in self.chart.nodes[node].timers:
+                state.timers.pop(timer.id, None)
             yield from self.run(state, self.chart.nodes[node].exit, payload, event)
             state.active.discard(node)
 
@@ -362,6 +415,7 @@ class ChartEngine:
         for node in sorted(to_enter):  # outermost first: document order
             state.active.add(node)
             yield from self.run(state, nodes[node].entry, payload, event)
+            yield from self.run(state, nodes[node].timers, payload, event)
             if node in default_entry:
                 yield from self.run(state, nodes[node].initial_steps, payload, event)
             if node in history_content:
@@ -444,6 +498,23 @@ class ChartEngine:
                 self._raise(state, step.event)
             elif isinstance(step, Log):
                 yield (LOG, step.label, step.text)
+            elif isinstance(step, Cancel):
+                state.timers.pop(step.id, None)
+            elif isinstance(step, Send):
+                delay = step.delay
+                if step.handler is not None:
+                    delay = yield (DELAY, step.handler, payload)
+                    if isinstance(delay, Failure):
+                        self._failed(state, delay, event, step.handler)
+                        return
+                    if not isinstance(delay, int | float) or isinstance(delay, bool) or delay < 0:
+                        error = TypeError(f"{step.handler} returned {delay!r}, not seconds >= 0")
+                        self._failed(state, Failure(error), event, step.handler)
+                        return
+                assert delay is not None
+                state.timers[step.id] = Pending(
+                    step.event, state.time() + delay, float(delay), step.on_restore
+                )
             else:
                 result = yield (ACTION, step, payload)
                 if isinstance(result, Failure):

@@ -2,25 +2,29 @@
 :class:`~statewright.ChartMachine`; guards and actions may be coroutines.
 
 A constructor cannot await, so an async chart enters its initial configuration (running entry
-actions and eventless transitions) on ``await machine.start()`` or, at the latest, with its
+actions and eventless transitions) on ``await machine.start_chart()`` or, at the latest, with its
 first event. Until then ``machine.state`` is the spec's initial leaf.
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Awaitable, Callable, Generator
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from statewright._async import AsyncMachine, _is_awaitable
-from statewright._chart import ACTION, GUARD, ChartState, Failure, Request
+from statewright._chart import ACTION, DELAY, GUARD, ChartState, Failure, Request
 from statewright._chart_machine import ChartCore, pending_listeners
+from statewright._chart_spec import ERROR_ROUTE
 from statewright._compat import StrEnum
-from statewright._errors import InvalidTransition
+from statewright._errors import ActionFailed, InvalidTransition
 
 if TYPE_CHECKING:
     from statewright._options import MachineOptions
 
 __all__ = ["AsyncChartMachine"]
+
+#: The longest ``run_timers`` sleeps before looking at the timers again, seconds.
+_POLL: Final = 1.0
 
 S = TypeVar("S", bound=StrEnum)
 E = TypeVar("E", bound=StrEnum)
@@ -35,9 +39,8 @@ class AsyncChartMachine(ChartCore[S, E, C], AsyncMachine[S, E, C]):
     ) -> None:
         super().__init__(context, handlers, options=options)
         self._chart_setup()
-        self._started = False
 
-    async def start(self) -> S:
+    async def start_chart(self) -> S:
         """Enter the initial configuration (once; later calls return the state)."""
         self._refuse_reentry()
         async with self._lock:
@@ -49,7 +52,7 @@ class AsyncChartMachine(ChartCore[S, E, C], AsyncMachine[S, E, C]):
             return
         import asyncio
 
-        working = ChartState()
+        working = ChartState(clock=self._clock)
         self._owner = asyncio.current_task()
         self._enter_user_code()
         try:
@@ -74,8 +77,16 @@ class AsyncChartMachine(ChartCore[S, E, C], AsyncMachine[S, E, C]):
                     except Exception as exc:
                         result = Failure(exc)
                 elif kind is ACTION:
+                    working.time()  # read before any action runs; a failing clock propagates
                     try:
                         await self._call(subject, argument)
+                    except Exception as exc:
+                        result = Failure(exc)
+                elif kind is DELAY:
+                    try:
+                        result = self._calls[subject](self._context, argument)
+                        if _is_awaitable(result):
+                            result = await result
                     except Exception as exc:
                         result = Failure(exc)
                 else:
@@ -94,20 +105,34 @@ class AsyncChartMachine(ChartCore[S, E, C], AsyncMachine[S, E, C]):
             import asyncio
 
             working = self._chart.copy()
+            error: str | None = None
             self._owner = asyncio.current_task()
             self._enter_user_code()
             try:
-                taken = await self._drive(
-                    self._chart_engine.handle(working, member, payload), working
-                )
+                try:
+                    taken = await self._drive(
+                        self._chart_engine.handle(working, member, payload), working
+                    )
+                except ActionFailed as failure:  # an error route, or the failure as it is
+                    failed = working.selected
+                    working = self._chart.copy()
+                    engine = self._chart_engine
+                    taken = await self._drive(engine.handle(working, ERROR_ROUTE, payload), working)
+                    if taken is None:
+                        raise
+                    error = self._route_text(failure, member, working)
+                    taken.insert(0, (member, failed[0] if failed else ()))
                 if taken is None:
                     raise self._rejected(member)
-                source, target = self._chart_commit(working, member, payload)
+                stamp = working.time() if self._history is not None or self._listeners else None
+                store = self._options.store
+                if store is not None and self._checkpoints(taken):  # durable before applied
+                    snapshot = self._chart_checkpoint(working, member, payload, stamp, error)
+                    await asyncio.to_thread(self._store_snapshot, store, snapshot)
+                source, target, _ = self._chart_commit(working, member, payload, stamp, error)
             finally:
                 self._leave_user_code()
-            if self._checkpoints(taken) and self._options.store is not None:
-                await asyncio.to_thread(self._save_locked)
-            pending = pending_listeners(self, source, member, target, payload, None)
+            pending = pending_listeners(self, source, member, target, payload, error, stamp)
         for awaitable in pending:
             await self._await_listener(awaitable)
         return target
@@ -118,6 +143,32 @@ class AsyncChartMachine(ChartCore[S, E, C], AsyncMachine[S, E, C]):
         except InvalidTransition:
             return False
         return True
+
+    async def fire_due(self, now: float | None = None) -> int:
+        """Like :meth:`ChartMachine.fire_due`."""
+        fired = 0
+        while True:
+            self._refuse_reentry()
+            async with self._lock:
+                await self._start_locked()
+                found = self._take_due(self._clock() if now is None else now)
+            if found is None:
+                return fired
+            fired += 1
+            await self.try_send(found[1].event)
+
+    async def run_timers(self, sleep: Callable[[float], Awaitable[object]] | None = None) -> None:
+        """Fire timers as they fall due, forever (run it as a task; cancel it to stop). It
+        sleeps until the next due time by the machine's clock, at most ``poll`` seconds at a
+        time so that timers started meanwhile are seen; ``sleep`` is injectable for tests."""
+        import asyncio
+
+        pause = asyncio.sleep if sleep is None else sleep
+        while True:
+            await self.fire_due()
+            due = self.next_due
+            wait = _POLL if due is None else min(_POLL, max(0.0, due - self._clock()))
+            await pause(wait)
 
     async def can_send(self, event: E, /, **payload: Any) -> bool:
         """Whether some transition would take ``event`` now; evaluates guards only."""

@@ -15,16 +15,34 @@ leaf in document order (the only one unless regions run in parallel), history re
 from __future__ import annotations
 
 from collections.abc import Awaitable, Collection, Generator, Mapping
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from statewright._chart import ACTION, GUARD, ChartEngine, ChartState, Failure, Microstep, Request
+from statewright._chart import (
+    ACTION,
+    DELAY,
+    GUARD,
+    ChartEngine,
+    ChartState,
+    Failure,
+    Microstep,
+    Pending,
+    Request,
+)
+from statewright._chart_spec import ERROR_ROUTE
 from statewright._compat import StrEnum
-from statewright._core import _INFO, MachineCore
-from statewright._errors import InvalidTransition
+from statewright._core import _INFO
+from statewright._errors import ActionFailed, InvalidTransition
 from statewright._machine import Machine, _refuse_async_listeners
+from statewright._snapshot import M, Snapshot, SnapshotMixin
 
 if TYPE_CHECKING:
     from statewright._options import MachineOptions
+    from statewright._snapshot_decode import Decoded
+
+#: Set while :meth:`ChartCore.restore` builds a machine: the constructor must not enter the
+#: initial configuration (running entry actions) of a machine about to get its saved one.
+_RESTORING: ContextVar[bool] = ContextVar("statewright_chart_restoring", default=False)
 
 __all__ = ["ChartCore", "ChartMachine"]
 
@@ -33,7 +51,7 @@ E = TypeVar("E", bound=StrEnum)
 C = TypeVar("C")
 
 
-class ChartCore(MachineCore[S, E, C]):
+class ChartCore(SnapshotMixin[S, E, C]):
     """The chart's state and bookkeeping, shared by :class:`ChartMachine` and
     :class:`~statewright.AsyncChartMachine`; neither calls user code here."""
 
@@ -51,9 +69,13 @@ class ChartCore(MachineCore[S, E, C]):
             cls._engine_cache = engine
         return engine
 
-    def _chart_setup(self) -> None:
+    def _chart_setup(self) -> bool:
+        """Set the chart up; False when a restore will install the saved chart state."""
         self._chart_engine = type(self)._engine()
-        self._chart = ChartState()
+        self._chart = ChartState(clock=self._clock)
+        self._started = False
+        self._checkpoint_time: float | None = None
+        return not _RESTORING.get()
 
     # ----------------------------------------------------------------- read-only views
 
@@ -82,6 +104,25 @@ class ChartCore(MachineCore[S, E, C]):
     def is_final(self) -> bool:
         return self._chart.finished
 
+    @property
+    def pending_timers(self) -> dict[str, float]:
+        """Each pending timer's id and due time (seconds since the epoch, the machine's clock)."""
+        return {name: pending.due for name, pending in self._chart.timers.items()}
+
+    @property
+    def next_due(self) -> float | None:
+        """When the earliest pending timer is due; None without one."""
+        timers = self._chart.timers
+        return min(pending.due for pending in timers.values()) if timers else None
+
+    def _take_due(self, now: float) -> tuple[str, Pending] | None:
+        """Remove and return the earliest timer due at ``now`` (ties: by id)."""
+        due = [(p.due, name) for name, p in self._chart.timers.items() if p.due <= now]
+        if not due:
+            return None
+        _, name = min(due)
+        return name, self._chart.timers.pop(name)
+
     # ----------------------------------------------------------------- running the engine
 
     def _log_step(self, label: str, text: str) -> None:
@@ -90,23 +131,95 @@ class ChartCore(MachineCore[S, E, C]):
         )
 
     def _chart_commit(
-        self, working: ChartState, event: E, payload: Mapping[str, Any]
-    ) -> tuple[S, S]:
-        """Make ``working`` the machine's chart state and record the macrostep; returns
-        ``(state before, state after)``."""
+        self,
+        working: ChartState,
+        event: E,
+        payload: Mapping[str, Any],
+        stamp: float | None,
+        error: str | None = None,
+    ) -> tuple[S, S, int]:
+        """Make ``working`` the machine's chart state and record the macrostep (``error``: the
+        failed action an error route replaced); returns ``(state before, state after, counter
+        index)``."""
         engine = self._chart_engine
         source = self._state
         leaves = engine.leaves(working)
         target: S = engine.members[leaves[0]] if leaves else source
         index = self._counter(source, event, target)
-        if self._history is not None:  # first: a clock that raises leaves nothing half-recorded
-            self._history.append((index, self._clock(), payload))
+        if self._history is not None:
+            record = (index, stamp, payload) if error is None else (index, stamp, payload, error)
+            self._history.append(record)
         self._chart = working
         if target is not source:
             self._prev = source
         self._state = target
         self._counts[index] += 1
-        return source, target
+        return source, target, index
+
+    def _chart_checkpoint(
+        self,
+        working: ChartState,
+        event: E,
+        payload: Mapping[str, Any],
+        stamp: float | None,
+        error: str | None = None,
+    ) -> dict[str, Any]:
+        """The snapshot the machine will have once the macrostep is committed; the machine is
+        left as it was (the caller saves it, then commits: durable or not applied)."""
+        history, previous, state, chart = self._history, self._prev, self._state, self._chart
+        full = history is not None and len(history) == history.maxlen
+        dropped = history[0] if history is not None and full else None
+        _, _, index = self._chart_commit(working, event, payload, stamp, error)
+        self._checkpoint_time = working.time()  # the macrostep's, not a second clock reading
+        try:
+            return self._snapshot_locked()
+        finally:
+            self._checkpoint_time = None
+            self._state, self._prev, self._chart = state, previous, chart
+            self._counts[index] -= 1
+            if history is not None:
+                history.pop()
+                if dropped is not None:
+                    history.appendleft(dropped)
+
+    # ----------------------------------------------------------------- snapshots
+
+    def _snapshot_locked(self) -> dict[str, Any]:
+        from statewright._chart_snapshot import encode_chart
+
+        data = super()._snapshot_locked()
+        saved_at = self._checkpoint_time
+        if saved_at is None:
+            saved_at = self._clock()
+        data["chart"] = encode_chart(self._chart_engine, self._chart, saved_at)
+        return data
+
+    @classmethod
+    def restore(
+        cls: type[M],
+        snapshot: Snapshot[M] | str | bytes,
+        handlers: object | None = None,
+        *,
+        options: MachineOptions | None = None,
+        context: Any = None,
+    ) -> M:
+        """Like :meth:`Machine.restore`; the saved configuration, history memory, queued events
+        and timers are installed as they were, and no entry action runs."""
+        token = _RESTORING.set(True)
+        try:
+            return super().restore(snapshot, handlers, options=options, context=context)
+        finally:
+            _RESTORING.reset(token)
+
+    def _restored(self, decoded: Decoded) -> None:
+        from statewright._chart_snapshot import restart_timers
+
+        chart: ChartState
+        chart, saved_at = decoded.chart
+        chart.clock = self._clock
+        restart_timers(chart.timers, saved_at, self._clock())
+        self._chart = chart
+        self._started = True
 
     def _counter(self, source: S, event: E, target: S) -> int:
         """The counter of a ``(source, event, target)`` triple, registered on first use: a
@@ -131,6 +244,13 @@ class ChartCore(MachineCore[S, E, C]):
         if leaves:
             self._state = engine.members[leaves[0]]
 
+    def _route_text(self, failure: ActionFailed, event: E, working: ChartState) -> str:
+        """The history's error text for an action an error route replaced (logged as well)."""
+        text = f"{failure.action}: {type(failure.error).__name__}: {failure.error}"
+        leaves = self._chart_engine.leaves(working)
+        self._routed(event, text, self._chart_engine.members[leaves[0]])
+        return text
+
     def _checkpoints(self, taken: list[Microstep]) -> bool:
         transitions = self._chart_engine.chart.transitions
         return any(transitions[index].checkpoint for _, indexes in taken for index in indexes)
@@ -138,7 +258,7 @@ class ChartCore(MachineCore[S, E, C]):
     def _rejected(self, member: E) -> InvalidTransition:
         reason = "no guard passed" if member in self.allowed_events() else ""
         if not reason and self._chart.finished:
-            reason = "the machine is in a final state"
+            reason = "the state is final"
         return self._reject(member, reason)
 
 
@@ -150,8 +270,9 @@ class ChartMachine(ChartCore[S, E, C], Machine[S, E, C]):
         self, context: C, handlers: object | None = None, *, options: MachineOptions | None = None
     ) -> None:
         super().__init__(context, handlers, options=options)
-        self._chart_setup()
-        working = ChartState()
+        if not self._chart_setup():
+            return
+        working = ChartState(clock=self._clock)
         self._enter_user_code()
         try:
             self._drive(self._chart_engine.start(working), working)
@@ -172,8 +293,14 @@ class ChartMachine(ChartCore[S, E, C], Machine[S, E, C]):
                     except Exception as exc:
                         result = Failure(exc)
                 elif kind is ACTION:
+                    working.time()  # read before any action runs; a failing clock propagates
                     try:
                         self._call(subject, argument)
+                    except Exception as exc:
+                        result = Failure(exc)
+                elif kind is DELAY:
+                    try:
+                        result = self._calls[subject](self._context, argument)
                     except Exception as exc:
                         result = Failure(exc)
                 else:
@@ -190,17 +317,33 @@ class ChartMachine(ChartCore[S, E, C], Machine[S, E, C]):
             self._check_usable()
             member, _ = self._resolve(event)
             working = self._chart.copy()
+            error: str | None = None
             self._enter_user_code()
             try:
-                taken = self._drive(self._chart_engine.handle(working, member, payload), working)
+                try:
+                    taken = self._drive(
+                        self._chart_engine.handle(working, member, payload), working
+                    )
+                except ActionFailed as failure:  # an error route, or the failure as it is
+                    failed = working.selected
+                    working = self._chart.copy()
+                    engine = self._chart_engine
+                    taken = self._drive(engine.handle(working, ERROR_ROUTE, payload), working)
+                    if taken is None:
+                        raise
+                    error = self._route_text(failure, member, working)
+                    taken.insert(0, (member, failed[0] if failed else ()))
                 if taken is None:
                     raise self._rejected(member)
-                source, target = self._chart_commit(working, member, payload)
+                stamp = working.time() if self._history is not None or self._listeners else None
+                store = self._options.store
+                if store is not None and self._checkpoints(taken):  # durable before applied
+                    snapshot = self._chart_checkpoint(working, member, payload, stamp, error)
+                    self._store_snapshot(store, snapshot)
+                source, target, _ = self._chart_commit(working, member, payload, stamp, error)
             finally:
                 self._leave_user_code()
-            if self._checkpoints(taken) and self._options.store is not None:
-                self._save_locked()
-            pending = pending_listeners(self, source, member, target, payload, None)
+            pending = pending_listeners(self, source, member, target, payload, error, stamp)
             if pending:
                 _refuse_async_listeners(pending)
             return target
@@ -211,6 +354,19 @@ class ChartMachine(ChartCore[S, E, C], Machine[S, E, C]):
         except InvalidTransition:
             return False
         return True
+
+    def fire_due(self, now: float | None = None) -> int:
+        """Send every timer's event that is due at ``now`` (default: the clock), earliest first,
+        through :meth:`send` (so guards, checkpoints and listeners apply); returns how many fired.
+        A fired timer is gone even when no transition took its event."""
+        fired = 0
+        with self._lock:
+            while True:
+                found = self._take_due(self._clock() if now is None else now)
+                if found is None:
+                    return fired
+                fired += 1
+                self.try_send(found[1].event)  # a rejection is logged at DEBUG by send
 
     def can_send(self, event: E, /, **payload: Any) -> bool:
         """Whether some transition would take ``event`` now; evaluates guards only."""

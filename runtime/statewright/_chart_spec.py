@@ -21,15 +21,18 @@ __all__ = [
     "ATOMIC",
     "COMPOUND",
     "DEEP_HISTORY",
+    "ERROR_ROUTE",
     "FINAL",
     "PARALLEL",
     "SHALLOW_HISTORY",
+    "Cancel",
     "Chart",
     "ChartGuard",
     "ChartNode",
     "ChartTransition",
     "Log",
     "Raise",
+    "Send",
     "Step",
 ]
 
@@ -41,6 +44,23 @@ SHALLOW_HISTORY: Final = "shallow"
 DEEP_HISTORY: Final = "deep"
 
 _set = object.__setattr__
+
+
+class _ErrorRoute:
+    """The marker an error handler's transition takes (see :data:`ERROR_ROUTE`)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "ERROR_ROUTE"
+
+    def __reduce__(self) -> str:
+        return "ERROR_ROUTE"
+
+
+#: What an error handler's transition is taken on: when an action fails (``on_error = "raise"``)
+#: the machine drops the macrostep and sends this instead, from where it was. No event equals it.
+ERROR_ROUTE: Final = _ErrorRoute()
 
 
 class Raise(FrozenValue):
@@ -69,8 +89,51 @@ class Log(FrozenValue):
         _set(self, "text", text)
 
 
-#: One piece of executable content: a handler action's name, :class:`Raise` or :class:`Log`.
-Step = str | Raise | Log
+class Send(FrozenValue):
+    """Executable content: send ``event`` to the machine itself after ``delay`` seconds (or what
+    the delay handler ``handler`` returns), as timer ``id`` (a later send with the same id
+    replaces it). ``on_restore`` says what a restored machine does with it: ``"fire"`` at its
+    due time (at once when overdue), ``"resume"`` with the time it had left, ``"restart"``."""
+
+    __match_args__ = ("event", "id", "delay", "handler", "on_restore")
+    __slots__ = __match_args__
+
+    event: Any
+    id: str
+    delay: float | None
+    handler: str | None
+    on_restore: str
+
+    def __init__(
+        self,
+        event: Any,
+        id: str,  # SCXML's name for it
+        delay: float | None = None,
+        handler: str | None = None,
+        on_restore: str = "fire",
+    ) -> None:
+        _set(self, "event", event)
+        _set(self, "id", id)
+        _set(self, "delay", delay)
+        _set(self, "handler", handler)
+        _set(self, "on_restore", on_restore)
+
+
+class Cancel(FrozenValue):
+    """Executable content: cancel the pending timer ``id`` (nothing happens if there is none)."""
+
+    __match_args__ = ("id",)
+    __slots__ = __match_args__
+
+    id: str
+
+    def __init__(self, id: str) -> None:
+        _set(self, "id", id)
+
+
+#: One piece of executable content: a handler action's name, :class:`Raise`, :class:`Log`,
+#: :class:`Send` or :class:`Cancel`.
+Step = str | Raise | Log | Send | Cancel
 #: ``guard(handlers, context, payload, active)``: ``active`` holds the active states' indexes.
 ChartGuard = Callable[[Any, Any, Any, Container[int]], bool]
 
@@ -89,6 +152,7 @@ class ChartNode(FrozenValue):
         "exit",
         "default",
         "default_steps",
+        "timers",
         "done",
     )
     __slots__ = __match_args__
@@ -106,6 +170,8 @@ class ChartNode(FrozenValue):
     #: A history state's default targets, used while it remembers nothing.
     default: tuple[int, ...]
     default_steps: tuple[Step, ...]
+    #: ``after`` timers: started when the state is entered, cancelled when it is left.
+    timers: tuple[Send, ...]
     #: The ``done.state.<id>`` event member raised when this compound or parallel state
     #: completes (``None`` when the spec has no use for it).
     done: Any
@@ -122,6 +188,7 @@ class ChartNode(FrozenValue):
         exit: tuple[Step, ...] = (),
         default: tuple[int, ...] = (),
         default_steps: tuple[Step, ...] = (),
+        timers: tuple[Send, ...] = (),
         done: Any = None,
     ) -> None:
         _set(self, "name", name)
@@ -134,6 +201,7 @@ class ChartNode(FrozenValue):
         _set(self, "exit", exit)
         _set(self, "default", default)
         _set(self, "default_steps", default_steps)
+        _set(self, "timers", timers)
         _set(self, "done", done)
 
 

@@ -18,11 +18,14 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Awaitable, Collection, Iterable, Mapping
+from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, Protocol, TypeVar
 
+from statewright._clock import checked_clock
 from statewright._compat import StrEnum
 from statewright._errors import (
     ActionFailed,
+    ClockError,
     Conflict,
     InvalidTransition,
     StatewrightError,
@@ -110,7 +113,9 @@ class MachineCore(Generic[S, E, C]):
         #: levels change; reading it is a third of an ``isEnabledFor`` call. ``False`` at INFO
         #: means "skip"; anything else falls through to :meth:`_announce`, which asks properly.
         self._log_cache: dict[int, bool] = _log_cache(self._logger, opts.log_transitions)
-        self._clock = opts.clock
+        #: A user-supplied clock is wrapped to enforce the clock rule (statewright._clock);
+        #: ``time.time`` itself is kept, so the hot path pays nothing.
+        self._clock = checked_clock(opts.clock)
         self._instance_id = opts.instance_id if opts.instance_id is not None else _random_id()
         self._state: S = spec.initial
         #: Fast entries of the current state; :data:`_BUSY_ROW` while user code runs or stale.
@@ -240,7 +245,7 @@ class MachineCore(Generic[S, E, C]):
         member: Any = None
         if isinstance(event, spec.event_type):
             member = event
-        elif isinstance(event, str) and not isinstance(event, StrEnum):
+        elif isinstance(event, str) and not isinstance(event, Enum):
             member = spec.event_type.__members__.get(event) or table.events_by_value.get(event)
         if member is None:
             raise self._logged(
@@ -371,7 +376,8 @@ class MachineCore(Generic[S, E, C]):
         event_type = table.spec.event_type
         if isinstance(event, event_type):
             member: Any = event
-        elif isinstance(event, str) and not isinstance(event, StrEnum):
+        elif isinstance(event, str) and not isinstance(event, Enum):  # a member of another
+            # enum with the same value is no event of this machine, on any path
             member = table.events_by_value.get(event)
             if member is None:
                 raise self._logged(
@@ -452,17 +458,36 @@ class MachineCore(Generic[S, E, C]):
             )
         return error
 
+    def _rejected_quietly(self, event: E) -> None:
+        """A rejection nobody raises (``try_send``): logged like every rejection when DEBUG is
+        enabled; otherwise nothing is built for it."""
+        if self._log_cache.get(_DEBUG, True) and self._logger.isEnabledFor(_DEBUG):
+            self._reject(event)  # builds and logs it
+
     def _target_of(self, alt: CompiledAlt) -> S | None:
         return self._prev if alt.target is None else alt.target
 
+    def _stamp(self) -> float | None:
+        """The slow path's clock reading, taken after the guards chose and before any action
+        runs, so that a failing clock (:class:`ClockError`) leaves nothing applied. Only read
+        when something will keep it (history, or listeners that get a record)."""
+        if self._history is None and not self._listeners:
+            return None
+        return self._clock()
+
     def _commit(
-        self, source: S, event: E, target: S, payload: Mapping[str, Any], error: str | None
-    ) -> None:
-        """Apply the state change and record it (the part after user code succeeded)."""
-        table = self._spec_table
-        index = table.counter_index[(source, event, target)]
-        if self._history is not None:  # first: a clock that raises leaves nothing half-recorded
-            stamp = self._clock()
+        self,
+        source: S,
+        event: E,
+        target: S,
+        payload: Mapping[str, Any],
+        error: str | None,
+        stamp: float | None,
+    ) -> int:
+        """Apply the state change and record it (the part after user code succeeded); returns
+        the step's counter index. The fast row is set when user code is left."""
+        index: int = self._spec_table.counter_index[(source, event, target)]
+        if self._history is not None:
             if error is None:
                 self._history.append((index, stamp, payload))
             else:
@@ -470,8 +495,8 @@ class MachineCore(Generic[S, E, C]):
         if target is not source:
             self._prev = source
         self._state = target
-        self._fast = table.fast_rows[target]
         self._counts[index] += 1
+        return index
 
     def _commit_trivial(
         self,
@@ -501,7 +526,13 @@ class MachineCore(Generic[S, E, C]):
         return []
 
     def _announce(
-        self, source: S, event: E, target: S, payload: Mapping[str, Any], error: str | None
+        self,
+        source: S,
+        event: E,
+        target: S,
+        payload: Mapping[str, Any],
+        error: str | None,
+        stamp: float | None = None,
     ) -> list[Awaitable[object]]:
         """Log and notify listeners about the transition just committed.
 
@@ -522,8 +553,14 @@ class MachineCore(Generic[S, E, C]):
             if self._history:
                 record = self._record(self._history[-1], self.total_transitions)
             else:
+                if stamp is None:  # history off, on the fast path: the transition is applied
+                    try:
+                        stamp = self._clock()
+                    except ClockError:
+                        self._logger.exception("clock failed; listeners not called")
+                        return pending
                 record = _record_type()(
-                    source, event, target, self._clock(), self.total_transitions, payload, error
+                    source, event, target, stamp, self.total_transitions, payload, error
                 )
             for listener in tuple(self._listeners):
                 try:
@@ -548,30 +585,19 @@ class MachineCore(Generic[S, E, C]):
         self,
         state: S,
         previous: S | None,
-        counts: Iterable[tuple[S, E, S, int]],
-        history: Iterable[tuple[S, E, S, float, Mapping[str, Any], str | None]],
+        counts: list[int],
+        history: Iterable[RawRecord],
         revision: int,
     ) -> None:
-        table = self._spec_table
+        """Install a checked snapshot (statewright._snapshot_decode): counters by index, raw
+        history records (cut to this machine's history limit)."""
         self._state = state
-        self._fast = table.fast_rows[state]
+        self._fast = self._spec_table.fast_rows[state]
         self._prev = previous
-        self._counts = [0] * len(table.triples)
-        for source, event, target, n in counts:
-            index = table.counter_index.get((source, event, target))
-            if index is None:
-                raise ValueError(f"transition {source} --{event}--> {target} is not in the spec")
-            self._counts[index] = n
+        self._counts = list(counts)
         if self._history is not None:
             self._history.clear()
-            for source, event, target, epoch, payload, error in history:
-                index = table.counter_index.get((source, event, target))
-                if index is None:
-                    raise ValueError(
-                        f"history step {source} --{event}--> {target} is not in the spec"
-                    )
-                raw = (index, epoch, payload) if error is None else (index, epoch, payload, error)
-                self._history.append(raw)
+            self._history.extend(history)
         self._revision = revision
 
 

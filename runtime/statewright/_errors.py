@@ -10,10 +10,12 @@ from collections.abc import Iterable, Sequence
 
 __all__ = [
     "ActionFailed",
+    "ClockError",
     "Conflict",
     "GuardFailed",
     "InvalidPayload",
     "InvalidTransition",
+    "RegistrySaveError",
     "SnapshotError",
     "StatewrightError",
     "StoreError",
@@ -103,12 +105,30 @@ class GuardFailed(StatewrightError):
         )
 
 
+class ClockError(StatewrightError):
+    """A user-supplied clock raised (``__cause__``) or returned something that is no epoch: a
+    finite number of seconds between 0001-01-01 and 9999-12-31 UTC. Nothing was applied."""
+
+
 class SnapshotError(StatewrightError):
-    """A snapshot is corrupted, truncated, for another machine, or for an unmigratable version."""
+    """A snapshot is corrupted, truncated, for another machine, or for an unmigratable version,
+    or a machine's state cannot be written as one.
+
+    ``field`` names the offending value when there is one (``"history[3].epoch"``,
+    ``"context.amount"``); the message starts with it.
+    """
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(f"{field}: {message}" if field else message)
+        self.field = field
+        #: The message without the field.
+        self.reason = message
 
 
 class StoreError(StatewrightError):
-    """A store could not read or write (I/O failure, invalid instance id, bad stored data)."""
+    """A store could not read or write: an I/O failure (disk full, read-only, permissions, a
+    database that is no database), an invalid instance id or revision. What was *stored* being
+    wrong is a :class:`SnapshotError` instead."""
 
 
 class Conflict(StoreError):
@@ -126,6 +146,20 @@ class Conflict(StoreError):
             f"instance {instance_id!r}: expected revision {expected} but found {found}; "
             "reload and retry"
         )
+
+
+class RegistrySaveError(StoreError):
+    """:meth:`MachineRegistry.save_all` saved some machines but not others.
+
+    ``saved`` maps the ids saved to their new revisions, ``failures`` the others to the error
+    each raised (a :class:`Conflict` marked that machine stale, as :meth:`Machine.save` does).
+    """
+
+    def __init__(self, saved: dict[str, int], failures: dict[str, Exception]) -> None:
+        self.saved = saved
+        self.failures = failures
+        listed = "; ".join(f"{key}: {type(e).__name__}: {e}" for key, e in failures.items())
+        super().__init__(f"{len(failures)} of {len(saved) + len(failures)} not saved: {listed}")
 
 
 class UnknownInstance(StatewrightError, KeyError):

@@ -10,9 +10,16 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Final
 
-__all__ = ["Listener", "RawRecord", "TransitionRecord", "format_timestamp", "to_json_value"]
+__all__ = [
+    "MAX_PAYLOAD_DEPTH",
+    "Listener",
+    "RawRecord",
+    "TransitionRecord",
+    "format_timestamp",
+    "to_json_value",
+]
 
 
 #: What the machine stores per transition: ``(counter_index, epoch, payload)``, plus the error
@@ -31,25 +38,55 @@ def format_timestamp(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, tz=timezone.utc).isoformat(timespec="microseconds")
 
 
-def to_json_value(value: object) -> Any:
+#: Nesting kept in a payload's JSON form; deeper values are replaced by a marker string.
+MAX_PAYLOAD_DEPTH: Final = 64
+#: Integers longer than this (about 3900 digits) are replaced too: JSON readers and CPython's
+#: ``int`` printing (4300 digits) cannot take them.
+_MAX_INT_BITS: Final = 13_000
+
+
+def to_json_value(value: object, depth: int = 0) -> Any:
     """The JSON form of a payload value: enums by value, dataclasses as dicts, tuples as lists.
 
-    Anything else that JSON cannot hold becomes its ``repr`` so that history never fails to record.
+    Always strict JSON data, so that history never fails to record or to snapshot: anything else
+    becomes its ``repr`` (a non-finite float too), keys become strings, and what nests deeper than
+    :data:`MAX_PAYLOAD_DEPTH` or is too long an integer becomes a short marker string.
     """
-    if value is None or isinstance(value, (bool, int, float)):
+    if value is None or value is True or value is False:
         return value
     if isinstance(value, enum.Enum):
-        return to_json_value(value.value)
+        return to_json_value(value.value, depth)
+    if isinstance(value, int):
+        if value.bit_length() > _MAX_INT_BITS:
+            return f"<int of {value.bit_length()} bits>"
+        return int(value)
+    if isinstance(value, float):
+        return float(value) if value - value == 0.0 else repr(float(value))
     if isinstance(value, str):
-        return str(value)
+        return str.__str__(value)
+    if depth >= MAX_PAYLOAD_DEPTH:
+        return f"<{type(value).__name__} nested more than {MAX_PAYLOAD_DEPTH} levels deep>"
     if isinstance(value, Mapping):
-        return {str(k): to_json_value(v) for k, v in value.items()}
+        return {_key(k): to_json_value(v, depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
         items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
-        return [to_json_value(v) for v in items]
+        return [to_json_value(v, depth + 1) for v in items]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return to_json_value(dataclasses.asdict(value))
-    return repr(value)
+        fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        return to_json_value(fields, depth)
+    try:
+        return repr(value)
+    except Exception as exc:  # a broken __repr__ must not break history
+        return f"<{type(value).__name__} whose repr raised {type(exc).__name__}>"
+
+
+def _key(key: object) -> str:
+    if isinstance(key, str):
+        return str(key)  # a StrEnum key by its value
+    try:
+        return str(key)
+    except Exception as exc:  # see to_json_value
+        return f"<{type(key).__name__} whose str raised {type(exc).__name__}>"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

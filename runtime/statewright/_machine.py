@@ -1,9 +1,11 @@
 """The synchronous machine: ``send`` applies one transition atomically under a per-instance lock.
 
-Order of effects for one event: guards (spec order, first that passes wins) -> exit actions of
-the source -> the alternative's actions -> entry actions of the target -> state change and
-history record -> checkpoint save (checkpoint alternatives with a store) -> listeners and log.
-Self-transitions are external: they run exit and entry actions too.
+Order of effects for one event: guards (spec order, first that passes wins) -> clock -> exit
+actions of the source -> the alternative's actions -> entry actions of the target -> checkpoint
+save of the post-transition snapshot (checkpoint alternatives with a store) -> state change and
+history record -> listeners and log. A checkpoint transition is durable or does not happen: if
+its save fails, the machine stays in the source state. Self-transitions are external: they run
+exit and entry actions too.
 """
 
 from __future__ import annotations
@@ -55,8 +57,13 @@ class Machine(SnapshotMixin[S, E, C]):
         lock.acquire()
         try:
             try:
-                member, target, self._fast, index, moves = self._fast[event]
+                member, target, fast, index, moves = self._fast[event]
             except (KeyError, TypeError):  # guarded, with actions, rejected or not an event
+                return self._send_slow(event, payload)
+            if member is not event and type(event) is not str:
+                # Found by value but neither the member nor a plain string: a member of another
+                # enum (UnknownEvent) or a str subclass. The checked path decides, as it does
+                # for guarded events; an identity test keeps the usual case free.
                 return self._send_slow(event, payload)
             # A trivial transition (no guard, no action, no checkpoint): no user code can run,
             # so it is committed inline.
@@ -70,6 +77,7 @@ class Machine(SnapshotMixin[S, E, C]):
             if moves:
                 self._prev = source
             self._state = target
+            self._fast = fast
             self._counts[index] += 1
             # The logger's own level cache (False = INFO disabled) spares an isEnabledFor call.
             if self._listeners or self._log_cache.get(_INFO, True):
@@ -101,9 +109,49 @@ class Machine(SnapshotMixin[S, E, C]):
         return self.send(member, **payload)
 
     def try_send(self, event: E, /, **payload: Any) -> bool:
-        """Like :meth:`send` but return False instead of raising :class:`InvalidTransition`."""
+        """Like :meth:`send` but return False instead of raising :class:`InvalidTransition`.
+
+        A rejection is an answer, not a failure: nothing is raised or built for it (it is logged
+        at DEBUG when that level is enabled). The trivial-transition path is :meth:`send`'s,
+        written out again: calling ``send`` would cost half as much as the transition itself.
+        """
+        lock = self._lock
+        lock.acquire()
         try:
-            self.send(event, **payload)
+            try:
+                member, target, fast, index, moves = self._fast[event]
+            except (KeyError, TypeError):
+                return self._try_slow(event, payload)
+            if member is not event and type(event) is not str:
+                return self._try_slow(event, payload)
+            history = self._history
+            if history is not None:
+                clock = self._clock
+                history.append((index, clock(), payload))
+            source = self._state
+            if moves:
+                self._prev = source
+            self._state = target
+            self._fast = fast
+            self._counts[index] += 1
+            if self._listeners or self._log_cache.get(_INFO, True):
+                pending = self._announce(source, member, target, payload, None)
+                if pending:
+                    _refuse_async_listeners(pending)
+            return True
+        finally:
+            lock.release()
+
+    def _try_slow(self, event: object, payload: dict[str, Any]) -> bool:
+        """``try_send`` off the trivial path: an event without alternatives here is answered
+        without an exception; the rest is :meth:`_send_slow`."""
+        try:
+            self._check_usable()
+            member, plan = self._resolve(event)
+            if plan is None:
+                self._rejected_quietly(member)
+                return False
+            self._send_slow(member, payload)
         except InvalidTransition:
             return False
         return True
@@ -159,6 +207,7 @@ class Machine(SnapshotMixin[S, E, C]):
             target = self._target_of(alt)
             if target is None:
                 raise self._reject(member, "there is no previous state to return to")
+            stamp = self._stamp()
             step = ""
             error_text: str | None = None
             try:
@@ -177,13 +226,17 @@ class Machine(SnapshotMixin[S, E, C]):
                 except Exception as route_exc:
                     raise ActionFailed(str(source), str(member), step, route_exc) from exc
                 target = self._routed(member, error_text, route.target)
-            self._commit(source, member, target, payload, error_text)
+            store = self._options.store
+            if alt.checkpoint and store is not None:  # durable before it is applied
+                snapshot = self._checkpoint_snapshot(
+                    source, member, target, payload, error_text, stamp
+                )
+                self._store_snapshot(store, snapshot)
+            self._commit(source, member, target, payload, error_text, stamp)
         finally:
             self._leave_user_code()
-        if alt.checkpoint and self._options.store is not None:
-            self._save_locked()
         if self._listeners or self._log_cache.get(_INFO, True):
-            pending = self._announce(source, member, target, payload, error_text)
+            pending = self._announce(source, member, target, payload, error_text, stamp)
             if pending:
                 _refuse_async_listeners(pending)
         return target

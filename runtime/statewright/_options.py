@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from statewright._payloads import PayloadCodec
-from statewright._store_protocol import Store
+from statewright._store_protocol import Store, is_instance_id
 
 __all__ = ["ContextCodec", "MachineOptions", "Migration"]
 
@@ -61,3 +61,8 @@ class MachineOptions:
     def __post_init__(self) -> None:
         if self.history_limit is not None and self.history_limit < 0:
             raise ValueError(f"history_limit must be >= 0 or None, not {self.history_limit}")
+        if self.instance_id is not None and not is_instance_id(self.instance_id):
+            raise ValueError(
+                f"instance_id {self.instance_id!r:.80} is no valid id: use 1-200 letters, "
+                "digits, '.', '_' or '-', starting with a letter or digit"
+            )

@@ -12,7 +12,7 @@ import logging
 import threading
 from typing import Any, Generic, TypeVar
 
-from statewright._errors import UnknownInstance
+from statewright._errors import RegistrySaveError, StatewrightError, UnknownInstance
 from statewright._machine import Machine
 from statewright._snapshot import SnapshotMixin
 from statewright._store_protocol import Store
@@ -111,21 +111,32 @@ class MachineRegistry(Generic[M]):
         return done
 
     def save_all(self) -> dict[str, int]:
-        """Save every registered machine to the registry's store; returns the new revisions.
+        """Save every registered machine; returns the new revisions.
 
-        Machines without their own store are saved to the registry's ``store`` (their revision
-        bookkeeping is the machine's own, so optimistic concurrency still applies).
+        A machine with its own store (``options.store``) is saved there, like
+        :meth:`Machine.save` does; the others go to the registry's ``store``. Every machine is
+        tried: if some fail, :class:`RegistrySaveError` names each failure after the others were
+        saved (a :class:`Conflict` marks that machine stale, as :meth:`Machine.save` does).
         """
         if self.store is None:
             raise ValueError("this registry has no store")
-        revisions: dict[str, int] = {}
-        for machine in self.list_all():
-            if isinstance(machine, Machine):
-                revisions[machine.instance_id] = machine.save(self.store)
-            else:
+        machines: list[Machine[Any, Any, Any]] = []
+        for registered in self.list_all():
+            if not isinstance(registered, Machine):
                 raise TypeError(
-                    f"{type(machine).__name__} is async: await machine.save(store) for each one"
+                    f"{type(registered).__name__} is async: await machine.save(store) for each one"
                 )
+            machines.append(registered)
+        revisions: dict[str, int] = {}
+        failures: dict[str, Exception] = {}
+        for sync in machines:
+            store = self.store if sync.options.store is None else None  # None: its own
+            try:
+                revisions[sync.instance_id] = sync.save(store)
+            except StatewrightError as error:  # StoreError, SnapshotError, a stale machine
+                failures[sync.instance_id] = error
+        if failures:
+            raise RegistrySaveError(revisions, failures)
         return revisions
 
     def load(

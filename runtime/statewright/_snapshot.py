@@ -1,19 +1,22 @@
-"""Snapshots: a machine instance as a JSON-compatible dict, and back (no pickle anywhere).
+"""Snapshots: a machine instance as JSON data, and back (no pickle anywhere).
 
 A snapshot carries everything needed to continue exactly where the instance stopped: state,
 PREVIOUS memory, statistics counters, retained history (with the raw epoch so timestamps round
 trip bit for bit), the encoded context and the store revision. It names the machine, the spec
 version and the spec hash so that loading into the wrong machine fails loudly, and older spec
-versions can be upgraded by ``options.migrations``.
+versions can be upgraded by ``options.migrations``. Restoring goes through the strict decoder
+(:mod:`statewright._snapshot_decode`), the context through :mod:`statewright._context`.
+
+Checkpoints are durable or not applied: :meth:`SnapshotMixin._checkpoint_snapshot` builds the
+snapshot the machine will have after a transition, the machine saves it and only then commits.
 
 Machines subclass :class:`SnapshotMixin`, so this module is imported with every generated module;
-json, dataclasses (which imports inspect, ast and dis) and :class:`MachineOptions` (a dataclass)
-are imported where snapshots are taken and restored instead.
+json, dataclasses (which imports inspect, ast and dis), the decoder and :class:`MachineOptions` (a
+dataclass) are imported where snapshots are taken and restored instead.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
@@ -23,9 +26,10 @@ from statewright._errors import Conflict, SnapshotError, StatewrightError, Unkno
 
 if TYPE_CHECKING:
     from statewright._options import MachineOptions
+    from statewright._snapshot_decode import Decoded
     from statewright._store_protocol import Store
 
-__all__ = ["SNAPSHOT_FORMAT", "Snapshot", "SnapshotMixin", "parse_json"]
+__all__ = ["SNAPSHOT_FORMAT", "Snapshot", "SnapshotMixin"]
 
 SNAPSHOT_FORMAT: Final = "statewright.snapshot/1"
 
@@ -34,46 +38,26 @@ E = TypeVar("E", bound=StrEnum)
 C = TypeVar("C")
 
 
-def parse_json(text: str | bytes) -> dict[str, Any]:
-    """Decode snapshot text; truncated or non-object input raises :class:`SnapshotError`."""
-    import json  # here, not at the top: only snapshots need it, and it costs ~2 ms to import
-
-    try:
-        data = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise SnapshotError(f"snapshot is not valid JSON (corrupted or truncated): {exc}") from exc
-    if not isinstance(data, dict):
-        raise SnapshotError(f"snapshot must be a JSON object, not {type(data).__name__}")
-    return data
-
-
-def _type_name(cls: type[Any]) -> str:
-    return f"{cls.__module__}:{cls.__qualname__}"
-
-
-def _loaded_type(name: str) -> type[Any] | None:
-    """Find a class by ``module:qualname`` among *already imported* modules (never imports)."""
-    module_name, _, qualname = name.partition(":")
-    obj: Any = sys.modules.get(module_name)
-    for part in qualname.split("."):
-        obj = getattr(obj, part, None)
-    return obj if isinstance(obj, type) else None
-
-
 class SnapshotMixin(MachineCore[S, E, C]):
-    """``snapshot``/``restore``/``load`` for both machine flavours."""
+    """``snapshot``/``restore``/``load`` and saving, for both machine flavours."""
 
     def snapshot(self: M) -> Snapshot[M]:
-        """The instance as JSON-compatible data (see the module docstring for the contents)."""
+        """The instance as JSON data (see the module docstring for the contents).
+
+        Raises :class:`SnapshotError` naming the field when the context cannot be written as
+        JSON that restores to an equal value (see :mod:`statewright._context`).
+        """
         with self._read_lock:
             return Snapshot(self._snapshot_locked())
 
     def _snapshot_locked(self) -> dict[str, Any]:
+        from statewright._context import encode_context  # see the module docstring
+
         spec = self._spec_table.spec
-        context, context_type = self._encode_context()
+        context, context_type = encode_context(self._context, self._options)
         history = []
         for record in self.history:
-            item = record.as_dict()
+            item = record.as_dict()  # payloads as JSON data, always (see to_json_value)
             item["epoch"] = record.epoch
             history.append(item)
         return {
@@ -94,26 +78,6 @@ class SnapshotMixin(MachineCore[S, E, C]):
             "context_type": context_type,
         }
 
-    def _encode_context(self) -> tuple[Any, str | None]:
-        codec = self._options.codec
-        context: Any = self._context
-        if codec is not None:
-            return codec.encode(context), None
-        import dataclasses  # here, not at the top: see the module docstring
-
-        if dataclasses.is_dataclass(context) and not isinstance(context, type):
-            return dataclasses.asdict(context), _type_name(type(context))
-        import json  # see parse_json
-
-        try:
-            json.dumps(context)
-        except (TypeError, ValueError) as exc:
-            raise SnapshotError(
-                f"context of type {type(context).__name__} is not JSON-compatible; "
-                "pass MachineOptions(codec=...) to encode it"
-            ) from exc
-        return context, None
-
     @classmethod
     def restore(
         cls: type[M],
@@ -125,54 +89,38 @@ class SnapshotMixin(MachineCore[S, E, C]):
     ) -> M:
         """Rebuild an instance from :meth:`snapshot` output (a dict or its JSON text).
 
-        ``context`` overrides the stored context. Raises :class:`SnapshotError` for another
-        machine, a newer or unmigratable spec version, or corrupted data.
+        ``context`` overrides the stored context. Everything else is checked first (see
+        :mod:`statewright._snapshot_decode`): a snapshot restores exactly what was saved, or
+        raises :class:`SnapshotError` naming the offending field.
         """
-        import dataclasses  # see _encode_context
+        import dataclasses  # here, not at the top: see the module docstring
 
+        from statewright._context import decode_context
         from statewright._options import MachineOptions
+        from statewright._snapshot_decode import decode, migrate, prepare
 
-        data = parse_json(snapshot) if isinstance(snapshot, (str, bytes)) else dict(snapshot)
         table = cls._table()
         spec = table.spec
         opts = options if options is not None else MachineOptions()
-        written_by = data.get("spec_version")
-        data = _check_and_migrate(data, spec.name, spec.version, opts)
-        if written_by == spec.version and data.get("spec_hash") != spec.spec_hash:
+        data = prepare(snapshot, spec.name, spec.version)
+        written_by = data["spec_version"]
+        data = migrate(data, spec.name, spec.version, opts)
+        decoded = decode(data, table)
+        if written_by == spec.version and data["spec_hash"] != spec.spec_hash:
             cls._log_hash_mismatch(data, spec.name)
-        try:
-            if opts.instance_id is None and isinstance(data.get("instance_id"), str):
-                opts = dataclasses.replace(opts, instance_id=data["instance_id"])
-            if context is None:
-                context = _decode_context(data.get("context"), data.get("context_type"), opts)
-            states, events = table.states_by_value, table.events_by_value
-            state = states[data["state"]]
-            previous = None if data.get("previous") is None else states[data["previous"]]
-            counts = [(states[s], events[e], states[t], int(n)) for s, e, t, n in data["counts"]]
-            history = [
-                (
-                    states[h["from"]],
-                    events[h["event"]],
-                    states[h["to"]],
-                    float(h["epoch"]),
-                    dict(h["payload"]),
-                    h.get("error"),
-                )
-                for h in data["history"]
-            ]
-            revision = int(data["revision"])
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise SnapshotError(
-                f"corrupted {spec.name} snapshot: {type(exc).__name__}: {exc}"
-            ) from exc
+        if opts.instance_id is None:
+            opts = dataclasses.replace(opts, instance_id=decoded.instance_id)
+        if context is None:
+            context = decode_context(decoded.context, decoded.context_type, opts)
         machine = cls(context, handlers, options=opts)
-        try:
-            machine._restore_state(state, previous, counts, history, revision)
-        except ValueError as exc:
-            raise SnapshotError(f"corrupted {spec.name} snapshot: {exc}") from exc
-        if machine.total_transitions != data.get("total_transitions", machine.total_transitions):
-            raise SnapshotError(f"corrupted {spec.name} snapshot: counters disagree with total")
+        machine._restore_state(
+            decoded.state, decoded.previous, decoded.counts, decoded.history, decoded.revision
+        )
+        machine._restored(decoded)
         return machine
+
+    def _restored(self, decoded: Decoded) -> None:
+        """What a machine restores beyond the flat fields (statecharts: the chart's state)."""
 
     @classmethod
     def _log_hash_mismatch(cls, data: Mapping[str, Any], name: str) -> None:
@@ -198,7 +146,13 @@ class SnapshotMixin(MachineCore[S, E, C]):
         snapshot = store.load(instance_id)
         if snapshot is None:
             raise UnknownInstance(instance_id, f"store {store!r}")
-        import dataclasses  # see _encode_context
+        stored_id = snapshot.get("instance_id")
+        if isinstance(stored_id, str) and stored_id != instance_id:
+            raise SnapshotError(
+                f"the snapshot stored as {instance_id!r} is the one of {stored_id!r}",
+                field="instance_id",
+            )
+        import dataclasses  # see restore
 
         from statewright._options import MachineOptions
 
@@ -214,13 +168,43 @@ class SnapshotMixin(MachineCore[S, E, C]):
         return self._save_to(store)
 
     def _save_to(self, store: Store) -> int:
+        return self._store_snapshot(store, self._snapshot_locked())
+
+    def _store_snapshot(self, store: Store, snapshot: dict[str, Any]) -> int:
+        """Save ``snapshot`` as the revision after this machine's; a :class:`Conflict` marks the
+        machine stale. (The async machine calls this in a worker thread.)"""
         try:
-            revision = store.save(self._instance_id, self.snapshot(), self._revision)
+            revision = store.save(self._instance_id, snapshot, self._revision)
         except Conflict as conflict:
             self._mark_stale(conflict)
             raise
         self._revision = revision
         return revision
+
+    def _checkpoint_snapshot(
+        self,
+        source: S,
+        event: E,
+        target: S,
+        payload: Mapping[str, Any],
+        error: str | None,
+        stamp: float | None,
+    ) -> dict[str, Any]:
+        """The snapshot this machine will have once the transition is committed; the machine is
+        left as it was (the caller saves it, then commits)."""
+        history, previous = self._history, self._prev
+        full = history is not None and len(history) == history.maxlen
+        dropped = history[0] if history is not None and full else None
+        index = self._commit(source, event, target, payload, error, stamp)
+        try:
+            return self._snapshot_locked()
+        finally:
+            self._state, self._prev = source, previous
+            self._counts[index] -= 1
+            if history is not None:
+                history.pop()
+                if dropped is not None:
+                    history.appendleft(dropped)
 
 
 #: Defined after the class so that its bound is no string: typing compiles a string bound, and the
@@ -236,50 +220,3 @@ class Snapshot(dict[str, Any], Generic[M_co]):
     ``Snapshot(data)``, which fits any machine and is checked when restored."""
 
     __slots__ = ()
-
-
-def _check_and_migrate(
-    data: dict[str, Any], name: str, version: int, options: MachineOptions
-) -> dict[str, Any]:
-    if data.get("format") != SNAPSHOT_FORMAT:
-        raise SnapshotError(f"not a statewright snapshot (format {data.get('format')!r})")
-    if data.get("machine") != name:
-        raise SnapshotError(f"snapshot is for machine {data.get('machine')!r}, not {name!r}")
-    found = data.get("spec_version")
-    if not isinstance(found, int):
-        raise SnapshotError(f"corrupted {name} snapshot: spec_version is {found!r}")
-    if found > version:
-        raise SnapshotError(
-            f"{name} snapshot was written by spec version {found}, newer than this machine's "
-            f"version {version}; upgrade the generated module"
-        )
-    while found < version:
-        migrate = options.migrations.get(found)
-        if migrate is None:
-            raise SnapshotError(
-                f"{name} snapshot has spec version {found} but the machine is version {version} "
-                f"and no migration from {found} is configured (MachineOptions(migrations=...))"
-            )
-        data = migrate(dict(data))
-        data["spec_version"] = found = found + 1
-    return data
-
-
-def _decode_context(data: Any, type_name: Any, options: MachineOptions) -> Any:
-    if options.codec is not None:
-        return options.codec.decode(data)
-    cls = options.context_type
-    if cls is None and isinstance(type_name, str):
-        cls = _loaded_type(type_name)
-        if cls is None:
-            raise SnapshotError(
-                f"context class {type_name} is not importable from loaded modules; "
-                "pass MachineOptions(context_type=...) or restore(..., context=...)"
-            )
-    import dataclasses  # see SnapshotMixin._encode_context
-
-    if cls is not None and dataclasses.is_dataclass(cls):
-        if not isinstance(data, dict):
-            raise SnapshotError(f"context for {cls.__name__} must be an object, not {data!r}")
-        return cls(**data)
-    return data

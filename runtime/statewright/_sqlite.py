@@ -5,11 +5,16 @@ and lets several processes share one database. WAL mode keeps readers from block
 Each save is ``UPDATE ... WHERE instance_id = ? AND revision = ?`` (or an INSERT for revision 0):
 if another writer got there first, no row matches, nothing is written and the loser gets
 :class:`Conflict`, so no update is ever lost silently.
+
+Every ``sqlite3`` failure is a :class:`StoreError`; a row whose content is wrong (not JSON, a
+checksum that does not match, a revision column that disagrees with the snapshot) is a
+:class:`SnapshotError`. Databases created before checksums get the ``checksum`` column on first
+open (``ALTER TABLE``); their rows load unverified until they are saved again.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 import sqlite3
 import threading
@@ -18,7 +23,13 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from statewright._errors import Conflict, SnapshotError, StoreError
-from statewright._stores import check_instance_id
+from statewright._stores import (
+    MAX_REVISION,
+    checksum,
+    encode_snapshot,
+    new_revision,
+    stored_snapshot,
+)
 
 __all__ = ["SqliteStore"]
 
@@ -28,7 +39,8 @@ CREATE TABLE IF NOT EXISTS statewright_instances (
     machine TEXT NOT NULL,
     revision INTEGER NOT NULL,
     snapshot TEXT NOT NULL,
-    updated_at REAL NOT NULL
+    updated_at REAL NOT NULL,
+    checksum TEXT
 )
 """
 
@@ -55,11 +67,39 @@ class SqliteStore:
             self._db = sqlite3.connect(
                 self.path, timeout=timeout, isolation_level=None, check_same_thread=False
             )
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open SQLite store {self.path}: {exc}") from exc
+        try:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(f"PRAGMA synchronous={synchronous}")
             self._db.execute(_SCHEMA)
+            #: Whether the table has its checksum column (added on first open of an old database;
+            #: a read-only one still loads, and ``save`` tries again before writing).
+            self._checksums = self._add_checksum_column()
         except sqlite3.Error as exc:
+            self._db.close()
             raise StoreError(f"cannot open SQLite store {self.path}: {exc}") from exc
+
+    def _add_checksum_column(self) -> bool:
+        def has_column() -> bool:
+            rows = self._db.execute("PRAGMA table_info(statewright_instances)").fetchall()
+            return any(row[1] == "checksum" for row in rows)
+
+        if has_column():
+            return True
+        try:
+            self._db.execute("BEGIN IMMEDIATE")  # one process migrates, the others then see it
+        except sqlite3.Error:
+            return False
+        try:
+            if not has_column():
+                self._db.execute("ALTER TABLE statewright_instances ADD COLUMN checksum TEXT")
+            self._db.execute("COMMIT")
+        except sqlite3.Error:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
+            return False
+        return True
 
     def close(self) -> None:
         with self._lock:
@@ -72,44 +112,50 @@ class SqliteStore:
         self.close()
 
     def load(self, instance_id: str, /) -> dict[str, Any] | None:
+        where = f"{self.path}: {instance_id!r:.80}"
         with self._lock:
             try:
+                column = ", checksum" if self._checksums else ""
                 row = self._db.execute(
-                    "SELECT revision, snapshot FROM statewright_instances WHERE instance_id = ?",
+                    f"SELECT revision, snapshot{column} FROM statewright_instances "
+                    "WHERE instance_id = ?",
                     (instance_id,),
                 ).fetchone()
             except sqlite3.Error as exc:
-                raise StoreError(f"{self.path}: cannot load {instance_id!r}: {exc}") from exc
+                raise StoreError(f"{where}: cannot load: {exc}") from exc
         if row is None:
             return None
-        revision, text = row
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
+        revision, text = row[0], row[1]
+        stored_checksum = row[2] if self._checksums else None
+        if not isinstance(text, (str, bytes)):
+            raise SnapshotError(f"{where}: the snapshot column holds {type(text).__name__}")
+        if stored_checksum is not None and type(stored_checksum) is not str:
+            raise SnapshotError(f"{where}: the checksum column holds {stored_checksum!r:.40}")
+        data = stored_snapshot(text, where, stored_checksum)
+        if revision != data["revision"] or type(revision) is not int:
             raise SnapshotError(
-                f"{self.path}: stored snapshot {instance_id!r} is corrupted"
-            ) from exc
-        if not isinstance(data, dict):
-            raise SnapshotError(f"{self.path}: stored snapshot {instance_id!r} is not an object")
-        data["revision"] = int(revision)
+                f"{where}: the revision column holds {revision!r:.40} but the snapshot says "
+                f"{data['revision']}"
+            )
         return data
 
     def save(self, instance_id: str, snapshot: Mapping[str, Any], expected_revision: int, /) -> int:
-        check_instance_id(instance_id)
-        revision = expected_revision + 1
-        data = dict(snapshot)
-        data["revision"] = revision
-        text = json.dumps(data, separators=(",", ":"), sort_keys=True)
-        machine = str(data.get("machine", ""))
+        revision = new_revision(instance_id, expected_revision)
+        text = encode_snapshot(snapshot, revision)
+        digest = checksum(text)
+        machine = str(snapshot.get("machine", ""))
         with self._lock:
             try:
+                if not self._checksums:
+                    self._checksums = self._add_checksum_column()
+                    if not self._checksums:
+                        raise StoreError(f"{self.path}: cannot add the checksum column")
                 if expected_revision == 0:
                     try:
                         self._db.execute(
-                            "INSERT INTO statewright_instances "
-                            "(instance_id, machine, revision, snapshot, updated_at) "
-                            "VALUES (?, ?, ?, ?, ?)",
-                            (instance_id, machine, revision, text, time.time()),
+                            "INSERT INTO statewright_instances (instance_id, machine, revision, "
+                            "snapshot, updated_at, checksum) VALUES (?, ?, ?, ?, ?, ?)",
+                            (instance_id, machine, revision, text, time.time(), digest),
                         )
                     except sqlite3.IntegrityError:
                         raise Conflict(
@@ -118,8 +164,8 @@ class SqliteStore:
                     return revision
                 cursor = self._db.execute(
                     "UPDATE statewright_instances SET revision = ?, snapshot = ?, machine = ?, "
-                    "updated_at = ? WHERE instance_id = ? AND revision = ?",
-                    (revision, text, machine, time.time(), instance_id, expected_revision),
+                    "updated_at = ?, checksum = ? WHERE instance_id = ? AND revision = ?",
+                    (revision, text, machine, time.time(), digest, instance_id, expected_revision),
                 )
                 if cursor.rowcount != 1:
                     raise Conflict(instance_id, expected_revision, self._revision(instance_id))
@@ -131,7 +177,11 @@ class SqliteStore:
         row = self._db.execute(
             "SELECT revision FROM statewright_instances WHERE instance_id = ?", (instance_id,)
         ).fetchone()
-        return None if row is None else int(row[0])
+        if row is None:
+            return None
+        if type(row[0]) is not int or not 1 <= row[0] <= MAX_REVISION:
+            raise SnapshotError(f"{self.path}: {instance_id!r} has revision {row[0]!r:.40}")
+        return int(row[0])
 
     def delete(self, instance_id: str, /) -> bool:
         with self._lock:
@@ -145,9 +195,12 @@ class SqliteStore:
 
     def list_ids(self) -> list[str]:
         with self._lock:
-            rows = self._db.execute(
-                "SELECT instance_id FROM statewright_instances ORDER BY instance_id"
-            ).fetchall()
+            try:
+                rows = self._db.execute(
+                    "SELECT instance_id FROM statewright_instances ORDER BY instance_id"
+                ).fetchall()
+            except sqlite3.Error as exc:
+                raise StoreError(f"{self.path}: cannot list instances: {exc}") from exc
         return [str(r[0]) for r in rows]
 
     def __repr__(self) -> str:

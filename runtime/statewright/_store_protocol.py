@@ -8,9 +8,30 @@ registry, which only mention ``Store``, import this module.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Final, Protocol, runtime_checkable
 
-__all__ = ["Store"]
+from statewright._errors import StoreError
+
+__all__ = ["INSTANCE_ID_PATTERN", "Store", "check_instance_id", "is_instance_id"]
+
+#: Instance ids become file names and keys: letters, digits, ``._-``, at most 200 characters.
+INSTANCE_ID_PATTERN: Final = r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}"
+
+
+def is_instance_id(value: object) -> bool:
+    import re  # here, not at the top: generated modules import this module
+
+    return isinstance(value, str) and re.fullmatch(INSTANCE_ID_PATTERN, value) is not None
+
+
+def check_instance_id(instance_id: str) -> str:
+    """``instance_id`` itself, or :class:`StoreError` when it is no valid id."""
+    if not is_instance_id(instance_id):
+        raise StoreError(
+            f"invalid instance id {instance_id!r:.80}: use 1-200 letters, digits, '.', '_' or "
+            "'-', starting with a letter or digit"
+        )
+    return instance_id
 
 
 @runtime_checkable

@@ -187,9 +187,12 @@ def _chart_allowed(spec: MachineSpec[Any, Any]) -> dict[Any, frozenset[Any]]:
     """Each leaf state's events in a statechart: its transitions' and its ancestors'."""
     chart = spec.chart
     assert chart is not None
+    # Not ERROR_ROUTE, and not what ``after`` timers send: the machine sends those itself.
+    members = set(cast("Iterable[Any]", spec.event_type))
+    members -= {timer.event for node in chart.nodes for timer in node.timers}
     events: list[set[Any]] = [set() for _ in chart.nodes]
     for transition in chart.transitions:
-        events[transition.source] |= transition.events
+        events[transition.source] |= transition.events & members
     allowed: dict[Any, frozenset[Any]] = {}
     for index, node in enumerate(chart.nodes):
         if node.member is None:

@@ -196,12 +196,12 @@ def run_machine(
 def run_async_machine(
     module: types.ModuleType, script: Script, events: Sequence[str]
 ) -> list[Observation]:
-    """The asyncio flavour: ``await machine.start()``, then each event."""
+    """The asyncio flavour: ``await machine.start_chart()``, then each event."""
 
     async def run() -> list[Observation]:
         machine = module.RandomAsyncMachine(None, Handlers(script), options=machine_options(script))
         try:
-            await machine.start()
+            await machine.start_chart()
         except StatewrightError as error:
             return [_observe(_outcome(error), None, script, 0)]
         observations = [_observe("started", machine, script, 0)]

@@ -170,9 +170,8 @@ then = ["left"]
     assert sync[-1].leaves == {"a2", "b2"}  # deep history, restored once en_a2 succeeds
 
 
-def test_the_async_machine_starts_on_start_or_with_its_first_event() -> None:
-    spec = chart(COMPOUND.replace("TYPE", "internal"), initial='"s"')
-    module = compile_chart(spec)
+def test_the_async_machine_starts_on_start_chart_or_with_its_first_event() -> None:
+    module = compile_chart(chart(COMPOUND.replace("TYPE", "internal"), initial='"s"'))
     script = Script()
     machine = module.RandomAsyncMachine(None, Handlers(script))
     assert script.trace == []  # a constructor cannot await: nothing entered yet
@@ -183,3 +182,12 @@ def test_the_async_machine_starts_on_start_or_with_its_first_event() -> None:
 
     asyncio.run(first_event())
     assert [call[1] for call in script.trace] == ["en_s", "en_s1", "ex_s1", "t", "en_s2"]
+    started = Script()
+    machine = module.RandomAsyncMachine(None, Handlers(started))
+
+    async def start_twice() -> None:
+        await machine.start_chart()
+        await machine.start_chart()  # once only
+
+    asyncio.run(start_twice())
+    assert [call[1] for call in started.trace] == ["en_s", "en_s1"]

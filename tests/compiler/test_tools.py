@@ -33,6 +33,7 @@ def test_the_command_and_the_running_machine_agree(spec: Path, flavour: str) -> 
     expected = {
         state.name: [getattr(tool, shape)() for tool in running.tools(members[state.member])]
         for state in machine.states
+        if state.is_leaf
     }
     assert tool_definitions(machine, flavour) == expected  # type: ignore[arg-type]  # a str from the list
     result = run_cli(["tools", str(spec), "--format", flavour])

@@ -44,23 +44,13 @@ def test_reserved_method_names_cover_both_machines() -> None:
 
     public = {
         name
-        for machine in (statewright.Machine, statewright.AsyncMachine)
+        for machine in (
+            statewright.Machine,
+            statewright.AsyncMachine,
+            statewright.ChartMachine,
+            statewright.AsyncChartMachine,
+        )
         for name in dir(machine)
         if not name.startswith("_")
     }
     assert public <= RESERVED_METHOD_NAMES
-
-
-def test_reserved_method_names_cover_both_chart_machines() -> None:
-    """In a chart, an event's method must not shadow what the chart machines add either (an
-    event START would have replaced ``AsyncChartMachine.start``)."""
-    import statewright
-    from statewright_compiler.read_events import CHART_METHOD_NAMES, RESERVED_METHOD_NAMES
-
-    public = {
-        name
-        for machine in (statewright.ChartMachine, statewright.AsyncChartMachine)
-        for name in dir(machine)
-        if not name.startswith("_")
-    }
-    assert public <= RESERVED_METHOD_NAMES | CHART_METHOD_NAMES

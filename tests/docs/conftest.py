@@ -9,6 +9,7 @@ import pytest
 from statewright_compiler.diagrams import render_mermaid
 from statewright_compiler.docs import render_markdown
 
+from tests.docs.chart_machines import CASES, CHART_MACHINES
 from tests.docs.sample_machines import ALL_MACHINES
 from tests.docs.seeds import GOLDEN, SPECS, compile_seed
 from tests.docs.tools import MarkdownBlock, MermaidResult, run_markdown, run_mermaid
@@ -19,8 +20,9 @@ MODES = {"collapsed": False, "expanded": True}
 @pytest.fixture(scope="session")
 def rendered_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder holding ``diagram-<machine>-<mode>.mmd`` and ``page-<machine>.md`` for the sample
-    machines, ``seed-<spec>-<mode>.mmd`` for spec/*.toml and ``golden-<spec>.md`` for the golden
-    pages."""
+    machines, ``seed-<spec>-<mode>.mmd`` for spec/*.toml, ``golden-<spec>.md`` for the golden
+    pages, ``chart-<machine>-<mode>.mmd`` and ``chartpage-<machine>.md`` for the statecharts, and
+    ``case-<case>.md`` / ``case-<case>.mmd`` for the golden pages and diagrams of tests/cases."""
     directory = tmp_path_factory.mktemp("rendered")
     files: dict[str, str] = {}
     for name, build in ALL_MACHINES.items():
@@ -32,6 +34,16 @@ def rendered_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
         machine = compile_seed(spec)
         for mode, expand in MODES.items():
             files[f"seed-{spec.stem}-{mode}.mmd"] = render_mermaid(machine, expand_wildcards=expand)
+    for name, build in CHART_MACHINES.items():
+        machine = build()
+        files[f"chartpage-{name}.md"] = render_markdown(machine)
+        for mode, expand in MODES.items():
+            files[f"chart-{name}-{mode}.mmd"] = render_mermaid(machine, expand_wildcards=expand)
+    for case in CASES:
+        for suffix in ("md", "mmd"):
+            expected = case.parent / f"expected.{suffix}"
+            if expected.exists():
+                files[f"case-{case.parent.name}.{suffix}"] = expected.read_text("utf-8")
     for golden in sorted(GOLDEN.glob("*.md")):
         files[f"golden-{golden.name}"] = golden.read_text("utf-8")
     for file_name, text in files.items():

@@ -40,6 +40,8 @@ ALLOWED_ELEMENTS = frozenset(
 )  # fmt: skip
 SAFE_LINK_PREFIXES = ("http://", "https://", "mailto:")
 PAGES = 80
+#: Statechart pages, after the flat ones.
+CHART_PAGES = 40
 #: The findings of the hardening review, as the first pages: a value whose backticks used to
 #: close its code span, a line of raw HTML, a line break in a value.
 FIXED = ["a`<img src=x onerror=alert(1)>`b", "<script>alert(1)</script>", "one\ntwo"]
@@ -96,6 +98,78 @@ description = {t()}
     return spec, texts
 
 
+def hostile_chart_spec(seed: int) -> tuple[str, dict[str, str]]:
+    """A statechart with hostile text in every field that takes text, log steps included."""
+    chooser = random.Random(seed)
+    texts = {name: hostile(chooser) for name in ("label", "event_label", "meta", "meta_key", "log")}
+    texts["value"] = hostile(chooser) + f" #{seed}"
+    texts["event_value"] = hostile(chooser) + f" @{seed}"
+
+    def t(name: str | None = None) -> str:
+        return toml_string(texts[name] if name else hostile(chooser))
+
+    spec = f"""\
+[machine]
+name = "HostileChart"
+module = "hostile_chart"
+initial = "outer"
+description = {t()}
+metadata = {{ {t("meta_key")} = {t("meta")} }}
+
+[states.outer]
+value = {t("value")}
+label = {t("label")}
+description = {t()}
+entry = [{{ log = {t("log")}, label = {t()} }}, {{ raise = "E1" }}]
+on.E0 = [{{ to = "left", type = "internal", guard = "g and in(right)", description = {t()} }}]
+on."done.state" = {{ to = "done", then = [{{ log = {t("log")} }}] }}
+
+[states.both]
+parent = "outer"
+kind = "parallel"
+label = {t("label")}
+metadata = {{ {t("meta_key")} = {t("meta")} }}
+
+[states.left]
+parent = "both"
+label = {t()}
+on.E1 = {{ to = [], actions = [{{ log = {t()} }}] }}
+always = {{ to = "finished", guard = "h" }}
+
+[states.right]
+parent = "both"
+description = {t()}
+
+[states.memory]
+parent = "outer"
+kind = "history"
+history = "deep"
+label = {t("label")}
+
+[states.finished]
+parent = "outer"
+kind = "final"
+
+[states.done]
+kind = "final"
+
+[events.E0]
+value = {t("event_value")}
+label = {t("event_label")}
+description = {t()}
+metadata = {{ {t("meta_key")} = {t("meta")} }}
+
+[events.E1]
+description = {t()}
+
+[[transitions]]
+from = ["right"]
+event = "E1"
+to = "memory"
+"""
+    return spec, texts
+
+
 class _Elements(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -122,7 +196,10 @@ def expected_rows(machine: Machine) -> list[int]:
     overview = 9 + len(machine.metadata)
     rows = [overview + 1, len(machine.states) + 1, len(machine.events) + 1]
     for state in machine.states:
-        count = sum(1 for t in machine.transitions if t.source == state.name)
+        if machine.chart:  # a chart's rows follow its rules
+            count = sum(1 for rule in machine.rules if state.name in rule.sources)
+        else:
+            count = sum(1 for t in machine.transitions if t.source == state.name)
         rows += [count + 1] if count else []
     rows += [len(machine.error_handlers) + 1] if machine.error_handlers else []
     rows += [len(machine.tags) + 1] if machine.tags else []
@@ -135,8 +212,8 @@ def rendered(
 ) -> list[tuple[Machine, dict[str, str], dict[str, str]]]:
     folder = tmp_path_factory.mktemp("hostile")
     machines = []
-    for seed in range(PAGES):
-        spec, texts = hostile_spec(seed)
+    for seed in range(PAGES + CHART_PAGES):
+        spec, texts = hostile_spec(seed) if seed < PAGES else hostile_chart_spec(seed)
         path = f"specs/`odd` |<b>{seed}</b>\\.toml"
         machine, _ = validate_source(parse_spec_text(spec, path))
         page = folder / f"page{seed}.md"
@@ -181,6 +258,8 @@ def test_labels_values_and_paths_read_back_exactly(
             shown = "".join(parsed.text)
             for name in ("value",):
                 assert visible(texts[name]) in shown, (renderer, name, texts[name])
+            if machine.chart:
+                assert visible(texts["log"]) in shown, (renderer, "log", texts["log"])
             for name in ("label", "event_label", "meta"):
                 for line in texts[name].splitlines():
                     # Whitespace at the ends of a cell is not shown (HTML collapses it).

@@ -14,7 +14,7 @@ import re
 import shutil
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import unescape
 from pathlib import Path
 from typing import Any, NoReturn
@@ -64,6 +64,12 @@ class MermaidResult:
     """Mermaid state id -> the ``classDef`` classes applied to it."""
     relations: list[tuple[str, str, str]]
     """``(id1, id2, title)`` in diagram order; the start pseudo-state is ``root_start``."""
+    layout_nodes: list[dict[str, Any]] = field(default_factory=list)
+    """What Mermaid lays out: ``id``, ``label``, ``parentId`` (the box it is drawn in: a
+    composite state, or a ``divider`` shape, one per region of a parallel state), ``isGroup``,
+    ``shape`` and ``classes``; the initial pseudo-state of a box is ``<box id>_start``."""
+    layout_edges: list[tuple[str, str, str]] = field(default_factory=list)
+    """``(start, end, label)`` of every edge Mermaid lays out."""
 
 
 def _node_tool(script: str) -> tuple[str, Path]:
@@ -98,6 +104,11 @@ def run_mermaid(paths: Sequence[Path]) -> dict[str, MermaidResult]:
             relations=[
                 (relation["id1"], relation["id2"], relation["title"])
                 for relation in entry.get("relations", [])
+            ],
+            layout_nodes=(entry.get("layout") or {}).get("nodes", []),
+            layout_edges=[
+                (edge["start"], edge["end"], edge["label"])
+                for edge in (entry.get("layout") or {}).get("edges", [])
             ],
         )
     return results

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from statewright import MachineOptions, StatewrightError, UnknownEvent
+from statewright import ClockError, MachineOptions, StatewrightError, UnknownEvent
 
 from tests.runtime.machines import (
     TASK_TABLE,
@@ -87,8 +87,9 @@ def test_a_failing_clock_changes_nothing_and_releases_the_lock() -> None:
     ticks = iter([1.0])
     m = PlainTaskMachine(None, options=MachineOptions(clock=lambda: next(ticks)))
     m.send(Ev.TASK_CREATED)
-    with pytest.raises(StopIteration):
+    with pytest.raises(ClockError) as info:
         m.send(Ev.PLAN_DONE)
+    assert isinstance(info.value.__cause__, StopIteration)
     assert m.state is St.PLANNING and m.total_transitions == len(m.history) == 1
     assert m.previous_state is St.IDLE
     ticks = iter([2.0])

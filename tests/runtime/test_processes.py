@@ -109,6 +109,8 @@ def _check_after_crash(kind: str, store: Store, last: int) -> None:
     assert machine2.save() == snapshot["revision"] + 1
     if kind == "json":
         assert store.list_ids() == ["crash"]  # stray temp files are never mistaken for instances
+        assert isinstance(store, JsonFileStore)
+        assert not list(store.directory.glob(".*.tmp"))  # opening the store removed them
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "json"])

@@ -117,11 +117,22 @@ def test_equality_and_hashing_are_by_value() -> None:
 
 
 def test_pickling_round_trips_the_generated_spec() -> None:
-    spec = remem.SPEC
+    import door
+
+    spec = door.SPEC
     loaded = pickle.loads(pickle.dumps(spec))
     assert loaded == spec and loaded is not spec
-    assert loaded.transitions[ReMemState.READY][ReMemEvent.THINK][0].guard is remem._guard_0
+    unlock = loaded.transitions[door.DoorState.LOCKED][door.DoorEvent.UNLOCK]
+    assert unlock[0].guard is door._guard_0
     assert pickle.loads(pickle.dumps(Alternative(PREVIOUS))).target is PREVIOUS
+
+
+def test_pickling_round_trips_a_chart_spec() -> None:
+    spec = remem.SPEC
+    loaded = pickle.loads(pickle.dumps(spec))
+    assert loaded == spec and loaded is not spec and loaded.chart == spec.chart
+    guards = [t.guard for t in loaded.chart.transitions if t.guard is not None]
+    assert guards and all(guard is getattr(remem, guard.__name__) for guard in guards)
 
 
 def test_pattern_matching_uses_the_fields_in_order() -> None:

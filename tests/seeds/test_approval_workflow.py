@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from approval_workflow import (
+    AfterReviewing0Payload,
     ApplyResultPayload,
     ApprovalWorkflowEvent,
     ApprovalWorkflowMachine,
@@ -101,7 +102,9 @@ class Handlers:
         context.backoff_delays.append(float(2 ** (context.attempt - 1)))  # not slept in tests
         context.executed.append("apply_changes(target=production)")
 
-    def kill_workflow(self, context: WorkflowContext, payload: TimeoutPayload, /) -> None:
+    def kill_workflow(
+        self, context: WorkflowContext, payload: TimeoutPayload | AfterReviewing0Payload, /
+    ) -> None:
         self._run("kill_workflow")
         context.killed = True
 
@@ -112,7 +115,8 @@ class Handlers:
         | RejectPayload
         | ApplyResultPayload
         | TimeoutPayload
-        | ResubmitPayload,
+        | ResubmitPayload
+        | AfterReviewing0Payload,
         /,
     ) -> None:
         self.calls.append("log_error")
@@ -357,6 +361,37 @@ def test_timeout_kills_the_workflow(state: ApprovalWorkflowState) -> None:
     assert workflow.context.killed
     assert store.saves[-1][:2] == ("error_state", "TIMEOUT")
     assert workflow.try_send(Ev.TIMEOUT) is False  # error_state has no timeout row
+
+
+def test_the_approval_wait_has_a_five_minute_deadline() -> None:
+    """The approval wait's deadline is a spec timer (`after` on reviewing), fired by the fake
+    clock through the normal send path: its kill_workflow action and its checkpoint apply."""
+    store = RecordingStore()
+    clock = FakeClock(step=0.0)
+    options = MachineOptions(instance_id="wf-t", store=store, clock=clock)
+    workflow = ApprovalWorkflowMachine(WorkflowContext(), Handlers(), options=options)
+    workflow.validated(valid=True)
+    (deadline,) = workflow.pending_timers.values()
+    assert deadline == clock.now + 300.0
+    clock.advance(299.0)
+    assert workflow.fire_due() == 0 and workflow.is_in(St.REVIEWING)
+    clock.advance(1.0)
+    assert workflow.fire_due() == 1
+    assert workflow.is_in(St.ERROR_STATE) and workflow.context.killed
+    assert store.saves[-1][:2] == ("error_state", "after.reviewing.0")
+    assert workflow.pending_timers == {}
+
+
+def test_an_approval_in_time_cancels_the_deadline() -> None:
+    clock = FakeClock(step=0.0)
+    options = MachineOptions(instance_id="wf-u", clock=clock)
+    workflow = ApprovalWorkflowMachine(WorkflowContext(), Handlers(), options=options)
+    workflow.validated(valid=True)
+    clock.advance(120.0)
+    workflow.approve()
+    assert workflow.pending_timers == {}
+    clock.advance(600.0)
+    assert workflow.fire_due() == 0 and workflow.state is St.APPLYING
 
 
 def test_timeout_action_error_in_submitted_uses_the_validation_handler() -> None:

@@ -29,7 +29,6 @@ from pegasus_task import (
     ToolCallFailedPayload,
 )
 from statewright import (
-    PREVIOUS,
     InvalidTransition,
     MachineOptions,
     MachineRegistry,
@@ -378,10 +377,22 @@ def test_resume_after_loading_the_suspension_checkpoint() -> None:
     ]
 
 
-def test_resume_target_is_previous() -> None:
-    from pegasus_task import transition_targets
+def test_resume_targets_the_history_of_active() -> None:
+    """The spec says "the state before suspension" with active's history state (spec v1 said it
+    with "<previous>"; the scenario tests above are unchanged)."""
+    from pegasus_task import CHART, IN_ACTIVE
 
-    assert transition_targets(St.SUSPENDED, Ev.TASK_RESUMED) == (PREVIOUS,)
+    names = [node.name for node in CHART.nodes]
+    resume = next(t for t in CHART.transitions if Ev.TASK_RESUMED in t.events)
+    (target,) = resume.targets
+    node = CHART.nodes[target]
+    assert (names[resume.source], node.name, node.kind, names[node.parent]) == (
+        "suspended",
+        "resume_point",
+        "shallow",
+        "active",
+    )
+    assert IN_ACTIVE == TAG_ACTIVE
 
 
 NON_FINAL = [s for s in St if s not in FINAL_STATES]

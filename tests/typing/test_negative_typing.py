@@ -36,9 +36,12 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> Checked:
     folder = tmp_path_factory.mktemp("consumer")
     generate(REPO / "spec" / "pegasus_task.toml", folder)
     generate(REPO / "examples" / "door.toml", folder)
+    chart = REPO / "tests" / "cases" / "chart_sink" / "expected.py"
+    shutil.copyfile(chart, folder / "chart_sink.py")
     for name in [*SNIPPETS, POSITIVE]:
         shutil.copyfile(CASES / f"{name}.py.txt", folder / f"{name}.py")
-    files = ["pegasus_task.py", "door.py", *(f"{name}.py" for name in [*SNIPPETS, POSITIVE])]
+    modules = ["pegasus_task.py", "door.py", "chart_sink.py"]
+    files = [*modules, *(f"{name}.py" for name in [*SNIPPETS, POSITIVE])]
     result, messages = run_mypy(files, folder)
     assert result.code in {0, 1}, result.output  # 2 would be a mypy usage error or crash
     return Checked(folder, result, tuple(messages))

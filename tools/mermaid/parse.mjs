@@ -5,7 +5,8 @@
 //   node tools/mermaid/parse.mjs FILE...          parse each file; .md files: every ```mermaid fence
 //   node tools/mermaid/parse.mjs < diagram.mmd    parse standard input as one diagram
 //   node tools/mermaid/parse.mjs --dump FILE...   also print, as JSON, the states and transitions
-//                                                 Mermaid's state-diagram database holds
+//                                                 Mermaid's state-diagram database holds, and
+//                                                 the nodes (with their boxes) and edges it lays out
 //
 // Exit status: 0 when every diagram parses, 1 when any does not (each error is printed to
 // stderr as "<file>[#<fence>]: <message>"), 2 on usage errors.
@@ -74,7 +75,27 @@ function dumpStateDiagram(db) {
     id2: relation.id2,
     title: decodeEntities(relation.relationTitle ?? ''),
   }));
-  return { states, relations };
+  return { states, relations, layout: layoutOf(db) };
+}
+
+// What Mermaid hands its layout engine: every node with its label and the box it is drawn in
+// (parentId: a composite state, or a region "divider" of a parallel one), and every edge. This is
+// where nesting shows: getStates() above only lists the top level's states.
+function layoutOf(db) {
+  if (typeof db.getData !== 'function') {
+    return null;
+  }
+  const data = db.getData();
+  const nodes = data.nodes.map((node) => ({
+    id: node.id,
+    label: decodeEntities(String(node.label ?? '')),
+    parentId: node.parentId ?? null,
+    isGroup: Boolean(node.isGroup),
+    shape: node.shape,
+    classes: String(node.cssClasses ?? '').split(/\s+/).filter((name) => name && !name.startsWith('statediagram')),
+  }));
+  const edges = data.edges.map((edge) => ({ start: edge.start, end: edge.end, label: decodeEntities(String(edge.label ?? '')) }));
+  return { nodes, edges };
 }
 
 const args = process.argv.slice(2);

@@ -95,6 +95,17 @@ class _E:
     CANCEL: Final = KitchenSinkEvent.CANCEL
 
 
+# What the event methods send: a module global is the cheapest name for Python to look up.
+_E_SUBMIT: Final = KitchenSinkEvent.SUBMIT
+_E_APPROVE: Final = KitchenSinkEvent.APPROVE
+_E_REJECT: Final = KitchenSinkEvent.REJECT
+_E_SHIPPED: Final = KitchenSinkEvent.SHIPPED
+_E_HOLD: Final = KitchenSinkEvent.HOLD
+_E_RESUME: Final = KitchenSinkEvent.RESUME
+_E_RETRY: Final = KitchenSinkEvent.RETRY
+_E_CANCEL: Final = KitchenSinkEvent.CANCEL
+
+
 INITIAL_STATE: Final = KitchenSinkState.DRAFT
 FINAL_STATES: Final[frozenset[KitchenSinkState]] = frozenset(
     {KitchenSinkState.REJECTED, KitchenSinkState.DONE}
@@ -727,39 +738,39 @@ class KitchenSinkMachine(Machine[KitchenSinkState, KitchenSinkEvent, ContextT]):
         coupon: str | None = None,
     ) -> KitchenSinkState:
         """The customer submits the order."""
-        return self.send(_E.SUBMIT, total=total, coupon=coupon, items=items)
+        return self.send(_E_SUBMIT, total=total, coupon=coupon, items=items)
 
     def approve(
         self, *, reviewer: str, priority: Literal["low", "high", 1]
     ) -> KitchenSinkState:
         """Send APPROVE."""
-        return self.send(_E.APPROVE, reviewer=reviewer, priority=priority)
+        return self.send(_E_APPROVE, reviewer=reviewer, priority=priority)
 
     def reject(
         self, *, reason: str, raw: object, details: dict[str, Any] | None = None
     ) -> KitchenSinkState:
         """Send REJECT."""
-        return self.send(_E.REJECT, reason=reason, details=details, raw=raw)
+        return self.send(_E_REJECT, reason=reason, details=details, raw=raw)
 
     def shipped(self) -> KitchenSinkState:
         """Send SHIPPED."""
-        return self.send(_E.SHIPPED)
+        return self.send(_E_SHIPPED)
 
     def hold(self) -> KitchenSinkState:
         """Send HOLD."""
-        return self.send(_E.HOLD)
+        return self.send(_E_HOLD)
 
     def resume(self) -> KitchenSinkState:
         """Send RESUME."""
-        return self.send(_E.RESUME)
+        return self.send(_E_RESUME)
 
     def retry(self) -> KitchenSinkState:
         """Send RETRY."""
-        return self.send(_E.RETRY)
+        return self.send(_E_RETRY)
 
     def cancel(self) -> KitchenSinkState:
         """Send CANCEL."""
-        return self.send(_E.CANCEL)
+        return self.send(_E_CANCEL)
 
 
 class KitchenSinkAsyncMachine(
@@ -938,36 +949,36 @@ class KitchenSinkAsyncMachine(
         coupon: str | None = None,
     ) -> KitchenSinkState:
         """The customer submits the order."""
-        return await self.send(_E.SUBMIT, total=total, coupon=coupon, items=items)
+        return await self.send(_E_SUBMIT, total=total, coupon=coupon, items=items)
 
     async def approve(
         self, *, reviewer: str, priority: Literal["low", "high", 1]
     ) -> KitchenSinkState:
         """Send APPROVE."""
-        return await self.send(_E.APPROVE, reviewer=reviewer, priority=priority)
+        return await self.send(_E_APPROVE, reviewer=reviewer, priority=priority)
 
     async def reject(
         self, *, reason: str, raw: object, details: dict[str, Any] | None = None
     ) -> KitchenSinkState:
         """Send REJECT."""
-        return await self.send(_E.REJECT, reason=reason, details=details, raw=raw)
+        return await self.send(_E_REJECT, reason=reason, details=details, raw=raw)
 
     async def shipped(self) -> KitchenSinkState:
         """Send SHIPPED."""
-        return await self.send(_E.SHIPPED)
+        return await self.send(_E_SHIPPED)
 
     async def hold(self) -> KitchenSinkState:
         """Send HOLD."""
-        return await self.send(_E.HOLD)
+        return await self.send(_E_HOLD)
 
     async def resume(self) -> KitchenSinkState:
         """Send RESUME."""
-        return await self.send(_E.RESUME)
+        return await self.send(_E_RESUME)
 
     async def retry(self) -> KitchenSinkState:
         """Send RETRY."""
-        return await self.send(_E.RETRY)
+        return await self.send(_E_RETRY)
 
     async def cancel(self) -> KitchenSinkState:
         """Send CANCEL."""
-        return await self.send(_E.CANCEL)
+        return await self.send(_E_CANCEL)

@@ -1,0 +1,202 @@
+"""A statechart's part of a snapshot (the ``chart`` field), written and checked.
+
+What a flat snapshot holds is not enough to continue a chart: it also needs every active state
+(not just the first leaf), what each history state remembers, queued internal events, whether
+the machine finished, and the pending timers with their absolute due times. Restoring installs
+all of it without running any entry action. Checking follows the strict decoder's rules
+(:mod:`statewright._snapshot_decode`): the configuration must be one the chart can be in, and
+the first problem found is a :class:`SnapshotError` naming its field (``chart.active[2]``).
+
+Timers are then adjusted by their restore policy: ``fire`` keeps the absolute due time (an
+overdue timer fires at the next :meth:`fire_due`), ``resume`` keeps the time that was left when
+the snapshot was taken, ``restart`` starts the full delay again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+from statewright._chart import ChartEngine, ChartState, Pending
+from statewright._chart_spec import COMPOUND, DEEP_HISTORY, FINAL, PARALLEL, SHALLOW_HISTORY
+from statewright._clock import is_epoch
+from statewright._errors import SnapshotError
+
+if TYPE_CHECKING:
+    from statewright._table import Table
+
+__all__ = ["decode_chart", "encode_chart", "restart_timers"]
+
+KEYS: Final = frozenset({"active", "memory", "queue", "finished", "timers", "saved_at"})
+TIMER_KEYS: Final = frozenset({"id", "event", "due", "delay", "on_restore"})
+POLICIES: Final = frozenset({"fire", "resume", "restart"})
+
+
+def encode_chart(engine: ChartEngine, state: ChartState, saved_at: float) -> dict[str, Any]:
+    names = engine.names
+    return {
+        "active": [names[node] for node in sorted(state.active)],
+        "memory": {
+            names[history]: [names[node] for node in remembered]
+            for history, remembered in sorted(state.memory.items())
+        },
+        "queue": [[str(event), dict(payload)] for event, payload in state.queue],
+        "finished": state.finished,
+        "timers": [
+            {
+                "id": timer_id,
+                "event": str(pending.event),
+                "due": pending.due,
+                "delay": pending.delay,
+                "on_restore": pending.on_restore,
+            }
+            for timer_id, pending in sorted(state.timers.items())
+        ],
+        "saved_at": saved_at,
+    }
+
+
+def decode_chart(
+    value: Any, engine: ChartEngine, table: Table, state: Any
+) -> tuple[ChartState, float]:
+    """The checked chart state and when it was saved; ``state`` (the snapshot's) must be its
+    first active leaf."""
+    if type(value) is not dict:
+        raise SnapshotError("expected an object", field="chart")
+    missing = sorted(KEYS - value.keys()) or sorted(value.keys() - KEYS)
+    if missing:
+        reason = "is missing" if KEYS - value.keys() else "is not a chart field"
+        raise SnapshotError(reason, field=f"chart.{missing[0]}")
+    active = _nodes(engine, value["active"], "chart.active")
+    _check_configuration(engine, set(active), "chart.active")
+    leaves = sorted(node for node in active if engine.atomic[node])
+    if not leaves or engine.members[leaves[0]] is not state:
+        raise SnapshotError(
+            f"is {state} but the chart's first active leaf is "
+            f"{engine.names[leaves[0]] if leaves else 'none'}",
+            field="state",
+        )
+    finished = value["finished"]
+    if type(finished) is not bool:
+        raise SnapshotError("expected true or false", field="chart.finished")
+    top_final = any(engine.parents[n] == -1 and engine.kinds[n] == FINAL for n in active)
+    if finished != top_final:
+        raise SnapshotError(
+            "must be true exactly when a top-level final state is active", field="chart.finished"
+        )
+    saved_at = value["saved_at"]
+    if not is_epoch(saved_at):
+        raise SnapshotError("expected seconds since the epoch", field="chart.saved_at")
+    chart = ChartState(
+        active,
+        _memory(engine, value["memory"]),
+        _queue(table, value["queue"]),
+        finished,
+        _timers(table, value["timers"]),
+    )
+    return chart, float(saved_at)
+
+
+def restart_timers(timers: dict[str, Pending], saved_at: float, now: float) -> None:
+    """Apply each timer's restore policy at ``now`` (the snapshot was taken at ``saved_at``)."""
+    for pending in timers.values():
+        if pending.on_restore == "resume":
+            pending.due = now + max(0.0, pending.due - saved_at)
+        elif pending.on_restore == "restart":
+            pending.due = now + pending.delay
+
+
+def _nodes(engine: ChartEngine, value: Any, field: str) -> list[int]:
+    if type(value) is not list:
+        raise SnapshotError("expected an array of state names", field=field)
+    nodes: list[int] = []
+    for i, name in enumerate(value):
+        node = engine.node_by_name.get(name) if type(name) is str else None
+        if node is None or node in nodes:
+            reason = "names the state twice" if node in nodes else "is not a state of the chart"
+            raise SnapshotError(f"{name!r:.60} {reason}", field=f"{field}[{i}]")
+        nodes.append(node)
+    return nodes
+
+
+def _check_configuration(engine: ChartEngine, active: set[int], field: str) -> None:
+    """A legal configuration: ancestors of active states active, one child of an active
+    compound state, every region of an active parallel state, no history pseudo-state."""
+    top = [node for node in active if engine.parents[node] == -1]
+    if len(top) != 1:
+        raise SnapshotError(f"has {len(top)} active top-level states, not one", field=field)
+    for node in sorted(active):
+        kind, name = engine.kinds[node], engine.names[node]
+        parent = engine.parents[node]
+        if kind in (SHALLOW_HISTORY, DEEP_HISTORY):
+            raise SnapshotError(f"{name} is a history pseudo-state", field=field)
+        if parent != -1 and parent not in active:
+            raise SnapshotError(f"{name} is active but its parent is not", field=field)
+        children = [child for child in engine.child_states[node] if child in active]
+        if kind == COMPOUND and len(children) != 1:
+            raise SnapshotError(f"compound {name} has {len(children)} active children", field=field)
+        if kind == PARALLEL and len(children) != len(engine.child_states[node]):
+            raise SnapshotError(f"parallel {name} has an inactive region", field=field)
+
+
+def _memory(engine: ChartEngine, value: Any) -> dict[int, tuple[int, ...]]:
+    if type(value) is not dict:
+        raise SnapshotError("expected an object", field="chart.memory")
+    memory: dict[int, tuple[int, ...]] = {}
+    for name, remembered in value.items():
+        field = f"chart.memory.{name}"
+        history = engine.node_by_name.get(name)
+        if history is None or engine.kinds[history] not in (SHALLOW_HISTORY, DEEP_HISTORY):
+            raise SnapshotError("is not a history state of the chart", field=field)
+        nodes = _nodes(engine, remembered, field)
+        parent = engine.parents[history]
+        deep = engine.kinds[history] == DEEP_HISTORY
+        for node in nodes:
+            inside = engine.is_descendant(node, parent) if deep else engine.parents[node] == parent
+            if not inside or (deep and not engine.atomic[node]):
+                raise SnapshotError(
+                    f"{engine.names[node]} is not what this history state remembers", field=field
+                )
+        memory[history] = tuple(sorted(nodes))
+    return memory
+
+
+def _queue(table: Table, value: Any) -> list[tuple[Any, Mapping[str, Any]]]:
+    if type(value) is not list:
+        raise SnapshotError("expected an array", field="chart.queue")
+    queue: list[tuple[Any, Mapping[str, Any]]] = []
+    for i, item in enumerate(value):
+        field = f"chart.queue[{i}]"
+        if type(item) is not list or len(item) != 2 or type(item[1]) is not dict:
+            raise SnapshotError("expected [event, payload]", field=field)
+        queue.append((_event(table, item[0], field), item[1]))
+    return queue
+
+
+def _timers(table: Table, value: Any) -> dict[str, Pending]:
+    if type(value) is not list:
+        raise SnapshotError("expected an array", field="chart.timers")
+    timers: dict[str, Pending] = {}
+    for i, item in enumerate(value):
+        field = f"chart.timers[{i}]"
+        if type(item) is not dict or item.keys() != TIMER_KEYS:
+            raise SnapshotError(f"expected the keys {', '.join(sorted(TIMER_KEYS))}", field=field)
+        timer_id, due, delay, policy = item["id"], item["due"], item["delay"], item["on_restore"]
+        if type(timer_id) is not str or timer_id in timers:
+            raise SnapshotError("expected a timer id not used before", field=f"{field}.id")
+        if not is_epoch(due):
+            raise SnapshotError("expected seconds since the epoch", field=f"{field}.due")
+        if type(delay) not in (int, float) or not 0 <= delay < float("inf"):
+            raise SnapshotError("expected seconds >= 0", field=f"{field}.delay")
+        if policy not in POLICIES:
+            raise SnapshotError("expected fire, resume or restart", field=f"{field}.on_restore")
+        event = _event(table, item["event"], f"{field}.event")
+        timers[timer_id] = Pending(event, float(due), float(delay), policy)
+    return timers
+
+
+def _event(table: Table, value: Any, field: str) -> Any:
+    member = table.events_by_value.get(value) if type(value) is str else None
+    if member is None:
+        raise SnapshotError(f"{value!r:.60} is not an event of {table.spec.name}", field=field)
+    return member

@@ -1,0 +1,413 @@
+"""The strict snapshot decoder: a snapshot restores exactly what was saved, or raises.
+
+Everything in a snapshot is checked before a machine is built, and the first problem found is a
+:class:`SnapshotError` whose ``field`` names it (``history[3].epoch``):
+
+* the document is JSON data (:mod:`statewright._jsondata`: finite numbers, string keys, bounded
+  nesting) with exactly the documented keys, none missing, none unknown;
+* every field has its exact type (``revision`` is an integer, not ``"7"``, ``7.0`` or ``true``)
+  and range (counters and revisions from 0 to 2**63 - 1, epochs that a timestamp can show);
+* states, events and ``(source, event, target)`` steps exist in the spec;
+* the parts agree with each other: ``counts`` add up to ``total_transitions`` and describe a walk
+  from the initial state to ``state``; ``previous`` is the source of the last step that changed
+  state; the history is a path ending in ``state``, its event ids are consecutive up to
+  ``total_transitions``, its steps are counted, and each timestamp is its epoch's.
+
+The order of ``counts`` is not significant (a snapshot writes them in the spec's order).
+Imported where snapshots are restored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+from statewright._clock import is_epoch
+from statewright._errors import SnapshotError
+from statewright._history import format_timestamp
+from statewright._jsondata import json_data, parse_json_text
+from statewright._snapshot import SNAPSHOT_FORMAT
+from statewright._store_protocol import is_instance_id
+
+if TYPE_CHECKING:
+    from statewright._options import MachineOptions
+    from statewright._table import Table
+
+__all__ = ["MAX_COUNT", "Decoded", "decode", "migrate", "prepare"]
+
+#: The largest revision or counter (SQLite's largest integer).
+MAX_COUNT: Final = 2**63 - 1
+KEYS: Final = frozenset(
+    {
+        "format",
+        "machine",
+        "spec_version",
+        "spec_hash",
+        "instance_id",
+        "revision",
+        "state",
+        "previous",
+        "total_transitions",
+        "counts",
+        "history",
+        "context",
+        "context_type",
+    }
+)
+RECORD_KEYS: Final = frozenset({"from", "event", "to", "timestamp", "epoch", "event_id", "payload"})
+
+
+class Decoded:
+    """A checked snapshot, in the machine's own terms (members, counter indexes, raw records)."""
+
+    __slots__ = (
+        "chart",
+        "context",
+        "context_type",
+        "counts",
+        "history",
+        "instance_id",
+        "previous",
+        "revision",
+        "state",
+    )
+
+    def __init__(self, **values: Any) -> None:
+        for name, value in values.items():
+            setattr(self, name, value)
+
+    state: Any
+    previous: Any
+    counts: list[int]
+    history: list[tuple[Any, ...]]
+    revision: int
+    instance_id: str
+    context: Any
+    context_type: str | None
+    #: A statechart's :class:`~statewright._chart.ChartState` (None for a flat machine).
+    chart: Any
+
+
+def prepare(snapshot: object, name: str, version: int) -> dict[str, Any]:
+    """Checked JSON data of the right format, machine and a spec version not above ``version``."""
+    if isinstance(snapshot, (str, bytes, bytearray)):
+        data = parse_json_text(snapshot, "snapshot")
+    elif isinstance(snapshot, Mapping):
+        data = json_data(dict(snapshot))
+    else:
+        raise SnapshotError(f"a snapshot is a dict or JSON text, not {type(snapshot).__name__}")
+    if type(data) is not dict:
+        raise SnapshotError(f"a snapshot is a JSON object, not {type(data).__name__}")
+    if data.get("format") != SNAPSHOT_FORMAT:
+        raise SnapshotError(
+            f"not a statewright snapshot ({data.get('format')!r}, expected {SNAPSHOT_FORMAT!r})",
+            field="format",
+        )
+    if data.get("machine") != name:
+        raise SnapshotError(
+            f"the snapshot is for {data.get('machine')!r}, not {name!r}", field="machine"
+        )
+    found = _integer(data, "spec_version", "spec_version", 1, MAX_COUNT)
+    if found > version:
+        raise SnapshotError(
+            f"{name} snapshot was written by spec version {found}, newer than this machine's "
+            f"version {version}; upgrade the generated module",
+            field="spec_version",
+        )
+    return data
+
+
+def migrate(
+    data: dict[str, Any], name: str, version: int, options: MachineOptions
+) -> dict[str, Any]:
+    """Upgrade step by step with ``options.migrations``; each result is checked again."""
+    found: int = data["spec_version"]
+    while found < version:
+        step = options.migrations.get(found)
+        if step is None:
+            raise SnapshotError(
+                f"{name} snapshot has spec version {found} but the machine is version {version} "
+                f"and no migration from {found} is configured (MachineOptions(migrations=...))",
+                field="spec_version",
+            )
+        try:
+            result = step(dict(data))
+        except Exception as exc:
+            raise SnapshotError(
+                f"the migration from spec version {found} raised {type(exc).__name__}: {exc}"
+            ) from exc
+        if not isinstance(result, dict):
+            raise SnapshotError(
+                f"the migration from spec version {found} returned "
+                f"{type(result).__name__}, not a dict"
+            )
+        data = json_data(result)
+        data["spec_version"] = found = found + 1
+    return data
+
+
+def decode(data: dict[str, Any], table: Table) -> Decoded:
+    """Check every field of a prepared (and migrated) snapshot against ``table``.
+
+    A statechart's snapshot has a ``chart`` field too (:mod:`statewright._chart_snapshot`); its
+    counters and history name ``(state before, event, state after)`` per macrostep, which the
+    class learns as it meets them, and its walk starts wherever the start's eventless
+    transitions left it, so the walk check is the chart's configuration check instead."""
+    chart = table.spec.chart is not None
+    keys = KEYS | {"chart"} if chart else KEYS
+    missing = sorted(keys - data.keys())
+    if missing:
+        raise SnapshotError("is missing", field=missing[0])
+    unknown = sorted(data.keys() - keys)
+    if unknown:
+        raise SnapshotError("is not a snapshot field", field=unknown[0])
+    _string(data, "spec_hash", "spec_hash")
+    instance_id = _string(data, "instance_id", "instance_id")
+    if not is_instance_id(instance_id):
+        raise SnapshotError(f"{instance_id!r:.80} is not a valid instance id", field="instance_id")
+    revision = _integer(data, "revision", "revision", 0, MAX_COUNT)
+    state = _state(table, _string(data, "state", "state"), "state")
+    previous = data["previous"]
+    if previous is not None:
+        previous = _state(table, _string(data, "previous", "previous"), "previous")
+    total = _integer(data, "total_transitions", "total_transitions", 0, MAX_COUNT)
+    counts = _counts(data["counts"], table, total)
+    history = _history(data["history"], table, total, counts)
+    chart_state = None
+    if chart:
+        from statewright._chart import ChartEngine
+        from statewright._chart_snapshot import decode_chart
+
+        assert table.spec.chart is not None
+        engine = ChartEngine(table.spec.chart, table.events_by_value)
+        chart_state = decode_chart(data["chart"], engine, table, state)
+        _check_last(table, state, history)
+    else:
+        _check_walk(table, counts, state, previous, history)
+    context_type = data["context_type"]
+    if context_type is not None:
+        context_type = _string(data, "context_type", "context_type")
+    return Decoded(
+        state=state,
+        previous=previous,
+        counts=counts,
+        history=history,
+        revision=revision,
+        instance_id=instance_id,
+        context=data["context"],
+        context_type=context_type,
+        chart=chart_state,
+    )
+
+
+def _string(data: Mapping[str, Any], key: str, field: str) -> str:
+    value = data[key]
+    if type(value) is not str:
+        raise SnapshotError(f"expected a string, got {_show(value)}", field=field)
+    return value
+
+
+def _integer(data: Mapping[str, Any], key: str, field: str, low: int, high: int) -> int:
+    value = data.get(key)
+    if type(value) is not int:
+        raise SnapshotError(f"expected an integer, got {_show(value)}", field=field)
+    if not low <= value <= high:
+        raise SnapshotError(f"{value} is out of range ({low} to {high})", field=field)
+    return value
+
+
+def _show(value: Any) -> str:
+    kind = {
+        type(None): "null",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "an array",
+        dict: "an object",
+    }.get(type(value), "?")
+    text = repr(value) if not isinstance(value, (list, dict)) else ""
+    return f"{kind} {text:.60}".rstrip()
+
+
+def _state(table: Table, value: str, field: str) -> Any:
+    member = table.states_by_value.get(value)
+    if member is None:
+        raise SnapshotError(f"{value!r:.80} is not a state of {table.spec.name}", field=field)
+    return member
+
+
+def _step(table: Table, source: Any, event: Any, target: Any, field: str) -> int:
+    """The counter index of a ``(source, event, target)`` step given as strings."""
+    for value, kind in ((source, "from"), (event, "event"), (target, "to")):
+        if type(value) is not str:
+            raise SnapshotError(f"expected a string, got {_show(value)}", field=f"{field}.{kind}")
+    names = (table.states_by_value, table.events_by_value, table.states_by_value)
+    members: Any = tuple(
+        by_value.get(v) for by_value, v in zip(names, (source, event, target), strict=True)
+    )
+    index = None if None in members else table.counter_index.get(members)
+    if index is None and None not in members and table.spec.chart is not None:
+        index = _learn(table, members)
+    if index is None:
+        raise SnapshotError(
+            f"{source} --{event}--> {target} is not a transition of {table.spec.name}", field=field
+        )
+    return index
+
+
+def _learn(table: Table, triple: tuple[Any, Any, Any]) -> int:
+    """A chart's step the class has not met yet: its counter index from now on."""
+    triples = table.triples
+    assert isinstance(triples, list)  # a chart's table keeps a growable list
+    index = table.counter_index.setdefault(triple, len(triples))
+    if index == len(triples):
+        triples.append(triple)
+    return index
+
+
+def _counts(value: Any, table: Table, total: int) -> list[int]:
+    if type(value) is not list:
+        raise SnapshotError(f"expected an array, got {_show(value)}", field="counts")
+    indexes = []
+    for i, entry in enumerate(value):
+        field = f"counts[{i}]"
+        if type(entry) is not list or len(entry) != 4:
+            raise SnapshotError("expected [from, event, to, count]", field=field)
+        indexes.append(_step(table, entry[0], entry[1], entry[2], field))
+    counts = [0] * len(table.triples)
+    for i, (entry, index) in enumerate(zip(value, indexes, strict=True)):
+        field = f"counts[{i}]"
+        n = _integer({"n": entry[3]}, "n", f"{field}[3]", 1, MAX_COUNT)
+        if counts[index]:
+            raise SnapshotError("counts this transition a second time", field=field)
+        counts[index] = n
+    if sum(counts) != total:
+        raise SnapshotError(
+            f"the counts add up to {sum(counts)}, not total_transitions {total}", field="counts"
+        )
+    return counts
+
+
+def _history(value: Any, table: Table, total: int, counts: list[int]) -> list[tuple[Any, ...]]:
+    if type(value) is not list:
+        raise SnapshotError(f"expected an array, got {_show(value)}", field="history")
+    if len(value) > total:
+        raise SnapshotError(
+            f"holds {len(value)} records but only {total} transitions happened", field="history"
+        )
+    first_id = total - len(value) + 1
+    seen = [0] * len(counts)
+    history: list[tuple[Any, ...]] = []
+    previous_target: str | None = None
+    for i, item in enumerate(value):
+        field = f"history[{i}]"
+        if type(item) is not dict:
+            raise SnapshotError(f"expected an object, got {_show(item)}", field=field)
+        keys = item.keys() - {"error"}
+        if keys != RECORD_KEYS:
+            odd = sorted(RECORD_KEYS - keys) or sorted(keys - RECORD_KEYS)
+            reason = "is missing" if RECORD_KEYS - keys else "is not a history field"
+            raise SnapshotError(reason, field=f"{field}.{odd[0]}")
+        index = _step(table, item["from"], item["event"], item["to"], field)
+        if index >= len(counts):
+            raise SnapshotError("is a transition the counts do not include", field=field)
+        if previous_target is not None and item["from"] != previous_target:
+            raise SnapshotError(
+                f"starts in {item['from']} but the record before ended in {previous_target}",
+                field=f"{field}.from",
+            )
+        previous_target = item["to"]
+        seen[index] += 1
+        if seen[index] > counts[index]:
+            raise SnapshotError("is a transition the counts do not include", field=field)
+        epoch = item["epoch"]
+        if not is_epoch(epoch):
+            raise SnapshotError(
+                f"expected seconds since the epoch between 0001 and 9999, got {_show(epoch)}",
+                field=f"{field}.epoch",
+            )
+        epoch = float(epoch)
+        if item["timestamp"] != format_timestamp(epoch):
+            raise SnapshotError(
+                f"{item['timestamp']!r:.60} is not the timestamp of epoch {epoch!r}",
+                field=f"{field}.timestamp",
+            )
+        event_id = _integer(item, "event_id", f"{field}.event_id", 1, MAX_COUNT)
+        if event_id != first_id + i:
+            raise SnapshotError(
+                f"expected event id {first_id + i} (ids are consecutive and end "
+                f"at total_transitions {total})",
+                field=f"{field}.event_id",
+            )
+        payload = item["payload"]
+        if type(payload) is not dict:
+            raise SnapshotError(
+                f"expected an object, got {_show(payload)}", field=f"{field}.payload"
+            )
+        if "error" in item:
+            error = _string(item, "error", f"{field}.error")
+            history.append((index, epoch, payload, error))
+        else:
+            history.append((index, epoch, payload))
+    return history
+
+
+def _check_last(table: Table, state: Any, history: list[tuple[Any, ...]]) -> None:
+    triples = table.triples
+    if history and triples[history[-1][0]][2] is not state:
+        raise SnapshotError(
+            f"is {state} but the history ends in {triples[history[-1][0]][2]}", field="state"
+        )
+
+
+def _check_walk(
+    table: Table, counts: list[int], state: Any, previous: Any, history: list[tuple[Any, ...]]
+) -> None:
+    """Counts, state, previous and history must describe one walk from the initial state."""
+    triples = table.triples
+    if history and triples[history[-1][0]][2] is not state:
+        raise SnapshotError(
+            f"is {state} but the history ends in {triples[history[-1][0]][2]}", field="state"
+        )
+    initial = table.spec.initial
+    entered = {member: 0 for member in table.states_by_value.values()}
+    left = dict(entered)
+    entered[initial] = 1  # the start
+    for (source, _, target), n in zip(triples, counts, strict=True):
+        left[source] += n
+        entered[target] += n
+    for member in entered:
+        if entered[member] - left[member] != (member is state):
+            raise SnapshotError(
+                f"describe no walk from {initial} to {state}: {member} is entered "
+                f"{entered[member]} times (the start included) and left {left[member]} times",
+                field="counts",
+            )
+    if history and len(history) == sum(counts) and triples[history[0][0]][0] is not initial:
+        raise SnapshotError(
+            f"the first transition must leave the initial state {initial}", field="history[0].from"
+        )
+    moves = [i for i, n in enumerate(counts) if n and triples[i][0] is not triples[i][2]]
+    if previous is None:
+        if moves:
+            raise SnapshotError(
+                "is null but the counts include transitions between states", field="previous"
+            )
+        return
+    if previous is state or not any(
+        triples[i][0] is previous and triples[i][2] is state for i in moves
+    ):
+        raise SnapshotError(
+            f"{previous} is no state the counts show a transition from into {state}",
+            field="previous",
+        )
+    for raw in reversed(history):
+        source, _, target = triples[raw[0]]
+        if source is not target:
+            if source is not previous:
+                raise SnapshotError(
+                    f"is {previous} but the last move in the history came from {source}",
+                    field="previous",
+                )
+            break

@@ -1,0 +1,57 @@
+"""Executable content and timers as diagrams and pages word them; delays in the spec's syntax."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from statewright_compiler.durations import MAX_DELAY, parse_duration
+from statewright_compiler.model import CancelStep, LogStep, RaiseStep, SendStep
+from statewright_compiler.step_text import delay_text, duration_text, step_text
+
+from tests.docs.chart_machines import CHART_MACHINES
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [
+        (86400.0, "1d"),
+        (5400.0, "1h30m"),
+        (90.0, "1m30s"),
+        (30.0, "30s"),
+        (0.25, "250ms"),
+        (1.5, "1s500ms"),
+        (0.0005, "0.0005s"),
+        (MAX_DELAY, "3650d"),
+    ],
+)
+def test_durations_read_as_the_spec_writes_them(seconds: float, text: str) -> None:
+    assert duration_text(seconds) == text
+    assert parse_duration(text) == pytest.approx(seconds)
+
+
+@given(st.integers(min_value=1, max_value=int(MAX_DELAY * 1000)))
+def test_whole_milliseconds_round_trip(milliseconds: int) -> None:
+    seconds = milliseconds / 1000
+    assert parse_duration(duration_text(seconds)) == pytest.approx(seconds, abs=1e-9)
+
+
+def test_steps_and_delays() -> None:
+    assert step_text("notify") == "notify"
+    assert step_text(RaiseStep("GO")) == "raise GO"
+    assert step_text(LogStep("hi")) == 'log "hi"'
+    assert step_text(LogStep("hi", "agent")) == 'log agent: "hi"'
+    assert step_text(SendStep("PING", "reminder", 300.0)) == "send PING after 5m (reminder)"
+    handler = SendStep("PING", "reminder", None, "interval", "resume")
+    assert step_text(handler) == "send PING after interval() (reminder)"
+    assert delay_text(handler) == "interval()"
+    assert step_text(CancelStep("reminder")) == "cancel reminder"
+
+
+def test_timer_transitions_are_labelled_with_their_delay() -> None:
+    from statewright_compiler.diagrams import build_diagram
+
+    edges = build_diagram(CHART_MACHINES["chart_parallel"]()).edges
+    labels = {(e.source.key, e.target.key, e.label) for e in edges}
+    assert ("waiting_tool", "drafting", "after 30s / give_up_tool") in labels
+    assert ("budget_ok", "budget_spent", "after budget_window()") in labels

@@ -1,0 +1,30 @@
+"""Compile a chart spec written in a test into an imported module (in-process, no files kept
+beyond ``tmp_path``)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import textwrap
+from pathlib import Path
+from types import ModuleType
+
+from statewright_compiler.pipeline import module_source
+from statewright_compiler.validate import compile_spec
+
+__all__ = ["compile_chart"]
+
+
+def compile_chart(tmp_path: Path, text: str, name: str = "chart") -> ModuleType:
+    """Write ``text`` as ``<name>.toml``, compile it and import the generated module."""
+    spec_path = tmp_path / f"{name}.toml"
+    spec_path.write_text(textwrap.dedent(text), encoding="utf-8")
+    machine, _ = compile_spec(spec_path)
+    module_path = tmp_path / f"{name}.py"
+    module_path.write_text(module_source(machine), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(f"{name}_{id(tmp_path)}", module_path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
