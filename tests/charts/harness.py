@@ -172,15 +172,21 @@ def _observe(outcome: str, machine: Any, script: Script, mark: int) -> Observati
 
 
 def run_machine(
-    module: types.ModuleType, script: Script, events: Sequence[str]
+    module: types.ModuleType, script: Script, events: Sequence[str], *, restore: bool = False
 ) -> list[Observation]:
-    """The compiled machine: constructed (which starts it), then sent each event."""
+    """The compiled machine: constructed (which starts it), then sent each event; with
+    ``restore``, each event goes to a machine restored from a snapshot of the previous one."""
+    machine_type = module.RandomMachine
     try:
-        machine = module.RandomMachine(None, Handlers(script), options=machine_options(script))
+        machine = machine_type(None, Handlers(script), options=machine_options(script))
     except StatewrightError as error:
         return [_observe(_outcome(error), None, script, 0)]
     observations = [_observe("started", machine, script, 0)]
     for name in events:
+        if restore:
+            machine = machine_type.restore(
+                machine.snapshot(), Handlers(script), options=machine_options(script)
+            )
         mark = len(script.trace)
         try:
             machine.send(module.RandomEvent[name.upper()])

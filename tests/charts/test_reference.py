@@ -1,7 +1,8 @@
 """Random charts: after the start and after every event, the compiled machine and the reference
 interpreter (SCXML's algorithm, written independently in :mod:`tests.charts.reference`) agree on
-how it ended (taken, rejected, failed, looping), the active leaves, ``state``, ``is_final`` and
-every guard, action and log step they ran, in order.
+how it ended (taken, rejected, failed, looping), the active leaves, ``state``, ``is_final``, the
+allowed events and every guard, action and log step they ran, in order; also when every event
+goes to a machine restored from a snapshot.
 
 The fuzz suite's conventions hold: ``STATEWRIGHT_FUZZ_BUDGET`` scales the number of examples and
 ``STATEWRIGHT_FUZZ_SEED`` seeds them (``make fuzz`` sets both). Eventless loops are cut after
@@ -43,12 +44,14 @@ def loop_bound(bound: int) -> Iterator[None]:
         yield
 
 
-def check(case: ChartCase, *, asynchronous: bool = False) -> None:
+def check(case: ChartCase, *, asynchronous: bool = False, restore: bool = False) -> None:
     note(f"STATEWRIGHT_FUZZ_SEED={seed()}, spec:\n{case.toml}")
     module = compile_chart(case.toml)
-    run = run_async_machine if asynchronous else run_machine
     with loop_bound(LOOP_BOUND):
-        machine = run(module, case.script(), case.events)
+        if asynchronous:
+            machine = run_async_machine(module, case.script(), case.events)
+        else:
+            machine = run_machine(module, case.script(), case.events, restore=restore)
     expected = run_reference(case.toml, case.script(), case.events, LOOP_BOUND)
     assert machine == expected, first_difference(machine, expected, case.events)
 
@@ -69,6 +72,15 @@ def test_machine_agrees_with_the_reference(case: ChartCase) -> None:
 @given(chart_cases(size=10))
 def test_async_machine_agrees_with_the_reference(case: ChartCase) -> None:
     check(case, asynchronous=True)
+
+
+@settings(max_examples=budget() // 6, deadline=None, suppress_health_check=SUPPRESSED)
+@hypothesis_seed(seed())
+@given(chart_cases(size=12))
+def test_machines_restored_from_snapshots_agree_with_the_reference(case: ChartCase) -> None:
+    """Each event goes to a machine restored from a snapshot of the previous one: snapshots
+    keep the configuration, history memory and whether the machine finished."""
+    check(case, restore=True)
 
 
 @pytest.mark.slow
