@@ -60,7 +60,7 @@ def test_the_reference_has_the_runtime_s_loop_bound() -> None:
     assert reference.MAX_MICROSTEPS == _chart.MAX_MICROSTEPS
 
 
-@settings(max_examples=budget() // 2, deadline=None, suppress_health_check=SUPPRESSED)
+@settings(max_examples=budget() // 3, deadline=None, suppress_health_check=SUPPRESSED)
 @hypothesis_seed(seed())
 @given(chart_cases())
 def test_machine_agrees_with_the_reference(case: ChartCase) -> None:
