@@ -169,13 +169,11 @@ class _Builder:
         return triggers
 
     def guard(self, *, eventless: bool, source: Node | None) -> str:
-        """A guard expression. An eventless transition's mostly asks a finite guard first, so
-        that it is taken a few times at most: one that only asks ``in()`` loops while it holds
-        and its source stays active."""
+        """A guard expression. An eventless transition's guard mostly asks a finite guard first,
+        so that it is taken a few times at most; ``in()`` alone only asks about a state
+        elsewhere (another region, say): one that holds while the source is active would loop."""
         name, other = self.choice(list(GUARDS)), self.choice(list(GUARDS))
         state = self.choice(self.states()).name
-        # ``in()`` alone only of a state elsewhere (another region, say): one that holds as long
-        # as the source is active would loop at once.
         elsewhere = self.elsewhere(source)
         if eventless and elsewhere and self.chance(0.1):
             return f"in({self.choice(elsewhere)})"
