@@ -90,14 +90,14 @@ examples: setup
 
 test: lint typecheck stale pytest examples interpreters
 
-# The fuzz suite with a long budget and a fresh seed (make test runs a short, fixed one). Replay a
-# failure with the seed it prints: make fuzz FUZZ_SEED=<seed>.
+# The fuzz suite and the statechart property tests with a long budget and a fresh seed (make test
+# runs a short, fixed one). Replay a failure with the seed it prints: make fuzz FUZZ_SEED=<seed>.
 FUZZ_BUDGET ?= 20000
 FUZZ_SEED ?= $(shell date +%s)
 fuzz: setup
 	@echo "fuzz: budget $(FUZZ_BUDGET) cases per test, seed $(FUZZ_SEED)"
 	STATEWRIGHT_FUZZ_BUDGET=$(FUZZ_BUDGET) STATEWRIGHT_FUZZ_SEED=$(FUZZ_SEED) \
-		$(BIN)/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider tests/fuzz
+		$(BIN)/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider tests/fuzz tests/charts/test_reference.py
 
 # send(), imports and saves on every interpreter the machine has, then the compiler, mypy on large
 # generated modules and the mypy plugin (on the main one). bench_mypy_scale takes some ten minutes.

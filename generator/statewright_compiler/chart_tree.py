@@ -56,6 +56,16 @@ class ChartTree:
                 "choose a compound or parallel state as the parent",
             )
             return None
+        if kind is StateKind.PARALLEL and state.kind is StateKind.FINAL:
+            # SCXML has no <final> in <parallel>: a region is done when it reaches a final
+            # state of its own, and a final region would make its parallel state done at once.
+            reporter.report(
+                "invalid-parent",
+                path,
+                f"final state {state.name!r} cannot be a region of parallel state {parent!r}",
+                f"put it inside a region: a child of {parent!r} with children of its own",
+            )
+            return None
         return parent
 
     def _break_cycle(self, name: str, reporter: Reporter) -> None:

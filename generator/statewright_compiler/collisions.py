@@ -83,6 +83,19 @@ def check_collisions(
     checker.unique(((constant_case(tag), path) for tag, path in tags.items()), "tag", "constant")
     reserved = generated_names(declarations.name, tags, state_sets)
     reserved |= {f"_E_{event.member}" for event in events}
+    # The machine's classes next to what the module imports: a machine named AsyncChart would
+    # define AsyncChartMachine over the runtime's base class of that name.
+    clashes = [
+        name for suffix in _CLASS_SUFFIXES if (name := declarations.name + suffix) in MODULE_NAMES
+    ]
+    if clashes:
+        checker.error(
+            ("machine", "name"),
+            f"machine name {declarations.name!r} makes the class {clashes[0]!r}, a name the "
+            "generated module imports from statewright",
+            "rename the machine",
+            key=False,
+        )
     payload_names = [(event.payload_type, path) for event, path in paths]
     imported = [(item.name, ("imports", item.module)) for item in declarations.imports]
     checker.unique([*payload_names, *imported], "name", "Python name")

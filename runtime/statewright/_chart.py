@@ -212,8 +212,11 @@ class ChartEngine:
         to_enter: set[int] = set()
         default_entry: set[int] = set()
         history_content: dict[int, tuple[Step, ...]] = {}
+        # Every target's descendants first, then every target's ancestors (computeEntrySet):
+        # interleaved, a parallel ancestor would enter its default in a region a later target is in.
         for target in self.chart.initial:
             self._add_descendants(state, target, to_enter, default_entry, history_content)
+        for target in self.chart.initial:
             self._add_ancestors(state, target, ROOT, to_enter, default_entry, history_content)
         yield from self._enter(state, to_enter, default_entry, history_content, {}, None)
         return (yield from self.settle(state))

@@ -1,0 +1,1 @@
+"""Statecharts: the compiled machines against a reference interpreter of SCXML's algorithm."""
