@@ -225,11 +225,15 @@ class ChartEngine:
         self, state: ChartState, event: Any, payload: Mapping[str, Any]
     ) -> Generator[Request, Any, list[Microstep] | None]:
         """One external event: ``None`` when no transition is enabled for it (nothing ran but
-        guards), else the microsteps taken."""
+        guards), else the microsteps taken. A guard that raised while the event was matched
+        (``on_error = "event"``) has queued ``error.execution``: then the event was processed
+        even if nothing took it, and the internal queue is drained as SCXML does."""
+        queued = len(state.queue)
         enabled = yield from self.select(state, event, payload)
-        if not enabled:
+        if not enabled and len(state.queue) == queued:
             return None
-        yield from self.microstep(state, enabled, payload, event)
+        if enabled:
+            yield from self.microstep(state, enabled, payload, event)
         return [(event, tuple(enabled)), *(yield from self.settle(state))]
 
     def settle(self, state: ChartState) -> Generator[Request, Any, list[Microstep]]:

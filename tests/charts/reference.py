@@ -13,9 +13,10 @@ and each such place says so:
 * ``then`` steps run after the targets were entered, transition by transition;
 * ``on_error = "raise"``: an error in a guard or an action abandons the macrostep, which leaves the
   configuration, the history and the internal queue as they were before the event;
-* an external event that enables no transition is *rejected*: nothing runs but its guards, and
-  what they changed (an ``error.execution`` they raised) is dropped; SCXML would go on to look
-  for eventless transitions, which only matters when guards are not pure functions;
+* an external event that enables no transition is *rejected*: nothing runs but its guards; SCXML
+  would go on to look for eventless transitions, which only matters when guards are not pure
+  functions. When a guard raised (``on_error = "event"``), its ``error.execution`` is queued and
+  the event counts as processed: the queue and eventless transitions run, as in SCXML;
 * ``done.state.<id>`` and ``error.execution`` exist only when a transition's trigger matches them
   (the compiler declares them then): otherwise they are not raised at all, where SCXML raises
   them, matches nothing and looks for eventless transitions once more (which only matters when
@@ -125,10 +126,12 @@ class Reference:
         event = self.spec.events[name]
 
         def macrostep() -> None:
+            queued = len(self.internal_queue)
             enabled = self.select_transitions(event) if self.running else []
-            if not enabled:
+            if not enabled and len(self.internal_queue) == queued:
                 raise _Rejected
-            self.microstep(enabled)
+            if enabled:
+                self.microstep(enabled)
             self.settle()
 
         try:

@@ -35,10 +35,11 @@ entry = ["en_t"]
 def test_on_error_event_a_raising_guard_is_false_and_raises_error_execution() -> None:
     spec = chart(ERRORS, initial='"s"', on_error="event")
     _, go = run(spec, ["GO"], guards={"check": ["raise"]})
-    # No transition took GO: the event is rejected, and what the guard raised goes with it.
-    assert go.outcome == "rejected"
-    assert calls(go) == ["check=raise"]
-    assert go.leaves == {"s"}
+    # No transition took GO, but the guard raised: GO counts as processed and error.execution
+    # is handled (on.error in s), as SCXML does.
+    assert go.outcome == "taken"
+    assert calls(go) == ["check=raise", "on_error"]
+    assert go.leaves == {"failed"}
 
 
 def test_on_error_event_a_raising_guard_of_a_taken_event_raises_error_execution() -> None:

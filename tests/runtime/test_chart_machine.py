@@ -362,3 +362,35 @@ def test_timers_are_kept_in_snapshots_with_their_restore_policy(tmp_path: Path) 
     }
     assert restored.fire_due() == 1 and restored.state is module.WaitState.FIRED
     assert restored.pending_timers == {}  # leaving the state cancelled the others
+
+
+def test_a_guard_error_is_processed_even_when_nothing_takes_the_event(tmp_path: Path) -> None:
+    """on_error = "event": the error.execution a guard raised while matching an event is handled
+    (SCXML), not dropped with the event."""
+    from tests.runtime.chart_specs import compile_chart
+
+    module = compile_chart(
+        tmp_path,
+        """
+        [machine]
+        name = "Careful"
+        initial = "a"
+        on_error = "event"
+        [events]
+        GO = {}
+        [states.a]
+        on.GO = { to = "b", guard = "allowed" }
+        on."error.execution" = "failed"
+        [states.b]
+        kind = "final"
+        [states.failed]
+        kind = "final"
+        """,
+    )
+
+    class Broken:
+        def allowed(self, context: object, payload: object) -> bool:
+            raise ValueError("no idea")
+
+    machine = module.CarefulMachine(None, Broken())
+    assert machine.send(module.CarefulEvent.GO) is module.CarefulState.FAILED
