@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 from statewright._compat import StrEnum
 from statewright._core import _INFO, NO_LOCK, Lock
 from statewright._errors import ActionFailed, GuardFailed, InvalidTransition
+from statewright._hot_path import install_event_methods, restore_event_methods
 from statewright._snapshot import SnapshotMixin
 from statewright._store_protocol import Store
 from statewright._table import CompiledAlt, Plan
@@ -88,6 +89,22 @@ class Machine(SnapshotMixin[S, E, C]):
             return target  # type: ignore[no-any-return]  # table stores members as Any
         finally:
             lock.release()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Give a generated flat machine's event methods :meth:`send`'s inline path.
+
+        A generated method ``open()`` is ``return self.send(_E_OPEN)``: one Python frame more
+        than ``send``. Here it is replaced by the same path with its event built in (compiled
+        on first use), keeping its name, signature and docstring. A subclass that overrides
+        ``send`` gets the generated methods back, so they keep going through its ``send``.
+        """
+        super().__init_subclass__(**kwargs)
+        if cls.send is not Machine.send:
+            restore_event_methods(cls)
+            return
+        spec = cls.__dict__.get("spec")
+        if spec is not None and getattr(spec, "chart", None) is None:
+            install_event_methods(cls, spec, _INFO, _refuse_async_listeners)
 
     @property
     def dynamic(self) -> Machine[S, E, C]:
