@@ -99,13 +99,15 @@ fuzz: setup
 	STATEWRIGHT_FUZZ_BUDGET=$(FUZZ_BUDGET) STATEWRIGHT_FUZZ_SEED=$(FUZZ_SEED) \
 		$(BIN)/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider tests/fuzz tests/charts/test_reference.py
 
-# send(), imports and saves on every interpreter the machine has, then the compiler, mypy on large
+# send() (flat and chart) and every other way in, imports and saves on every interpreter the machine has, then the compiler, mypy on large
 # generated modules and the mypy plugin (on the main one). bench_mypy_scale takes some ten minutes.
 bench: setup venvs
 	@set -e; for venv in $(VENV) .venv-3.*; do \
 	  [ -x $$venv/bin/python ] || continue; \
 	  $(QUIETLY) "bench: installing the peers into $$venv" $$venv/bin/python -m pip install -e '.[bench]'; \
 	  $$venv/bin/python bench/bench_send.py; echo; \
+	  $$venv/bin/python bench/bench_entry_points.py; echo; \
+	  $$venv/bin/python bench/bench_chart_send.py; echo; \
 	  $$venv/bin/python bench/bench_import.py; echo; \
 	  $$venv/bin/python bench/bench_save.py; echo; \
 	done

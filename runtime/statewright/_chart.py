@@ -18,7 +18,7 @@ machine keeps the copy only when the whole macrostep succeeded, so a failure lea
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Generator, Iterable, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from statewright._chart_spec import (
@@ -29,6 +29,7 @@ from statewright._chart_spec import (
     SHALLOW_HISTORY,
     Cancel,
     Chart,
+    ChartTransition,
     Log,
     Raise,
     Send,
@@ -180,6 +181,16 @@ class ChartEngine:
             for i in range(len(nodes))
         )
         self.done_events = tuple(node.done for node in nodes)
+        #: Whether any transition is eventless: if none is, a microstep needs no eventless check.
+        self.has_eventless = any(not transition.events for transition in chart.transitions)
+        #: Each transition's domain where it does not depend on history memory (None where it
+        #: does): computed once instead of per microstep.
+        self.static_domains = tuple(
+            None
+            if any(self.kinds[target] in _HISTORY for target in transition.targets)
+            else self._domain_of(transition, transition.targets)
+            for transition in chart.transitions
+        )
         self.error_event = events_by_value.get("error.execution")
         self.node_by_name = {node.name: index for index, node in enumerate(nodes)}
 
@@ -240,7 +251,10 @@ class ChartEngine:
         """Eventless transitions and internal events until none is enabled."""
         taken: list[Microstep] = []
         while not state.finished:
-            enabled = yield from self.select(state, None, {})
+            if self.has_eventless:
+                enabled = yield from self.select(state, None, {})
+            else:
+                enabled = []
             event: Any = None
             payload: Mapping[str, Any] = {}
             if not enabled:
@@ -303,6 +317,8 @@ class ChartEngine:
         return self._without_conflicts(state, enabled)
 
     def _without_conflicts(self, state: ChartState, enabled: list[int]) -> list[int]:
+        if len(enabled) < 2:
+            return enabled  # nothing to conflict with
         transitions = self.chart.transitions
         kept: list[int] = []
         exits: dict[int, set[int]] = {}
@@ -331,8 +347,13 @@ class ChartEngine:
         return exits
 
     def domain(self, state: ChartState, index: int) -> int:
+        static = self.static_domains[index]
+        if static is not None:
+            return static
         transition = self.chart.transitions[index]
-        targets = self.effective_targets(state, transition.targets)
+        return self._domain_of(transition, self.effective_targets(state, transition.targets))
+
+    def _domain_of(self, transition: ChartTransition, targets: Sequence[int]) -> int:
         source = transition.source
         if (
             transition.internal
