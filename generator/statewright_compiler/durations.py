@@ -25,8 +25,9 @@ class DurationError(ValueError):
     """Text that is not a duration this language accepts."""
 
 
-def parse_duration(text: str) -> float:
-    """Seconds in ``text``; :class:`DurationError` says what is wrong."""
+def parse_duration(text: str, *, allow_zero: bool = False) -> float:
+    """Seconds in ``text``; :class:`DurationError` says what is wrong. Zero only where
+    ``allow_zero`` (a sent event due at once, SCXML's undelayed ``<send>``)."""
     stripped = text.strip()
     seconds: float | None = None
     if stripped.startswith("P"):
@@ -44,8 +45,9 @@ def parse_duration(text: str) -> float:
         raise DurationError(
             f"{text!r} is not a duration: write e.g. '30s', '5m', '1h30m', '250ms' or 'PT1H'"
         )
-    if not 0 < seconds <= MAX_DELAY:
-        raise DurationError(f"{text!r} must be more than 0 and at most ten years")
+    if not (seconds >= 0 if allow_zero else seconds > 0) or seconds > MAX_DELAY:
+        least = "at least" if allow_zero else "more than"
+        raise DurationError(f"{text!r} must be {least} 0 and at most ten years")
     return seconds
 
 

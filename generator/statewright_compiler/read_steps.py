@@ -67,7 +67,7 @@ class StepReader(FieldReader):
             self.chart_feature("a delayed send", path)
             event = self.name(value["send"], (*path, "send"), "sent event")
             timer_id = self.name(value.get("id"), (*path, "id"), "timer id")
-            timer = self.timer(value, path)
+            timer = self.timer(value, path, allow_zero=True)
             if event is None or timer_id is None or timer is None:
                 return None
             return SendStep(event, timer_id, timer.delay, timer.delay_handler, timer.on_restore)
@@ -84,9 +84,12 @@ class StepReader(FieldReader):
         )
         return None
 
-    def timer(self, table: Mapping[str, Any], path: KeyPath) -> RawTimer | None:
-        """``delay`` (a duration) or ``delay_handler`` (a handler returning seconds), exactly one,
-        and ``on_restore``; None when wrong (reported)."""
+    def timer(
+        self, table: Mapping[str, Any], path: KeyPath, *, allow_zero: bool = False
+    ) -> RawTimer | None:
+        """``delay`` (a duration; ``"0s"`` only where ``allow_zero``: a sent event) or
+        ``delay_handler`` (a handler returning seconds), exactly one, and ``on_restore``; None
+        when wrong (reported)."""
         on_restore = self.text(table, "on_restore", path, "fire")
         if on_restore not in ("fire", "resume", "restart"):
             self.reporter.report(
@@ -109,7 +112,7 @@ class StepReader(FieldReader):
             return RawTimer(None, handler, on_restore) if handler is not None else None
         text = self.text(table, "delay", path)
         try:
-            return RawTimer(parse_duration(text), None, on_restore)
+            return RawTimer(parse_duration(text, allow_zero=allow_zero), None, on_restore)
         except DurationError as error:
             self.reporter.report("invalid-timer", (*path, "delay"), str(error))
             return None

@@ -176,10 +176,9 @@ class ElementReader:
         self.report("scxml-unsupported", element, f"{what} cannot be translated: {why}")
 
     def send(self, element: Element) -> Step | None:
-        """A ``<send>`` to the chart itself: after a delay (a timer), or ``#_internal`` (a raise).
-
-        SCXML's other sends need what a chart does not have: an undelayed external event is
-        for the program to send, other targets need event I/O processors."""
+        """A ``<send>`` to the chart itself: a timer (due at once without a delay: SCXML's
+        external queue, which the timer drivers drain in the order sent), or ``#_internal``
+        (a raise). Other targets need event I/O processors, which a chart does not have."""
         computed = [name for name in _COMPUTED if element.get(name) is not None]
         if computed:
             why = "a spec says what it sends when it compiles, not at run time"
@@ -202,14 +201,9 @@ class ElementReader:
                 return None
             return self.raised(element, element.get("event"))
         if delay is None:
-            why = (
-                "it puts its event on the external queue, which a machine does not have: "
-                "send that event from your program"
-            )
-            self.unsupported(element, "<send> without a delay", why)
-            return None
+            delay = "0s"
         try:
-            parse_duration(delay)
+            parse_duration(delay, allow_zero=True)
         except DurationError as error:
             self.unsupported(element, f"<send delay={delay!r}>", str(error))
             return None

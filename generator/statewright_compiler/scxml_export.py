@@ -65,7 +65,7 @@ _EVENT_NAME: Final = re.compile(r"[A-Za-z0-9_\-:]+(?:\.[A-Za-z0-9_\-:]+)*")
 def _duration(seconds: float) -> str:
     """SCXML's (CSS2) time: whole milliseconds where they say it exactly, else seconds."""
     milliseconds = seconds * 1000
-    if milliseconds == int(milliseconds) and seconds < 1:
+    if milliseconds == int(milliseconds) and 0 < seconds < 1:
         return f"{int(milliseconds)}ms"
     return f"{seconds:.6f}".rstrip("0").rstrip(".") + "s"
 

@@ -537,6 +537,7 @@ class ChartEngine:
                         self._failed(state, Failure(error), event, step.handler)
                         return
                 assert delay is not None
+                state.timers.pop(step.id, None)  # started again: it goes last among ties
                 state.timers[step.id] = Pending(
                     step.event, state.time() + delay, float(delay), step.on_restore
                 )

@@ -50,7 +50,7 @@ def encode_chart(engine: ChartEngine, state: ChartState, saved_at: float) -> dic
                 "delay": pending.delay,
                 "on_restore": pending.on_restore,
             }
-            for timer_id, pending in sorted(state.timers.items())
+            for timer_id, pending in state.timers.items()  # started first, first: ties fire so
         ],
         "saved_at": saved_at,
     }

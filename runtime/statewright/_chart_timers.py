@@ -29,9 +29,13 @@ class ChartTimers:
         return min(pending.due for pending in timers.values()) if timers else None
 
     def _take_due(self, now: float) -> tuple[str, Pending] | None:
-        """Remove and return the earliest timer due at ``now`` (ties: by id)."""
-        due = [(p.due, name) for name, p in self._chart.timers.items() if p.due <= now]
-        if not due:
+        """Remove and return the earliest timer due at ``now``; of timers due at the same time,
+        the one started first (SCXML's external queue is first in, first out: events sent
+        without a delay are due when sent)."""
+        found: tuple[float, str] | None = None
+        for name, pending in self._chart.timers.items():  # in the order they were started
+            if pending.due <= now and (found is None or pending.due < found[0]):
+                found = (pending.due, name)
+        if found is None:
             return None
-        _, name = min(due)
-        return name, self._chart.timers.pop(name)
+        return found[1], self._chart.timers.pop(found[1])

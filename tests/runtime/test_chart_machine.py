@@ -394,3 +394,51 @@ def test_a_guard_error_is_processed_even_when_nothing_takes_the_event(tmp_path: 
 
     machine = module.CarefulMachine(None, Broken())
     assert machine.send(module.CarefulEvent.GO) is module.CarefulState.FAILED
+
+
+def test_events_sent_at_once_arrive_first_in_first_out(tmp_path: Path) -> None:
+    """``delay = "0s"`` is SCXML's ``<send>`` without a delay (the external queue): due at once,
+    fired after the current event, in the order sent, also after a snapshot; sending an id again
+    puts it last."""
+    from statewright import MachineOptions
+
+    from tests.runtime.chart_specs import compile_chart
+
+    module = compile_chart(
+        tmp_path,
+        """
+        [machine]
+        name = "Queue"
+        initial = "a"
+        [events]
+        GO = {}
+        Z = {}
+        Y = {}
+        X = {}
+        [states.a]
+        on.GO = { to = "b", actions = [
+          { send = "Z", id = "z", delay = "0s" },
+          { send = "Y", id = "y", delay = "0s" },
+          { send = "X", id = "x", delay = "0s" },
+          { send = "Z", id = "z", delay = "0s" },
+        ] }
+        [states.b]
+        on.Y = "c"
+        [states.c]
+        on.X = "d"
+        [states.d]
+        on.Z = "done"
+        [states.done]
+        kind = "final"
+        """,
+    )
+    S = module.QueueState
+    now = [50.0]
+    options = MachineOptions(clock=lambda: now[0])
+    machine = module.QueueMachine(None, options=options)
+    assert machine.send(module.QueueEvent.GO) is S.B  # nothing sent has arrived yet
+    assert list(machine.pending_timers) == ["y", "x", "z"]
+    restored = module.QueueMachine.restore(machine.snapshot(), options=options)
+    assert list(restored.pending_timers) == ["y", "x", "z"]
+    assert restored.fire_due() == 3 and restored.state is S.DONE
+    assert [str(record.event) for record in restored.history][-3:] == ["Y", "X", "Z"]

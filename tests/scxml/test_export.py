@@ -172,7 +172,7 @@ def _timers(document: Document) -> Document:
         normal: list[Step] = []
         for step in steps:
             if isinstance(step, Send):
-                delay = str(parse_duration(step.delay))
+                delay = str(parse_duration(step.delay, allow_zero=True))
                 normal.append(Send(step.event, delay, number(step.id)))
             elif isinstance(step, Cancel):
                 normal.append(Cancel(number(step.id)))
