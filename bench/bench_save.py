@@ -12,7 +12,15 @@ to append (or, without history, a new head to write):
   1,000-record machine (each with a revision of its own, as every save's head has, all made
   before the timing starts), on a connection of its own with the same settings: what storing the
   head costs when nothing else happens;
+* ``the save's SQL alone``: the statements a save of the 1,000-record machine runs (``BEGIN
+  IMMEDIATE``, the head's compare-and-swap ``UPDATE ... WHERE revision = ?``, the new record's
+  ``INSERT``, the ``DELETE`` of the record that fell out of the kept history, ``COMMIT``) with
+  precomputed texts, on a connection of its own: the least any save with this contract (a
+  revision check, history as rows, one transaction) can cost, Python's part taken out;
 * ``save, no history``: ``machine.save()`` of a machine with ``record_history=False``;
+* ``save, 1 record kept``: the same with history on and ``history_limit=1``: each save writes
+  the head and one record and drops the one before, as the 1,000-record save does, so the ratio
+  of the two is what the history's length costs a save;
 * ``save, 1,000 records``: ``machine.save()`` of the same machine with a full history of 1,000
   records (payloads of a few fields each, as an agent's events carry);
 * ``whole snapshot (0.2)``: the same machine saved through a store that only has ``save``, so
@@ -67,8 +75,10 @@ class WholeSnapshots:
         return self.inner.list_ids()
 
 
-def machine(store: Any, instance_id: str, history: bool) -> PlainTaskMachine:
-    options = MachineOptions(store=store, instance_id=instance_id, record_history=history)
+def machine(store: Any, instance_id: str, history: bool, limit: int = 1000) -> PlainTaskMachine:
+    options = MachineOptions(
+        store=store, instance_id=instance_id, record_history=history, history_limit=limit
+    )
     built = PlainTaskMachine(None, options=options)
     for event in (Ev.TASK_CREATED, Ev.PLAN_DONE, Ev.PLAN_APPROVED):
         built.send(event)
@@ -116,6 +126,46 @@ def upserting(path: Path, synchronous: str, text: str, saves: int) -> Runner:
     return run
 
 
+def sql_alone(path: Path, synchronous: str, text: str, record: str) -> Runner:
+    """A save's statements with precomputed texts, on an instance of their own."""
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute(f"PRAGMA synchronous={synchronous}")
+    db.execute("DELETE FROM statewright_instances WHERE instance_id = 'sql'")
+    db.execute(
+        "INSERT INTO statewright_instances (instance_id, machine, revision, snapshot, "
+        "updated_at, checksum) VALUES ('sql', 'Task', 1, ?, 0, '')",
+        (text,),
+    )
+    state = {"revision": 1, "event": 0}
+
+    def run(count: int) -> float:
+        first = state["revision"]
+        start = time.perf_counter()
+        for revision in range(first, first + count):
+            event = state["event"] = state["event"] + 1
+            db.execute("BEGIN IMMEDIATE")
+            db.execute(
+                "UPDATE statewright_instances SET revision = ?, snapshot = ?, machine = ?, "
+                "updated_at = ?, checksum = ? WHERE instance_id = ? AND revision = ?",
+                (revision + 1, text, "Task", 0.0, "c", "sql", revision),
+            )
+            db.execute(
+                "INSERT OR REPLACE INTO statewright_history VALUES (?, ?, ?, ?)",
+                ("sql", event, record, "c"),
+            )
+            db.execute(
+                "DELETE FROM statewright_history WHERE instance_id = ? AND event_id < ?",
+                ("sql", event - 999),
+            )
+            db.execute("COMMIT")
+        elapsed = time.perf_counter() - start
+        state["revision"] = first + count
+        return elapsed
+
+    return run
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--saves", type=int, default=0, help="saves per timed run")
@@ -128,13 +178,20 @@ def main() -> None:
         store = SqliteStore(path, synchronous=args.synchronous)
         full = machine(store, "full", history=True)
         empty = machine(store, "empty", history=False)
+        one = machine(store, "one", history=True, limit=1)
         whole = machine(WholeSnapshots(store), "whole", history=True)
         head = store._db.execute(
             "SELECT snapshot FROM statewright_instances WHERE instance_id = 'full'"
         ).fetchone()[0]
+        record = store._db.execute(
+            "SELECT record FROM statewright_history WHERE instance_id = 'full' "
+            "ORDER BY event_id DESC LIMIT 1"
+        ).fetchone()[0]
         variants: dict[str, Runner] = {
             "raw UPSERT of the head row": upserting(path, args.synchronous, head, saves),
+            "the save's SQL alone": sql_alone(path, args.synchronous, head, record),
             "save, no history": saving(empty),
+            "save, 1 record kept": saving(one),
             "save, 1,000 records": saving(full),
             "whole snapshot (0.2)": saving(whole),
         }
@@ -165,6 +222,15 @@ def main() -> None:
         print(
             f"save with 1,000 records / raw UPSERT:     "
             f"{records / median['raw UPSERT of the head row']:.2f}x (target <= 1.25x)"
+        )
+        print(
+            f"save with 1,000 records / save keeping 1: "
+            f"{records / median['save, 1 record kept']:.2f}x (O(1) in the history's length)"
+        )
+        sql = median["the save's SQL alone"]
+        print(
+            f"save with 1,000 records / its SQL alone:  {records / sql:.2f}x; "
+            f"its SQL alone / raw UPSERT: {sql / median['raw UPSERT of the head row']:.2f}x"
         )
         print(
             f"whole snapshot (0.2) / save with 1,000 records: "
