@@ -138,8 +138,12 @@ def _statements(source: str, start: str, end: str) -> list[str]:
 
 
 def test_the_specialised_path_is_sends_path() -> None:
-    """The text the event methods are compiled from commits a transition exactly as ``send``."""
+    """The text the event methods are compiled from commits a transition exactly as ``send``,
+    and ``try_send`` and the async machine's trivial commit do the same."""
     start, end = "history = self._history", "lock.release()"
     sends = _statements(inspect.getsource(Machine.send), start, end)
     template = _statements(_hot_path._TEMPLATE, start, end)
     assert [line.replace("_refuse(", "_refuse_async_listeners(") for line in template] == sends
+    commit = _statements(inspect.getsource(Machine.send), start, "self._counts[index] += 1")
+    for other in (Machine.try_send, Machine._commit_trivial):
+        assert _statements(inspect.getsource(other), start, "self._counts[index] += 1") == commit
