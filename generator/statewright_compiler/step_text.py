@@ -7,6 +7,9 @@ seconds the compiler stores, so a reader recognises the spec's own value.
 
 from __future__ import annotations
 
+import math
+from decimal import Decimal
+
 from statewright_compiler.model import (
     CancelStep,
     LogStep,
@@ -26,8 +29,12 @@ def duration_text(seconds: float) -> str:
     """``86400.0`` as ``1d``, ``5400.0`` as ``1h30m``, ``0.25`` as ``250ms``; what no whole
     number of milliseconds gives, as seconds (``0.0005s``)."""
     milliseconds = round(seconds * 1000)
-    if milliseconds <= 0 or abs(milliseconds - seconds * 1000) > 1e-6:
-        return f"{seconds:g}s"
+    if milliseconds <= 0 or not math.isclose(
+        milliseconds, seconds * 1000, rel_tol=1e-15, abs_tol=1e-6
+    ):
+        # The shortest text that reads back as ``seconds``, in plain decimals (never 1e-05).
+        text = format(Decimal(repr(seconds)), "f")
+        return (text.rstrip("0").rstrip(".") if "." in text else text) + "s"
     parts = []
     for unit, size in _UNITS:
         count, milliseconds = divmod(milliseconds, size)

@@ -166,6 +166,7 @@ def test_large_shape_of_a_machine_without_transitions() -> None:
     assert_clean(source)
 
 
+@pytest.mark.slow
 def test_large_shape_modules_pass_mypy_strict(tmp_path: Path) -> None:
     for path in SPECS:
         _, large = both_shapes(path)

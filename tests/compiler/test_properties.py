@@ -10,6 +10,7 @@ import types
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from statewright import InvalidTransition, MachineOptions
@@ -119,6 +120,7 @@ def test_runtime_follows_the_spec_table(spec: RandomSpec, data: st.DataObject) -
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 @given(st.lists(random_specs(), min_size=4, max_size=4))
+@pytest.mark.slow
 def test_sampled_random_modules_pass_mypy_strict(
     tmp_path_factory: Any, specs: list[RandomSpec]
 ) -> None:
@@ -158,6 +160,7 @@ def test_large_machines_get_table_backed_dispatch_that_agrees_with_the_table() -
             assert module.transition_targets(state, event) == expected
 
 
+@pytest.mark.slow
 def test_large_machine_module_passes_mypy_strict(tmp_path: Path) -> None:
     (tmp_path / "random_spec.py").write_text(compile_text(large_spec()), encoding="utf-8")
     completed = subprocess.run(

@@ -16,6 +16,17 @@ from tests.docs.tools import MarkdownBlock, MermaidResult, run_markdown, run_mer
 
 MODES = {"collapsed": False, "expanded": True}
 
+#: Fixtures that start Node (Mermaid's parser, marked): their tests are slow ones.
+NODE_FIXTURES = frozenset({"mermaid_results", "markdown_results"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests read by Mermaid's parser or marked run Node: they are part of ``make test``, not of
+    the fast loop (``make check``)."""
+    for item in items:
+        if NODE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.fixture(scope="session")
 def rendered_files(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -55,3 +55,13 @@ def test_timer_transitions_are_labelled_with_their_delay() -> None:
     labels = {(e.source.key, e.target.key, e.label) for e in edges}
     assert ("waiting_tool", "drafting", "after 30s / give_up_tool") in labels
     assert ("budget_ok", "budget_spent", "after budget_window()") in labels
+
+
+def test_long_and_odd_durations_are_written_as_the_spec_reads_them() -> None:
+    """Whole milliseconds near the ten-year limit lose nothing to float error, and what is not
+    whole milliseconds is written in plain decimals, never exponent notation."""
+    assert duration_text(17_179_869.184) == "198d20h11m9s184ms"
+    assert parse_duration(duration_text(17_179_869.184)) == 17_179_869.184
+    assert duration_text(0.0005) == "0.0005s"
+    assert duration_text(123_456_789.0001) == "123456789.0001s"
+    assert parse_duration("123456789.0001s") == pytest.approx(123_456_789.0001)
