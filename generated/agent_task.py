@@ -41,7 +41,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions
+    from statewright import MachineOptions, SendResult
 
 require_runtime(2, module="agent_task", generator_version="0.2.0")
 
@@ -336,7 +336,8 @@ class AgentTaskMachine(ChartMachine[AgentTaskState, AgentTaskEvent, ContextT]):
         )
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         def send(self, event: Literal[AgentTaskEvent.PLANNED], /) -> AgentTaskState: ...
         @overload
@@ -388,6 +389,31 @@ class AgentTaskMachine(ChartMachine[AgentTaskState, AgentTaskEvent, ContextT]):
         def can_send(self, event: AgentTaskEvent, /, **payload: Any) -> bool:
             return super().can_send(event, **payload)
 
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        def send_once(
+            self, key: str, event: Literal[AgentTaskEvent.PLANNED], /
+        ) -> SendResult[AgentTaskState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[AgentTaskEvent.TOOL_RESULT], /, *, ok: bool
+        ) -> SendResult[AgentTaskState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[AgentTaskEvent.SUSPEND], /
+        ) -> SendResult[AgentTaskState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[AgentTaskEvent.RESUME], /
+        ) -> SendResult[AgentTaskState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[AgentTaskEvent.AFTER_TICKING_0], /
+        ) -> SendResult[AgentTaskState]: ...
+        def send_once(
+            self, key: str, event: AgentTaskEvent, /, **payload: Any
+        ) -> SendResult[AgentTaskState]:
+            return super().send_once(key, event, **payload)
+
     def planned(self) -> AgentTaskState:
         """Send PLANNED."""
         return self.send(_E_PLANNED)
@@ -434,7 +460,8 @@ class AgentTaskAsyncMachine(
         )
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         async def send(
             self, event: Literal[AgentTaskEvent.PLANNED], /
@@ -493,6 +520,31 @@ class AgentTaskAsyncMachine(
         ) -> bool: ...
         async def can_send(self, event: AgentTaskEvent, /, **payload: Any) -> bool:
             return await super().can_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        async def send_once(
+            self, key: str, event: Literal[AgentTaskEvent.PLANNED], /
+        ) -> SendResult[AgentTaskState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[AgentTaskEvent.TOOL_RESULT], /, *, ok: bool
+        ) -> SendResult[AgentTaskState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[AgentTaskEvent.SUSPEND], /
+        ) -> SendResult[AgentTaskState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[AgentTaskEvent.RESUME], /
+        ) -> SendResult[AgentTaskState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[AgentTaskEvent.AFTER_TICKING_0], /
+        ) -> SendResult[AgentTaskState]: ...
+        async def send_once(
+            self, key: str, event: AgentTaskEvent, /, **payload: Any
+        ) -> SendResult[AgentTaskState]:
+            return await super().send_once(key, event, **payload)
 
     async def planned(self) -> AgentTaskState:
         """Send PLANNED."""

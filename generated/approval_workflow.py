@@ -44,7 +44,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions
+    from statewright import MachineOptions, SendResult
 
 require_runtime(2, module="approval_workflow", generator_version="0.2.0")
 
@@ -631,7 +631,8 @@ class ApprovalWorkflowMachine(
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         def send(
             self,
@@ -817,6 +818,75 @@ class ApprovalWorkflowMachine(
         def can_send(self, event: ApprovalWorkflowEvent, /, **payload: Any) -> bool:
             return super().can_send(event, **payload)
 
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        def send_once(
+            self,
+            key: str,
+            event: Literal[ApprovalWorkflowEvent.VALIDATED],
+            /,
+            *,
+            valid: bool,
+            errors: list[str] | None = None,
+        ) -> SendResult[ApprovalWorkflowState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[ApprovalWorkflowEvent.APPROVE],
+            /,
+            *,
+            action_id: str | None = None,
+            approver: str | None = None,
+            comment: str | None = None,
+        ) -> SendResult[ApprovalWorkflowState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[ApprovalWorkflowEvent.REJECT],
+            /,
+            *,
+            approver: str | None = None,
+            reason: str | None = None,
+        ) -> SendResult[ApprovalWorkflowState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[ApprovalWorkflowEvent.APPLY_RESULT],
+            /,
+            *,
+            success: bool,
+            output: str | None = None,
+            error: str | None = None,
+        ) -> SendResult[ApprovalWorkflowState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[ApprovalWorkflowEvent.TIMEOUT],
+            /,
+            *,
+            elapsed_seconds: float | None = None,
+        ) -> SendResult[ApprovalWorkflowState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[ApprovalWorkflowEvent.RESUBMIT],
+            /,
+            *,
+            note: str | None = None,
+        ) -> SendResult[ApprovalWorkflowState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_0], /
+        ) -> SendResult[ApprovalWorkflowState]: ...
+        def send_once(
+            self, key: str, event: ApprovalWorkflowEvent, /, **payload: Any
+        ) -> SendResult[ApprovalWorkflowState]:
+            return super().send_once(key, event, **payload)
+
     def validated(
         self, *, valid: bool, errors: list[str] | None = None
     ) -> ApprovalWorkflowState:
@@ -880,7 +950,8 @@ class ApprovalWorkflowAsyncMachine(
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         async def send(
             self,
@@ -1069,6 +1140,75 @@ class ApprovalWorkflowAsyncMachine(
             self, event: ApprovalWorkflowEvent, /, **payload: Any
         ) -> bool:
             return await super().can_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[ApprovalWorkflowEvent.VALIDATED],
+            /,
+            *,
+            valid: bool,
+            errors: list[str] | None = None,
+        ) -> SendResult[ApprovalWorkflowState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[ApprovalWorkflowEvent.APPROVE],
+            /,
+            *,
+            action_id: str | None = None,
+            approver: str | None = None,
+            comment: str | None = None,
+        ) -> SendResult[ApprovalWorkflowState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[ApprovalWorkflowEvent.REJECT],
+            /,
+            *,
+            approver: str | None = None,
+            reason: str | None = None,
+        ) -> SendResult[ApprovalWorkflowState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[ApprovalWorkflowEvent.APPLY_RESULT],
+            /,
+            *,
+            success: bool,
+            output: str | None = None,
+            error: str | None = None,
+        ) -> SendResult[ApprovalWorkflowState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[ApprovalWorkflowEvent.TIMEOUT],
+            /,
+            *,
+            elapsed_seconds: float | None = None,
+        ) -> SendResult[ApprovalWorkflowState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[ApprovalWorkflowEvent.RESUBMIT],
+            /,
+            *,
+            note: str | None = None,
+        ) -> SendResult[ApprovalWorkflowState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_0], /
+        ) -> SendResult[ApprovalWorkflowState]: ...
+        async def send_once(
+            self, key: str, event: ApprovalWorkflowEvent, /, **payload: Any
+        ) -> SendResult[ApprovalWorkflowState]:
+            return await super().send_once(key, event, **payload)
 
     async def validated(
         self, *, valid: bool, errors: list[str] | None = None

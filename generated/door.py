@@ -35,7 +35,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions
+    from statewright import MachineOptions, SendResult
 
 require_runtime(2, module="door", generator_version="0.2.0")
 
@@ -301,7 +301,8 @@ class DoorMachine(Machine[DoorState, DoorEvent, ContextT]):
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         def send(self, event: Literal[DoorEvent.OPEN], /) -> DoorState: ...
         @overload
@@ -343,6 +344,27 @@ class DoorMachine(Machine[DoorState, DoorEvent, ContextT]):
         def can_send(self, event: DoorEvent, /, **payload: Any) -> bool:
             return super().can_send(event, **payload)
 
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        def send_once(
+            self, key: str, event: Literal[DoorEvent.OPEN], /
+        ) -> SendResult[DoorState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[DoorEvent.CLOSE], /
+        ) -> SendResult[DoorState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[DoorEvent.LOCK], /, *, code: str
+        ) -> SendResult[DoorState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[DoorEvent.UNLOCK], /, *, code: str
+        ) -> SendResult[DoorState]: ...
+        def send_once(
+            self, key: str, event: DoorEvent, /, **payload: Any
+        ) -> SendResult[DoorState]:
+            return super().send_once(key, event, **payload)
+
     def open(self) -> DoorState:
         """Send OPEN."""
         return self.send(_E_OPEN)
@@ -375,7 +397,8 @@ class DoorAsyncMachine(AsyncMachine[DoorState, DoorEvent, ContextT]):
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         async def send(self, event: Literal[DoorEvent.OPEN], /) -> DoorState: ...
         @overload
@@ -420,6 +443,27 @@ class DoorAsyncMachine(AsyncMachine[DoorState, DoorEvent, ContextT]):
         ) -> bool: ...
         async def can_send(self, event: DoorEvent, /, **payload: Any) -> bool:
             return await super().can_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        async def send_once(
+            self, key: str, event: Literal[DoorEvent.OPEN], /
+        ) -> SendResult[DoorState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[DoorEvent.CLOSE], /
+        ) -> SendResult[DoorState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[DoorEvent.LOCK], /, *, code: str
+        ) -> SendResult[DoorState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[DoorEvent.UNLOCK], /, *, code: str
+        ) -> SendResult[DoorState]: ...
+        async def send_once(
+            self, key: str, event: DoorEvent, /, **payload: Any
+        ) -> SendResult[DoorState]:
+            return await super().send_once(key, event, **payload)
 
     async def open(self) -> DoorState:
         """Send OPEN."""

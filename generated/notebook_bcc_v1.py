@@ -43,7 +43,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions
+    from statewright import MachineOptions, SendResult
 
 require_runtime(2, module="notebook_bcc_v1", generator_version="0.2.0")
 
@@ -992,7 +992,8 @@ class NotebookBccV1Machine(Machine[NotebookBccV1State, NotebookBccV1Event, Conte
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         def send(
             self,
@@ -1217,6 +1218,88 @@ class NotebookBccV1Machine(Machine[NotebookBccV1State, NotebookBccV1Event, Conte
         def can_send(self, event: NotebookBccV1Event, /, **payload: Any) -> bool:
             return super().can_send(event, **payload)
 
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        def send_once(
+            self,
+            key: str,
+            event: Literal[NotebookBccV1Event.START_WORKFLOW],
+            /,
+            *,
+            user_problem: str,
+            user_submit_files: list[str],
+            stages: list[dict[str, str]],
+            focus: str | None = None,
+        ) -> SendResult[NotebookBccV1State]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[NotebookBccV1Event.START_STEP],
+            /,
+            *,
+            stage_id: str,
+            steps: list[dict[str, str]],
+            focus: str | None = None,
+            stage_goals: str | None = None,
+        ) -> SendResult[NotebookBccV1State]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[NotebookBccV1Event.START_BEHAVIOR],
+            /,
+            *,
+            behavior_id: str,
+            step_id: str,
+            agent: str,
+            task: str,
+            inputs: dict[str, str],
+            outputs: dict[str, str],
+            acceptance: list[str],
+            effects: bool,
+        ) -> SendResult[NotebookBccV1State]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[NotebookBccV1Event.COMPLETE_ACTION],
+            /,
+            *,
+            actions: list[dict[str, str]],
+            effects: list[str],
+            variables: list[str],
+        ) -> SendResult[NotebookBccV1State]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[NotebookBccV1Event.TRANSITION_TO_COMPLETE_STEP],
+            /,
+            *,
+            current_step_is_complete: bool,
+            next_state: Literal["STEP_RUNNING", "STEP_COMPLETED"],
+            reasoning: str | None = None,
+            artifacts_produced: list[str] | None = None,
+            context_for_next: str | None = None,
+        ) -> SendResult[NotebookBccV1State]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[NotebookBccV1Event.COMPLETE_STAGE],
+            /,
+            *,
+            stage_is_complete: bool,
+            goal_status: Literal["achieved", "partial", "not_achieved"],
+            next_state: Literal["STAGE_COMPLETED", "STEP_RUNNING"],
+            reasoning: str | None = None,
+            stage_experience: str | None = None,
+        ) -> SendResult[NotebookBccV1State]: ...
+        def send_once(
+            self, key: str, event: NotebookBccV1Event, /, **payload: Any
+        ) -> SendResult[NotebookBccV1State]:
+            return super().send_once(key, event, **payload)
+
     def start_workflow(
         self,
         *,
@@ -1343,7 +1426,8 @@ class NotebookBccV1AsyncMachine(
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         async def send(
             self,
@@ -1567,6 +1651,88 @@ class NotebookBccV1AsyncMachine(
         ) -> bool: ...
         async def can_send(self, event: NotebookBccV1Event, /, **payload: Any) -> bool:
             return await super().can_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[NotebookBccV1Event.START_WORKFLOW],
+            /,
+            *,
+            user_problem: str,
+            user_submit_files: list[str],
+            stages: list[dict[str, str]],
+            focus: str | None = None,
+        ) -> SendResult[NotebookBccV1State]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[NotebookBccV1Event.START_STEP],
+            /,
+            *,
+            stage_id: str,
+            steps: list[dict[str, str]],
+            focus: str | None = None,
+            stage_goals: str | None = None,
+        ) -> SendResult[NotebookBccV1State]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[NotebookBccV1Event.START_BEHAVIOR],
+            /,
+            *,
+            behavior_id: str,
+            step_id: str,
+            agent: str,
+            task: str,
+            inputs: dict[str, str],
+            outputs: dict[str, str],
+            acceptance: list[str],
+            effects: bool,
+        ) -> SendResult[NotebookBccV1State]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[NotebookBccV1Event.COMPLETE_ACTION],
+            /,
+            *,
+            actions: list[dict[str, str]],
+            effects: list[str],
+            variables: list[str],
+        ) -> SendResult[NotebookBccV1State]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[NotebookBccV1Event.TRANSITION_TO_COMPLETE_STEP],
+            /,
+            *,
+            current_step_is_complete: bool,
+            next_state: Literal["STEP_RUNNING", "STEP_COMPLETED"],
+            reasoning: str | None = None,
+            artifacts_produced: list[str] | None = None,
+            context_for_next: str | None = None,
+        ) -> SendResult[NotebookBccV1State]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[NotebookBccV1Event.COMPLETE_STAGE],
+            /,
+            *,
+            stage_is_complete: bool,
+            goal_status: Literal["achieved", "partial", "not_achieved"],
+            next_state: Literal["STAGE_COMPLETED", "STEP_RUNNING"],
+            reasoning: str | None = None,
+            stage_experience: str | None = None,
+        ) -> SendResult[NotebookBccV1State]: ...
+        async def send_once(
+            self, key: str, event: NotebookBccV1Event, /, **payload: Any
+        ) -> SendResult[NotebookBccV1State]:
+            return await super().send_once(key, event, **payload)
 
     async def start_workflow(
         self,

@@ -42,7 +42,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions
+    from statewright import MachineOptions, SendResult
 
 require_runtime(2, module="notebook_bcc_v2", generator_version="0.2.0")
 
@@ -1135,7 +1135,8 @@ class NotebookBccV2Machine(Machine[NotebookBccV2State, NotebookBccV2Event, Conte
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         def send(
             self, event: Literal[NotebookBccV2Event.START_BEHAVIOR], /
@@ -1395,6 +1396,105 @@ class NotebookBccV2Machine(Machine[NotebookBccV2State, NotebookBccV2Event, Conte
         def can_send(self, event: NotebookBccV2Event, /, **payload: Any) -> bool:
             return super().can_send(event, **payload)
 
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.START_BEHAVIOR], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.COMPLETE_BEHAVIOR], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.NEXT_BEHAVIOR], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.COMPLETE_STEP], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.COMPLETE_STAGE], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.COMPLETE_WORKFLOW], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.UPDATE_WORKFLOW], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.UPDATE_STEP], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.START_WORKFLOW], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.START_STEP], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.COMPLETE_ACTION], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.NEXT_ACTION], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.NEXT_STEP], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.NEXT_STAGE], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.FAIL], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.CANCEL], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.RESET], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[NotebookBccV2Event.UPDATE_WORKFLOW_CONFIRMED],
+            /,
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[NotebookBccV2Event.UPDATE_WORKFLOW_REJECTED],
+            /,
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.UPDATE_STEP_CONFIRMED], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.UPDATE_STEP_REJECTED], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.START_ACTION], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        def send_once(
+            self, key: str, event: NotebookBccV2Event, /, **payload: Any
+        ) -> SendResult[NotebookBccV2State]:
+            return super().send_once(key, event, **payload)
+
     def start_behavior(self) -> NotebookBccV2State:
         """Step 目标未达成，需要生成 Behavior（Planning API 响应 targetAchieved: false）。error 状态下 Client 用它容错重启 Behavior。"""
         return self.send(_E_START_BEHAVIOR)
@@ -1501,7 +1601,8 @@ class NotebookBccV2AsyncMachine(
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         async def send(
             self, event: Literal[NotebookBccV2Event.START_BEHAVIOR], /
@@ -1776,6 +1877,105 @@ class NotebookBccV2AsyncMachine(
         ) -> bool: ...
         async def can_send(self, event: NotebookBccV2Event, /, **payload: Any) -> bool:
             return await super().can_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        async def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.START_BEHAVIOR], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.COMPLETE_BEHAVIOR], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.NEXT_BEHAVIOR], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.COMPLETE_STEP], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.COMPLETE_STAGE], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.COMPLETE_WORKFLOW], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.UPDATE_WORKFLOW], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.UPDATE_STEP], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.START_WORKFLOW], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.START_STEP], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.COMPLETE_ACTION], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.NEXT_ACTION], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.NEXT_STEP], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.NEXT_STAGE], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.FAIL], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.CANCEL], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.RESET], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[NotebookBccV2Event.UPDATE_WORKFLOW_CONFIRMED],
+            /,
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[NotebookBccV2Event.UPDATE_WORKFLOW_REJECTED],
+            /,
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.UPDATE_STEP_CONFIRMED], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.UPDATE_STEP_REJECTED], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[NotebookBccV2Event.START_ACTION], /
+        ) -> SendResult[NotebookBccV2State]: ...
+        async def send_once(
+            self, key: str, event: NotebookBccV2Event, /, **payload: Any
+        ) -> SendResult[NotebookBccV2State]:
+            return await super().send_once(key, event, **payload)
 
     async def start_behavior(self) -> NotebookBccV2State:
         """Step 目标未达成，需要生成 Behavior（Planning API 响应 targetAchieved: false）。error 状态下 Client 用它容错重启 Behavior。"""

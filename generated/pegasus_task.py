@@ -42,7 +42,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions
+    from statewright import MachineOptions, SendResult
 
 require_runtime(2, module="pegasus_task", generator_version="0.2.0")
 
@@ -673,7 +673,8 @@ class PegasusTaskMachine(ChartMachine[PegasusTaskState, PegasusTaskEvent, Contex
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         def send(
             self,
@@ -1001,6 +1002,133 @@ class PegasusTaskMachine(ChartMachine[PegasusTaskState, PegasusTaskEvent, Contex
         def can_send(self, event: PegasusTaskEvent, /, **payload: Any) -> bool:
             return super().can_send(event, **payload)
 
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        def send_once(
+            self,
+            key: str,
+            event: Literal[PegasusTaskEvent.TASK_CREATED],
+            /,
+            *,
+            input_text: str,
+            source: str,
+            input_metadata: dict[str, Any] | None = None,
+            priority: int | None = None,
+        ) -> SendResult[PegasusTaskState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[PegasusTaskEvent.PERCEIVE_DONE],
+            /,
+            *,
+            perception: dict[str, Any] | None = None,
+        ) -> SendResult[PegasusTaskState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[PegasusTaskEvent.THINK_DONE],
+            /,
+            *,
+            reasoning: dict[str, Any] | None = None,
+        ) -> SendResult[PegasusTaskState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[PegasusTaskEvent.NEED_MORE_INFO],
+            /,
+            *,
+            reason: str | None = None,
+        ) -> SendResult[PegasusTaskState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[PegasusTaskEvent.PLAN_DONE],
+            /,
+            *,
+            goal: str,
+            steps: list[str],
+            reasoning: str | None = None,
+        ) -> SendResult[PegasusTaskState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[PegasusTaskEvent.TOOL_CALL_COMPLETED],
+            /,
+            *,
+            step_index: int,
+            output: str | None = None,
+        ) -> SendResult[PegasusTaskState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[PegasusTaskEvent.TOOL_CALL_FAILED],
+            /,
+            *,
+            step_index: int,
+            error: str,
+        ) -> SendResult[PegasusTaskState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[PegasusTaskEvent.ACT_DONE],
+            /,
+            *,
+            action_result: dict[str, Any] | None = None,
+        ) -> SendResult[PegasusTaskState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[PegasusTaskEvent.REFLECT_DONE],
+            /,
+            *,
+            verdict: Literal["complete", "continue", "replan"],
+            assessment: str | None = None,
+            lessons: list[str] | None = None,
+            next_focus: str | None = None,
+        ) -> SendResult[PegasusTaskState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[PegasusTaskEvent.MESSAGE_RECEIVED],
+            /,
+            *,
+            message: dict[str, str],
+        ) -> SendResult[PegasusTaskState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[PegasusTaskEvent.TASK_RESUMED], /
+        ) -> SendResult[PegasusTaskState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[PegasusTaskEvent.TASK_SUSPENDED],
+            /,
+            *,
+            reason: str | None = None,
+        ) -> SendResult[PegasusTaskState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[PegasusTaskEvent.TASK_FAILED],
+            /,
+            *,
+            error: str,
+        ) -> SendResult[PegasusTaskState]: ...
+        def send_once(
+            self, key: str, event: PegasusTaskEvent, /, **payload: Any
+        ) -> SendResult[PegasusTaskState]:
+            return super().send_once(key, event, **payload)
+
     def task_created(
         self,
         *,
@@ -1107,7 +1235,8 @@ class PegasusTaskAsyncMachine(
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         async def send(
             self,
@@ -1436,6 +1565,133 @@ class PegasusTaskAsyncMachine(
         ) -> bool: ...
         async def can_send(self, event: PegasusTaskEvent, /, **payload: Any) -> bool:
             return await super().can_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[PegasusTaskEvent.TASK_CREATED],
+            /,
+            *,
+            input_text: str,
+            source: str,
+            input_metadata: dict[str, Any] | None = None,
+            priority: int | None = None,
+        ) -> SendResult[PegasusTaskState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[PegasusTaskEvent.PERCEIVE_DONE],
+            /,
+            *,
+            perception: dict[str, Any] | None = None,
+        ) -> SendResult[PegasusTaskState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[PegasusTaskEvent.THINK_DONE],
+            /,
+            *,
+            reasoning: dict[str, Any] | None = None,
+        ) -> SendResult[PegasusTaskState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[PegasusTaskEvent.NEED_MORE_INFO],
+            /,
+            *,
+            reason: str | None = None,
+        ) -> SendResult[PegasusTaskState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[PegasusTaskEvent.PLAN_DONE],
+            /,
+            *,
+            goal: str,
+            steps: list[str],
+            reasoning: str | None = None,
+        ) -> SendResult[PegasusTaskState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[PegasusTaskEvent.TOOL_CALL_COMPLETED],
+            /,
+            *,
+            step_index: int,
+            output: str | None = None,
+        ) -> SendResult[PegasusTaskState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[PegasusTaskEvent.TOOL_CALL_FAILED],
+            /,
+            *,
+            step_index: int,
+            error: str,
+        ) -> SendResult[PegasusTaskState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[PegasusTaskEvent.ACT_DONE],
+            /,
+            *,
+            action_result: dict[str, Any] | None = None,
+        ) -> SendResult[PegasusTaskState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[PegasusTaskEvent.REFLECT_DONE],
+            /,
+            *,
+            verdict: Literal["complete", "continue", "replan"],
+            assessment: str | None = None,
+            lessons: list[str] | None = None,
+            next_focus: str | None = None,
+        ) -> SendResult[PegasusTaskState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[PegasusTaskEvent.MESSAGE_RECEIVED],
+            /,
+            *,
+            message: dict[str, str],
+        ) -> SendResult[PegasusTaskState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[PegasusTaskEvent.TASK_RESUMED], /
+        ) -> SendResult[PegasusTaskState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[PegasusTaskEvent.TASK_SUSPENDED],
+            /,
+            *,
+            reason: str | None = None,
+        ) -> SendResult[PegasusTaskState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[PegasusTaskEvent.TASK_FAILED],
+            /,
+            *,
+            error: str,
+        ) -> SendResult[PegasusTaskState]: ...
+        async def send_once(
+            self, key: str, event: PegasusTaskEvent, /, **payload: Any
+        ) -> SendResult[PegasusTaskState]:
+            return await super().send_once(key, event, **payload)
 
     async def task_created(
         self,

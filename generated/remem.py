@@ -43,7 +43,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions
+    from statewright import MachineOptions, SendResult
 
 require_runtime(2, module="remem", generator_version="0.2.0")
 
@@ -655,7 +655,8 @@ class ReMemMachine(ChartMachine[ReMemState, ReMemEvent, ContextT]):
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         def send(
             self,
@@ -800,6 +801,69 @@ class ReMemMachine(ChartMachine[ReMemState, ReMemEvent, ContextT]):
         def can_send(self, event: ReMemEvent, /, **payload: Any) -> bool:
             return super().can_send(event, **payload)
 
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        def send_once(
+            self,
+            key: str,
+            event: Literal[ReMemEvent.INITIALIZE],
+            /,
+            *,
+            task_input: str,
+            max_iterations: int | None = None,
+        ) -> SendResult[ReMemState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[ReMemEvent.THINK],
+            /,
+            *,
+            thought: str | None = None,
+        ) -> SendResult[ReMemState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[ReMemEvent.REFINE],
+            /,
+            *,
+            delta: dict[str, list[int | str]],
+        ) -> SendResult[ReMemState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ReMemEvent.ACT], /, *, result: str
+        ) -> SendResult[ReMemState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[ReMemEvent.TIMEOUT],
+            /,
+            *,
+            elapsed_seconds: float | None = None,
+        ) -> SendResult[ReMemState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[ReMemEvent.LOOP_DETECTED],
+            /,
+            *,
+            action: Literal["THINK", "REFINE"] | None = None,
+        ) -> SendResult[ReMemState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ReMemEvent.RESET], /
+        ) -> SendResult[ReMemState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ReMemEvent.AFTER_RUNNING_0], /
+        ) -> SendResult[ReMemState]: ...
+        def send_once(
+            self, key: str, event: ReMemEvent, /, **payload: Any
+        ) -> SendResult[ReMemState]:
+            return super().send_once(key, event, **payload)
+
     def initialize(
         self, *, task_input: str, max_iterations: int | None = None
     ) -> ReMemState:
@@ -856,7 +920,8 @@ class ReMemAsyncMachine(AsyncChartMachine[ReMemState, ReMemEvent, ContextT]):
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         async def send(
             self,
@@ -1006,6 +1071,69 @@ class ReMemAsyncMachine(AsyncChartMachine[ReMemState, ReMemEvent, ContextT]):
         ) -> bool: ...
         async def can_send(self, event: ReMemEvent, /, **payload: Any) -> bool:
             return await super().can_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[ReMemEvent.INITIALIZE],
+            /,
+            *,
+            task_input: str,
+            max_iterations: int | None = None,
+        ) -> SendResult[ReMemState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[ReMemEvent.THINK],
+            /,
+            *,
+            thought: str | None = None,
+        ) -> SendResult[ReMemState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[ReMemEvent.REFINE],
+            /,
+            *,
+            delta: dict[str, list[int | str]],
+        ) -> SendResult[ReMemState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ReMemEvent.ACT], /, *, result: str
+        ) -> SendResult[ReMemState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[ReMemEvent.TIMEOUT],
+            /,
+            *,
+            elapsed_seconds: float | None = None,
+        ) -> SendResult[ReMemState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[ReMemEvent.LOOP_DETECTED],
+            /,
+            *,
+            action: Literal["THINK", "REFINE"] | None = None,
+        ) -> SendResult[ReMemState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ReMemEvent.RESET], /
+        ) -> SendResult[ReMemState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ReMemEvent.AFTER_RUNNING_0], /
+        ) -> SendResult[ReMemState]: ...
+        async def send_once(
+            self, key: str, event: ReMemEvent, /, **payload: Any
+        ) -> SendResult[ReMemState]:
+            return await super().send_once(key, event, **payload)
 
     async def initialize(
         self, *, task_input: str, max_iterations: int | None = None

@@ -467,7 +467,11 @@ def render_module(machine: Machine) -> str:
             f"The {machine.name} state machine for asyncio: ``await`` each event's method.", "    "
         ),
         import_blocks=import_blocks(_used_imports(machine, view)),
-        type_checking_imports=_import_statement("statewright", list(TYPE_CHECKING_IMPORTS)),
+        type_checking_imports=_import_statement(
+            "statewright",
+            # SendResult types send_once, typed per event only when there are events.
+            [name for name in TYPE_CHECKING_IMPORTS if machine.events or name != "SendResult"],
+        ),
         has_handlers=bool(machine.guards or machine.actions or machine.delays),
         match_dispatch=view.match_dispatch,
         match_limit=MATCH_LIMIT,

@@ -127,7 +127,8 @@ class DispatchView:
         return self._chunked(cases)
 
     def typed_send(self, asynchronous: bool) -> list[str]:
-        """Per-event signatures of ``send``, ``try_send`` and ``can_send`` (lines; "" = blank).
+        """Per-event signatures of ``send``, ``try_send``, ``can_send`` and ``send_once`` (whose
+        idempotency key comes first) (lines; "" = blank).
 
         They narrow the runtime's generic methods (any member, any payload), which mypy calls an
         incompatible override: the ``type: ignore`` says so. A machine with one event has one
@@ -136,20 +137,23 @@ class DispatchView:
         prefix = "async " if asynchronous else ""
         signatures = [self.send_signature(events) for events in self.send_groups()]
         lines: list[str] = []
-        for name, returns in (
-            ("send", self.state_class),
-            ("try_send", "bool"),
-            ("can_send", "bool"),
+        for name, returns, key in (
+            ("send", self.state_class, ""),
+            ("try_send", "bool", ""),
+            ("can_send", "bool", ""),
+            ("send_once", f"SendResult[{self.state_class}]", "key: str, "),
         ):
             ignore = f"  # type: ignore[override]  # narrows the generic {name}"
-            if len(signatures) == 1:
-                lines += [f"{prefix}def {name}({signatures[0]}) -> {returns}: ...{ignore}", ""]
+            keyed = [signature.replace("self, ", f"self, {key}", 1) for signature in signatures]
+            if len(keyed) == 1:
+                lines += [f"{prefix}def {name}({keyed[0]}) -> {returns}: ...{ignore}", ""]
                 continue
-            for index, signature in enumerate(signatures):
+            for index, signature in enumerate(keyed):
                 lines.append("@overload" + (ignore if index == 0 else ""))
                 lines.append(f"{prefix}def {name}({signature}) -> {returns}: ...")
-            call = f"{'await ' if asynchronous else ''}super().{name}(event, **payload)"
-            parameters = f"self, event: {self.event_class}, /, **payload: Any"
+            arguments = f"{'key, ' if key else ''}event, **payload"
+            call = f"{'await ' if asynchronous else ''}super().{name}({arguments})"
+            parameters = f"self, {key}event: {self.event_class}, /, **payload: Any"
             lines += [f"{prefix}def {name}({parameters}) -> {returns}:", f"    return {call}", ""]
         return lines[:-1]
 

@@ -44,7 +44,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions
+    from statewright import MachineOptions, SendResult
 
 require_runtime(2, module="chart_agent", generator_version="0.2.0")
 
@@ -852,7 +852,8 @@ class ChartAgentMachine(ChartMachine[ChartAgentState, ChartAgentEvent, ContextT]
         )
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         def send(self, event: Literal[ChartAgentEvent.START], /) -> ChartAgentState: ...
         @overload
@@ -1010,6 +1011,75 @@ class ChartAgentMachine(ChartMachine[ChartAgentState, ChartAgentEvent, ContextT]
         def can_send(self, event: ChartAgentEvent, /, **payload: Any) -> bool:
             return super().can_send(event, **payload)
 
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.START], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.TOOL_CALL], /, *, tool: str
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.TOOL_RESULT], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.REPLAN], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.TICK], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.PAUSE], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.RESUME], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.STOP], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.OVER_BUDGET], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.TOOL_FAILED], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.DONE_STATE_WORKING], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.DONE_STATE_PLANNER], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.DONE_STATE_BUDGET], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.ERROR_EXECUTION], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.AFTER_WAITING_TOOL_0], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.AFTER_BUDGET_OK_0], /
+        ) -> SendResult[ChartAgentState]: ...
+        def send_once(
+            self, key: str, event: ChartAgentEvent, /, **payload: Any
+        ) -> SendResult[ChartAgentState]:
+            return super().send_once(key, event, **payload)
+
     def start(self) -> ChartAgentState:
         """Begin working."""
         return self.send(_E_START)
@@ -1100,7 +1170,8 @@ class ChartAgentAsyncMachine(
         )
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         async def send(
             self, event: Literal[ChartAgentEvent.START], /
@@ -1279,6 +1350,75 @@ class ChartAgentAsyncMachine(
         ) -> bool: ...
         async def can_send(self, event: ChartAgentEvent, /, **payload: Any) -> bool:
             return await super().can_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        async def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.START], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.TOOL_CALL], /, *, tool: str
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.TOOL_RESULT], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.REPLAN], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.TICK], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.PAUSE], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.RESUME], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.STOP], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.OVER_BUDGET], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.TOOL_FAILED], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.DONE_STATE_WORKING], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.DONE_STATE_PLANNER], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.DONE_STATE_BUDGET], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.ERROR_EXECUTION], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.AFTER_WAITING_TOOL_0], /
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.AFTER_BUDGET_OK_0], /
+        ) -> SendResult[ChartAgentState]: ...
+        async def send_once(
+            self, key: str, event: ChartAgentEvent, /, **payload: Any
+        ) -> SendResult[ChartAgentState]:
+            return await super().send_once(key, event, **payload)
 
     async def start(self) -> ChartAgentState:
         """Begin working."""

@@ -43,7 +43,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions
+    from statewright import MachineOptions, SendResult
 
 require_runtime(2, module="chart_agent", generator_version="0.2.0")
 
@@ -800,7 +800,8 @@ class ChartAgentMachine(ChartMachine[ChartAgentState, ChartAgentEvent, ContextT]
         )
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         def send(
             self,
@@ -887,6 +888,38 @@ class ChartAgentMachine(ChartMachine[ChartAgentState, ChartAgentEvent, ContextT]
         ) -> bool: ...
         def can_send(self, event: ChartAgentEvent, /, **payload: Any) -> bool:
             return super().can_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        def send_once(
+            self,
+            key: str,
+            event: Literal[
+                ChartAgentEvent.START,
+                ChartAgentEvent.TOOL_RESULT,
+                ChartAgentEvent.REPLAN,
+                ChartAgentEvent.TICK,
+                ChartAgentEvent.PAUSE,
+                ChartAgentEvent.RESUME,
+                ChartAgentEvent.STOP,
+                ChartAgentEvent.OVER_BUDGET,
+                ChartAgentEvent.TOOL_FAILED,
+                ChartAgentEvent.DONE_STATE_WORKING,
+                ChartAgentEvent.DONE_STATE_PLANNER,
+                ChartAgentEvent.DONE_STATE_BUDGET,
+                ChartAgentEvent.ERROR_EXECUTION,
+                ChartAgentEvent.AFTER_WAITING_TOOL_0,
+                ChartAgentEvent.AFTER_BUDGET_OK_0,
+            ],
+            /,
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.TOOL_CALL], /, *, tool: str
+        ) -> SendResult[ChartAgentState]: ...
+        def send_once(
+            self, key: str, event: ChartAgentEvent, /, **payload: Any
+        ) -> SendResult[ChartAgentState]:
+            return super().send_once(key, event, **payload)
 
     def start(self) -> ChartAgentState:
         """Begin working."""
@@ -978,7 +1011,8 @@ class ChartAgentAsyncMachine(
         )
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         async def send(
             self,
@@ -1067,6 +1101,38 @@ class ChartAgentAsyncMachine(
         ) -> bool: ...
         async def can_send(self, event: ChartAgentEvent, /, **payload: Any) -> bool:
             return await super().can_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[
+                ChartAgentEvent.START,
+                ChartAgentEvent.TOOL_RESULT,
+                ChartAgentEvent.REPLAN,
+                ChartAgentEvent.TICK,
+                ChartAgentEvent.PAUSE,
+                ChartAgentEvent.RESUME,
+                ChartAgentEvent.STOP,
+                ChartAgentEvent.OVER_BUDGET,
+                ChartAgentEvent.TOOL_FAILED,
+                ChartAgentEvent.DONE_STATE_WORKING,
+                ChartAgentEvent.DONE_STATE_PLANNER,
+                ChartAgentEvent.DONE_STATE_BUDGET,
+                ChartAgentEvent.ERROR_EXECUTION,
+                ChartAgentEvent.AFTER_WAITING_TOOL_0,
+                ChartAgentEvent.AFTER_BUDGET_OK_0,
+            ],
+            /,
+        ) -> SendResult[ChartAgentState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartAgentEvent.TOOL_CALL], /, *, tool: str
+        ) -> SendResult[ChartAgentState]: ...
+        async def send_once(
+            self, key: str, event: ChartAgentEvent, /, **payload: Any
+        ) -> SendResult[ChartAgentState]:
+            return await super().send_once(key, event, **payload)
 
     async def start(self) -> ChartAgentState:
         """Begin working."""

@@ -42,7 +42,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions
+    from statewright import MachineOptions, SendResult
 
 require_runtime(2, module="spec", generator_version="0.2.0")
 
@@ -578,7 +578,8 @@ class ChartSinkMachine(ChartMachine[ChartSinkState, ChartSinkEvent, ContextT]):
         )
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         def send(
             self, event: Literal[ChartSinkEvent.START], /, *, goal: str
@@ -682,6 +683,52 @@ class ChartSinkMachine(ChartMachine[ChartSinkState, ChartSinkEvent, ContextT]):
         def can_send(self, event: ChartSinkEvent, /, **payload: Any) -> bool:
             return super().can_send(event, **payload)
 
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        def send_once(
+            self, key: str, event: Literal[ChartSinkEvent.START], /, *, goal: str
+        ) -> SendResult[ChartSinkState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[ChartSinkEvent.TOOL_DONE],
+            /,
+            *,
+            result: str | None = None,
+        ) -> SendResult[ChartSinkState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartSinkEvent.TICK], /
+        ) -> SendResult[ChartSinkState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartSinkEvent.SUSPEND], /
+        ) -> SendResult[ChartSinkState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartSinkEvent.RESUME], /
+        ) -> SendResult[ChartSinkState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartSinkEvent.TOOL_FAILED], /
+        ) -> SendResult[ChartSinkState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartSinkEvent.TOOL_TIMEOUT], /
+        ) -> SendResult[ChartSinkState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartSinkEvent.DONE_STATE_WORKING], /
+        ) -> SendResult[ChartSinkState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartSinkEvent.ERROR_EXECUTION], /
+        ) -> SendResult[ChartSinkState]: ...
+        def send_once(
+            self, key: str, event: ChartSinkEvent, /, **payload: Any
+        ) -> SendResult[ChartSinkState]:
+            return super().send_once(key, event, **payload)
+
     def start(self, *, goal: str) -> ChartSinkState:
         """Send START."""
         return self.send(_E_START, goal=goal)
@@ -744,7 +791,8 @@ class ChartSinkAsyncMachine(
         )
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         async def send(
             self, event: Literal[ChartSinkEvent.START], /, *, goal: str
@@ -863,6 +911,52 @@ class ChartSinkAsyncMachine(
         ) -> bool: ...
         async def can_send(self, event: ChartSinkEvent, /, **payload: Any) -> bool:
             return await super().can_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        async def send_once(
+            self, key: str, event: Literal[ChartSinkEvent.START], /, *, goal: str
+        ) -> SendResult[ChartSinkState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[ChartSinkEvent.TOOL_DONE],
+            /,
+            *,
+            result: str | None = None,
+        ) -> SendResult[ChartSinkState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartSinkEvent.TICK], /
+        ) -> SendResult[ChartSinkState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartSinkEvent.SUSPEND], /
+        ) -> SendResult[ChartSinkState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartSinkEvent.RESUME], /
+        ) -> SendResult[ChartSinkState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartSinkEvent.TOOL_FAILED], /
+        ) -> SendResult[ChartSinkState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartSinkEvent.TOOL_TIMEOUT], /
+        ) -> SendResult[ChartSinkState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartSinkEvent.DONE_STATE_WORKING], /
+        ) -> SendResult[ChartSinkState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartSinkEvent.ERROR_EXECUTION], /
+        ) -> SendResult[ChartSinkState]: ...
+        async def send_once(
+            self, key: str, event: ChartSinkEvent, /, **payload: Any
+        ) -> SendResult[ChartSinkState]:
+            return await super().send_once(key, event, **payload)
 
     async def start(self, *, goal: str) -> ChartSinkState:
         """Send START."""

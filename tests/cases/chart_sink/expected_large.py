@@ -41,7 +41,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions
+    from statewright import MachineOptions, SendResult
 
 require_runtime(2, module="spec", generator_version="0.2.0")
 
@@ -544,7 +544,8 @@ class ChartSinkMachine(ChartMachine[ChartSinkState, ChartSinkEvent, ContextT]):
         )
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         def send(
             self, event: Literal[ChartSinkEvent.START], /, *, goal: str
@@ -632,6 +633,39 @@ class ChartSinkMachine(ChartMachine[ChartSinkState, ChartSinkEvent, ContextT]):
         def can_send(self, event: ChartSinkEvent, /, **payload: Any) -> bool:
             return super().can_send(event, **payload)
 
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        def send_once(
+            self, key: str, event: Literal[ChartSinkEvent.START], /, *, goal: str
+        ) -> SendResult[ChartSinkState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[ChartSinkEvent.TOOL_DONE],
+            /,
+            *,
+            result: str | None = None,
+        ) -> SendResult[ChartSinkState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[
+                ChartSinkEvent.TICK,
+                ChartSinkEvent.SUSPEND,
+                ChartSinkEvent.RESUME,
+                ChartSinkEvent.TOOL_FAILED,
+                ChartSinkEvent.TOOL_TIMEOUT,
+                ChartSinkEvent.DONE_STATE_WORKING,
+                ChartSinkEvent.ERROR_EXECUTION,
+            ],
+            /,
+        ) -> SendResult[ChartSinkState]: ...
+        def send_once(
+            self, key: str, event: ChartSinkEvent, /, **payload: Any
+        ) -> SendResult[ChartSinkState]:
+            return super().send_once(key, event, **payload)
+
     def start(self, *, goal: str) -> ChartSinkState:
         """Send START."""
         return self.send(_E_START, goal=goal)
@@ -694,7 +728,8 @@ class ChartSinkAsyncMachine(
         )
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         async def send(
             self, event: Literal[ChartSinkEvent.START], /, *, goal: str
@@ -783,6 +818,39 @@ class ChartSinkAsyncMachine(
         ) -> bool: ...
         async def can_send(self, event: ChartSinkEvent, /, **payload: Any) -> bool:
             return await super().can_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        async def send_once(
+            self, key: str, event: Literal[ChartSinkEvent.START], /, *, goal: str
+        ) -> SendResult[ChartSinkState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[ChartSinkEvent.TOOL_DONE],
+            /,
+            *,
+            result: str | None = None,
+        ) -> SendResult[ChartSinkState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[
+                ChartSinkEvent.TICK,
+                ChartSinkEvent.SUSPEND,
+                ChartSinkEvent.RESUME,
+                ChartSinkEvent.TOOL_FAILED,
+                ChartSinkEvent.TOOL_TIMEOUT,
+                ChartSinkEvent.DONE_STATE_WORKING,
+                ChartSinkEvent.ERROR_EXECUTION,
+            ],
+            /,
+        ) -> SendResult[ChartSinkState]: ...
+        async def send_once(
+            self, key: str, event: ChartSinkEvent, /, **payload: Any
+        ) -> SendResult[ChartSinkState]:
+            return await super().send_once(key, event, **payload)
 
     async def start(self, *, goal: str) -> ChartSinkState:
         """Send START."""

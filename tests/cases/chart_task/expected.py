@@ -40,7 +40,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions
+    from statewright import MachineOptions, SendResult
 
 require_runtime(2, module="chart_task", generator_version="0.2.0")
 
@@ -497,7 +497,8 @@ class ChartTaskMachine(ChartMachine[ChartTaskState, ChartTaskEvent, ContextT]):
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         def send(
             self, event: Literal[ChartTaskEvent.PERCEIVED], /
@@ -563,6 +564,39 @@ class ChartTaskMachine(ChartMachine[ChartTaskState, ChartTaskEvent, ContextT]):
         def can_send(self, event: ChartTaskEvent, /, **payload: Any) -> bool:
             return super().can_send(event, **payload)
 
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        def send_once(
+            self, key: str, event: Literal[ChartTaskEvent.PERCEIVED], /
+        ) -> SendResult[ChartTaskState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartTaskEvent.SUSPEND], /
+        ) -> SendResult[ChartTaskState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartTaskEvent.RESUME], /
+        ) -> SendResult[ChartTaskState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartTaskEvent.RETRY], /
+        ) -> SendResult[ChartTaskState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartTaskEvent.NOTE], /, *, text: str
+        ) -> SendResult[ChartTaskState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartTaskEvent.CANCEL], /
+        ) -> SendResult[ChartTaskState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartTaskEvent.DONE_STATE_ACTIVE], /
+        ) -> SendResult[ChartTaskState]: ...
+        def send_once(
+            self, key: str, event: ChartTaskEvent, /, **payload: Any
+        ) -> SendResult[ChartTaskState]:
+            return super().send_once(key, event, **payload)
+
     def perceived(self) -> ChartTaskState:
         """Something new was seen."""
         return self.send(_E_PERCEIVED)
@@ -609,7 +643,8 @@ class ChartTaskAsyncMachine(
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         async def send(
             self, event: Literal[ChartTaskEvent.PERCEIVED], /
@@ -688,6 +723,39 @@ class ChartTaskAsyncMachine(
         ) -> bool: ...
         async def can_send(self, event: ChartTaskEvent, /, **payload: Any) -> bool:
             return await super().can_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        async def send_once(
+            self, key: str, event: Literal[ChartTaskEvent.PERCEIVED], /
+        ) -> SendResult[ChartTaskState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartTaskEvent.SUSPEND], /
+        ) -> SendResult[ChartTaskState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartTaskEvent.RESUME], /
+        ) -> SendResult[ChartTaskState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartTaskEvent.RETRY], /
+        ) -> SendResult[ChartTaskState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartTaskEvent.NOTE], /, *, text: str
+        ) -> SendResult[ChartTaskState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartTaskEvent.CANCEL], /
+        ) -> SendResult[ChartTaskState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartTaskEvent.DONE_STATE_ACTIVE], /
+        ) -> SendResult[ChartTaskState]: ...
+        async def send_once(
+            self, key: str, event: ChartTaskEvent, /, **payload: Any
+        ) -> SendResult[ChartTaskState]:
+            return await super().send_once(key, event, **payload)
 
     async def perceived(self) -> ChartTaskState:
         """Something new was seen."""

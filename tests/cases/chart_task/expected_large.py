@@ -39,7 +39,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions
+    from statewright import MachineOptions, SendResult
 
 require_runtime(2, module="chart_task", generator_version="0.2.0")
 
@@ -457,7 +457,8 @@ class ChartTaskMachine(ChartMachine[ChartTaskState, ChartTaskEvent, ContextT]):
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         def send(
             self,
@@ -518,6 +519,29 @@ class ChartTaskMachine(ChartMachine[ChartTaskState, ChartTaskEvent, ContextT]):
         def can_send(self, event: ChartTaskEvent, /, **payload: Any) -> bool:
             return super().can_send(event, **payload)
 
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        def send_once(
+            self,
+            key: str,
+            event: Literal[
+                ChartTaskEvent.PERCEIVED,
+                ChartTaskEvent.SUSPEND,
+                ChartTaskEvent.RESUME,
+                ChartTaskEvent.RETRY,
+                ChartTaskEvent.CANCEL,
+                ChartTaskEvent.DONE_STATE_ACTIVE,
+            ],
+            /,
+        ) -> SendResult[ChartTaskState]: ...
+        @overload
+        def send_once(
+            self, key: str, event: Literal[ChartTaskEvent.NOTE], /, *, text: str
+        ) -> SendResult[ChartTaskState]: ...
+        def send_once(
+            self, key: str, event: ChartTaskEvent, /, **payload: Any
+        ) -> SendResult[ChartTaskState]:
+            return super().send_once(key, event, **payload)
+
     def perceived(self) -> ChartTaskState:
         """Something new was seen."""
         return self.send(_E_PERCEIVED)
@@ -564,7 +588,8 @@ class ChartTaskAsyncMachine(
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         async def send(
             self,
@@ -626,6 +651,29 @@ class ChartTaskAsyncMachine(
         ) -> bool: ...
         async def can_send(self, event: ChartTaskEvent, /, **payload: Any) -> bool:
             return await super().can_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[
+                ChartTaskEvent.PERCEIVED,
+                ChartTaskEvent.SUSPEND,
+                ChartTaskEvent.RESUME,
+                ChartTaskEvent.RETRY,
+                ChartTaskEvent.CANCEL,
+                ChartTaskEvent.DONE_STATE_ACTIVE,
+            ],
+            /,
+        ) -> SendResult[ChartTaskState]: ...
+        @overload
+        async def send_once(
+            self, key: str, event: Literal[ChartTaskEvent.NOTE], /, *, text: str
+        ) -> SendResult[ChartTaskState]: ...
+        async def send_once(
+            self, key: str, event: ChartTaskEvent, /, **payload: Any
+        ) -> SendResult[ChartTaskState]:
+            return await super().send_once(key, event, **payload)
 
     async def perceived(self) -> ChartTaskState:
         """Something new was seen."""

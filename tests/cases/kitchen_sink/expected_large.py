@@ -41,7 +41,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions
+    from statewright import MachineOptions, SendResult
 
 require_runtime(2, module="kitchen_sink", generator_version="0.2.0")
 
@@ -502,7 +502,8 @@ class KitchenSinkMachine(Machine[KitchenSinkState, KitchenSinkEvent, ContextT]):
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         def send(
             self,
@@ -635,6 +636,56 @@ class KitchenSinkMachine(Machine[KitchenSinkState, KitchenSinkEvent, ContextT]):
         def can_send(self, event: KitchenSinkEvent, /, **payload: Any) -> bool:
             return super().can_send(event, **payload)
 
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        def send_once(
+            self,
+            key: str,
+            event: Literal[KitchenSinkEvent.SUBMIT],
+            /,
+            *,
+            total: Decimal,
+            items: list[dict[str, int | str]],
+            coupon: str | None = None,
+        ) -> SendResult[KitchenSinkState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[KitchenSinkEvent.APPROVE],
+            /,
+            *,
+            reviewer: str,
+            priority: Literal["low", "high", 1],
+        ) -> SendResult[KitchenSinkState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[KitchenSinkEvent.REJECT],
+            /,
+            *,
+            reason: str,
+            raw: object,
+            details: dict[str, Any] | None = None,
+        ) -> SendResult[KitchenSinkState]: ...
+        @overload
+        def send_once(
+            self,
+            key: str,
+            event: Literal[
+                KitchenSinkEvent.SHIPPED,
+                KitchenSinkEvent.HOLD,
+                KitchenSinkEvent.RESUME,
+                KitchenSinkEvent.RETRY,
+                KitchenSinkEvent.CANCEL,
+            ],
+            /,
+        ) -> SendResult[KitchenSinkState]: ...
+        def send_once(
+            self, key: str, event: KitchenSinkEvent, /, **payload: Any
+        ) -> SendResult[KitchenSinkState]:
+            return super().send_once(key, event, **payload)
+
     def submit(
         self,
         *,
@@ -695,7 +746,8 @@ class KitchenSinkAsyncMachine(
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
-        # The event picks the payload: one signature per event for send, try_send, can_send.
+        # The event picks the payload: one signature per event for send, try_send, can_send and
+        # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
         async def send(
             self,
@@ -829,6 +881,56 @@ class KitchenSinkAsyncMachine(
         ) -> bool: ...
         async def can_send(self, event: KitchenSinkEvent, /, **payload: Any) -> bool:
             return await super().can_send(event, **payload)
+
+        @overload  # type: ignore[override]  # narrows the generic send_once
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[KitchenSinkEvent.SUBMIT],
+            /,
+            *,
+            total: Decimal,
+            items: list[dict[str, int | str]],
+            coupon: str | None = None,
+        ) -> SendResult[KitchenSinkState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[KitchenSinkEvent.APPROVE],
+            /,
+            *,
+            reviewer: str,
+            priority: Literal["low", "high", 1],
+        ) -> SendResult[KitchenSinkState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[KitchenSinkEvent.REJECT],
+            /,
+            *,
+            reason: str,
+            raw: object,
+            details: dict[str, Any] | None = None,
+        ) -> SendResult[KitchenSinkState]: ...
+        @overload
+        async def send_once(
+            self,
+            key: str,
+            event: Literal[
+                KitchenSinkEvent.SHIPPED,
+                KitchenSinkEvent.HOLD,
+                KitchenSinkEvent.RESUME,
+                KitchenSinkEvent.RETRY,
+                KitchenSinkEvent.CANCEL,
+            ],
+            /,
+        ) -> SendResult[KitchenSinkState]: ...
+        async def send_once(
+            self, key: str, event: KitchenSinkEvent, /, **payload: Any
+        ) -> SendResult[KitchenSinkState]:
+            return await super().send_once(key, event, **payload)
 
     async def submit(
         self,
