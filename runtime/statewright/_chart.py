@@ -17,204 +17,42 @@ machine keeps the copy only when the whole macrostep succeeded, so a failure lea
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
+from collections.abc import Generator, Mapping
 from typing import Any, Final
 
 from statewright._chart_spec import (
-    COMPOUND,
     DEEP_HISTORY,
     FINAL,
     PARALLEL,
-    SHALLOW_HISTORY,
     Cancel,
-    Chart,
-    ChartTransition,
     Log,
     Raise,
     Send,
     Step,
 )
+from statewright._chart_state import (
+    ACTION,
+    DELAY,
+    GUARD,
+    LOG,
+    ChartState,
+    Failure,
+    Microstep,
+    Pending,
+    Request,
+    Steps,
+)
+from statewright._chart_tables import ROOT, ChartTables
 from statewright._errors import ActionFailed, GuardFailed, StatewrightError
 
-__all__ = [
-    "ACTION",
-    "DELAY",
-    "GUARD",
-    "LOG",
-    "ChartEngine",
-    "ChartState",
-    "Failure",
-    "Microstep",
-    "Pending",
-    "Request",
-]
+__all__ = ["MAX_MICROSTEPS", "ChartEngine"]
 
-ROOT: Final = -1
-#: Requests the engine yields to the machine driving it.
-GUARD: Final = "guard"
-ACTION: Final = "action"
-LOG: Final = "log"
-#: ``(DELAY, handler, payload)``: call the delay handler, send back its seconds.
-DELAY: Final = "delay"
 #: Microsteps one macrostep may take before its eventless transitions are called a loop.
 MAX_MICROSTEPS: Final = 10_000
-_HISTORY = (SHALLOW_HISTORY, DEEP_HISTORY)
-
-#: ``(GUARD, guard, payload)``, ``(ACTION, name, payload)`` or ``(LOG, label, text)``.
-Request = tuple[str, Any, Any]
-#: ``(event member, or None for eventless transitions; indexes of the transitions taken)``.
-Microstep = tuple[Any, tuple[int, ...]]
-Steps = Generator[Request, Any, None]
 
 
-class Failure:
-    """What the driver sends back when the guard or action it ran raised ``error``."""
-
-    __slots__ = ("error",)
-
-    def __init__(self, error: Exception) -> None:
-        self.error = error
-
-
-class Pending:
-    """A timer waiting to send ``event``: its absolute ``due`` time (the machine's clock, seconds
-    since the epoch), the ``delay`` it was started with and its restore policy."""
-
-    __slots__ = ("delay", "due", "event", "on_restore")
-
-    def __init__(self, event: Any, due: float, delay: float, on_restore: str) -> None:
-        self.event = event
-        self.due = due
-        self.delay = delay
-        self.on_restore = on_restore
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Pending) and (
-            (self.event, self.due, self.delay, self.on_restore)
-            == (other.event, other.due, other.delay, other.on_restore)
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return f"Pending({self.event!r}, due={self.due!r}, delay={self.delay!r})"
-
-
-class ChartState:
-    """What changes as a chart runs: active states, history memory, the internal queue and the
-    pending timers by id. ``clock`` is the machine's; :meth:`time` reads it once per macrostep,
-    when something first needs the time (a timer, an action, the history record), so that a
-    macrostep that only evaluates guards reads no clock."""
-
-    __slots__ = ("active", "clock", "finished", "memory", "now", "queue", "selected", "timers")
-
-    def __init__(
-        self,
-        active: Iterable[int] = (),
-        memory: Mapping[int, tuple[int, ...]] | None = None,
-        queue: Iterable[tuple[Any, Mapping[str, Any]]] = (),
-        finished: bool = False,
-        timers: Mapping[str, Pending] | None = None,
-        clock: Callable[[], float] | None = None,
-    ) -> None:
-        self.active: set[int] = set(active)
-        self.memory: dict[int, tuple[int, ...]] = dict(memory or {})
-        self.queue: deque[tuple[Any, Mapping[str, Any]]] = deque(queue)
-        self.finished = finished
-        self.timers: dict[str, Pending] = dict(timers or {})
-        self.clock = clock
-        self.now: float | None = None
-        #: The transitions of each microstep this macrostep began (kept when one fails).
-        self.selected: list[tuple[int, ...]] = []
-
-    def copy(self) -> ChartState:
-        """A copy for the next macrostep (which reads the clock afresh)."""
-        return ChartState(
-            self.active, self.memory, self.queue, self.finished, self.timers, self.clock
-        )
-
-    def time(self) -> float:
-        """This macrostep's time: the clock read on first use."""
-        if self.now is None:
-            assert self.clock is not None, "the machine gives its chart state a clock"
-            self.now = self.clock()
-        return self.now
-
-
-class ChartEngine:
-    """A chart's tables (built once per machine class) and SCXML's algorithm over them."""
-
-    def __init__(self, chart: Chart, events_by_value: Mapping[str, Any]) -> None:
-        nodes = chart.nodes
-        self.chart = chart
-        self.names = tuple(node.name for node in nodes)
-        self.kinds = tuple(node.kind for node in nodes)
-        self.parents = tuple(node.parent for node in nodes)
-        self.members = tuple(node.member for node in nodes)
-        self.children: tuple[tuple[int, ...], ...] = tuple(
-            tuple(i for i, node in enumerate(nodes) if node.parent == index)
-            for index in range(len(nodes))
-        )
-        self.child_states = tuple(
-            tuple(child for child in children if self.kinds[child] not in _HISTORY)
-            for children in self.children
-        )
-        self.histories = tuple(
-            tuple(child for child in children if self.kinds[child] in _HISTORY)
-            for children in self.children
-        )
-        ancestors: list[tuple[int, ...]] = []
-        for node in nodes:
-            chain: list[int] = []
-            parent = node.parent
-            while parent != ROOT:
-                chain.append(parent)
-                parent = nodes[parent].parent
-            ancestors.append(tuple(chain))
-        #: Proper ancestors, nearest first (the root is not a node).
-        self.ancestors = tuple(ancestors)
-        self.ancestor_sets = tuple(frozenset(chain) for chain in ancestors)
-        self.atomic = tuple(not self.children[i] for i in range(len(nodes)))
-        self.by_source: tuple[tuple[int, ...], ...] = tuple(
-            tuple(t for t, transition in enumerate(chart.transitions) if transition.source == i)
-            for i in range(len(nodes))
-        )
-        self.done_events = tuple(node.done for node in nodes)
-        #: Whether any transition is eventless: if none is, a microstep needs no eventless check.
-        self.has_eventless = any(not transition.events for transition in chart.transitions)
-        #: Each transition's domain where it does not depend on history memory (None where it
-        #: does): computed once instead of per microstep.
-        self.static_domains = tuple(
-            None
-            if any(self.kinds[target] in _HISTORY for target in transition.targets)
-            else self._domain_of(transition, transition.targets)
-            for transition in chart.transitions
-        )
-        self.error_event = events_by_value.get("error.execution")
-        self.node_by_name = {node.name: index for index, node in enumerate(nodes)}
-
-    # -- queries ---------------------------------------------------------------------------------
-    def is_descendant(self, node: int, ancestor: int) -> bool:
-        return ancestor == ROOT or ancestor in self.ancestor_sets[node]
-
-    def leaves(self, state: ChartState) -> list[int]:
-        """The active atomic states, in document order."""
-        return sorted(node for node in state.active if self.atomic[node])
-
-    def describe(self, state: ChartState) -> str:
-        return ", ".join(self.names[node] for node in self.leaves(state)) or "nothing"
-
-    def in_final(self, state: ChartState, node: int) -> bool:
-        kind = self.kinds[node]
-        if kind == COMPOUND:
-            return any(
-                self.kinds[child] == FINAL and child in state.active
-                for child in self.child_states[node]
-            )
-        if kind == PARALLEL:
-            return all(self.in_final(state, child) for child in self.child_states[node])
-        return False
+class ChartEngine(ChartTables):
+    """SCXML's algorithm over a chart's tables (:class:`ChartTables`)."""
 
     # -- the macrostep ---------------------------------------------------------------------------
     def start(self, state: ChartState) -> Generator[Request, Any, list[Microstep]]:
@@ -338,51 +176,6 @@ class ChartEngine:
                 kept.append(first)
         return kept
 
-    def exit_set(self, state: ChartState, enabled: Iterable[int]) -> set[int]:
-        exits: set[int] = set()
-        for index in enabled:
-            if self.chart.transitions[index].targets:
-                domain = self.domain(state, index)
-                exits |= {node for node in state.active if self.is_descendant(node, domain)}
-        return exits
-
-    def domain(self, state: ChartState, index: int) -> int:
-        static = self.static_domains[index]
-        if static is not None:
-            return static
-        transition = self.chart.transitions[index]
-        return self._domain_of(transition, self.effective_targets(state, transition.targets))
-
-    def _domain_of(self, transition: ChartTransition, targets: Sequence[int]) -> int:
-        source = transition.source
-        if (
-            transition.internal
-            and self.kinds[source] == COMPOUND
-            and all(self.is_descendant(target, source) for target in targets)
-        ):
-            return source
-        return self._lcca([source, *targets])
-
-    def _lcca(self, nodes: list[int]) -> int:
-        """The least common compound ancestor (the root counts as one)."""
-        for ancestor in (*self.ancestors[nodes[0]], ROOT):
-            if (ancestor == ROOT or self.kinds[ancestor] == COMPOUND) and all(
-                self.is_descendant(node, ancestor) for node in nodes[1:]
-            ):
-                return ancestor
-        return ROOT
-
-    def effective_targets(self, state: ChartState, targets: Iterable[int]) -> list[int]:
-        found: dict[int, None] = {}
-        for target in targets:
-            if self.kinds[target] in _HISTORY:
-                remembered = state.memory.get(target)
-                inner = remembered if remembered is not None else self.chart.nodes[target].default
-                found.update(dict.fromkeys(self.effective_targets(state, inner)))
-            else:
-                found[target] = None
-        return list(found)
-
     # -- the microstep ---------------------------------------------------------------------------
     def microstep(
         self, state: ChartState, enabled: list[int], payload: Mapping[str, Any], event: Any
@@ -459,59 +252,6 @@ class ChartEngine:
                 and all(self.in_final(state, child) for child in self.child_states[grandparent])
             ):
                 self._raise(state, self.done_events[grandparent])
-
-    def _add_descendants(
-        self,
-        state: ChartState,
-        node: int,
-        to_enter: set[int],
-        default_entry: set[int],
-        history_content: dict[int, tuple[Step, ...]],
-    ) -> None:
-        sets = (to_enter, default_entry, history_content)
-        kind = self.kinds[node]
-        if kind in _HISTORY:
-            remembered = state.memory.get(node)
-            if remembered is None:
-                history_content[self.parents[node]] = self.chart.nodes[node].default_steps
-                remembered = self.chart.nodes[node].default
-            for inner in remembered:
-                self._add_descendants(state, inner, *sets)
-            for inner in remembered:
-                self._add_ancestors(state, inner, self.parents[node], *sets)
-            return
-        to_enter.add(node)
-        if kind == COMPOUND:
-            default_entry.add(node)
-            initial = self.chart.nodes[node].initial
-            for inner in initial:
-                self._add_descendants(state, inner, *sets)
-            for inner in initial:
-                self._add_ancestors(state, inner, node, *sets)
-        elif kind == PARALLEL:
-            for child in self.child_states[node]:
-                if not any(self.is_descendant(entered, child) for entered in to_enter):
-                    self._add_descendants(state, child, *sets)
-
-    def _add_ancestors(
-        self,
-        state: ChartState,
-        node: int,
-        ancestor: int,
-        to_enter: set[int],
-        default_entry: set[int],
-        history_content: dict[int, tuple[Step, ...]],
-    ) -> None:
-        for parent in self.ancestors[node]:
-            if parent == ancestor:
-                return
-            to_enter.add(parent)
-            if self.kinds[parent] == PARALLEL:
-                for child in self.child_states[parent]:
-                    if not any(self.is_descendant(entered, child) for entered in to_enter):
-                        self._add_descendants(
-                            state, child, to_enter, default_entry, history_content
-                        )
 
     # -- executable content ----------------------------------------------------------------------
     def run(

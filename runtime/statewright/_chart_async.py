@@ -13,9 +13,9 @@ from collections.abc import Awaitable, Callable, Generator
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from statewright._async import AsyncMachine, _is_awaitable
-from statewright._chart import ACTION, DELAY, GUARD, ChartState, Failure, Request
 from statewright._chart_machine import ChartCore, pending_listeners
 from statewright._chart_spec import ERROR_ROUTE
+from statewright._chart_state import ACTION, DELAY, GUARD, ChartState, Failure, Request
 from statewright._compat import StrEnum
 from statewright._errors import ActionFailed, InvalidTransition
 

@@ -19,17 +19,17 @@ from collections.abc import Awaitable, Collection, Generator, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from statewright._chart import (
+from statewright._chart import ChartEngine
+from statewright._chart_spec import ERROR_ROUTE
+from statewright._chart_state import (
     ACTION,
     DELAY,
     GUARD,
-    ChartEngine,
     ChartState,
     Failure,
     Microstep,
     Request,
 )
-from statewright._chart_spec import ERROR_ROUTE
 from statewright._chart_timers import ChartTimers
 from statewright._compat import StrEnum
 from statewright._core import _INFO

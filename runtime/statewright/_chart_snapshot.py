@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from statewright._chart import ChartEngine, ChartState, Pending
+from statewright._chart import ChartEngine
 from statewright._chart_spec import COMPOUND, DEEP_HISTORY, FINAL, PARALLEL, SHALLOW_HISTORY
+from statewright._chart_state import ChartState, Pending
 from statewright._clock import is_epoch
 from statewright._errors import SnapshotError
 

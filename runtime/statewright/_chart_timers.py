@@ -1,13 +1,13 @@
 """What a statechart machine says about its pending timers, shared by both flavours.
 
-Timers live in the chart's state (:class:`~statewright._chart.ChartState`) with absolute due
+Timers live in the chart's state (:class:`~statewright._chart_state.ChartState`) with absolute due
 times by the machine's clock; ``fire_due`` (sync or async) takes the due ones out here, earliest
 first, and sends each one's event through the machine's send path.
 """
 
 from __future__ import annotations
 
-from statewright._chart import ChartState, Pending  # at run time: class annotations name them
+from statewright._chart_state import ChartState, Pending  # at run time: class annotations name them
 
 __all__ = ["ChartTimers"]
 

@@ -90,7 +90,7 @@ class Decoded:
     context_type: str | None
     #: ``(idempotency key, event id)`` pairs, oldest first.
     keys: list[tuple[str, int]]
-    #: A statechart's :class:`~statewright._chart.ChartState` (None for a flat machine).
+    #: A statechart's :class:`~statewright._chart_state.ChartState` (None for a flat machine).
     chart: Any
 
 

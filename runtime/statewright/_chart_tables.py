@@ -1,0 +1,202 @@
+"""A statechart's tables, built once per machine class, and the queries SCXML's algorithm
+asks of them: ancestry, the active leaves, a transition's domain and exit set, and what entering
+a state enters (its initial or remembered descendants, its ancestors, the other regions of a
+parallel ancestor: ``computeEntrySet`` in W3C SCXML 1.0, Appendix D).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from statewright._chart_spec import (
+    COMPOUND,
+    DEEP_HISTORY,
+    FINAL,
+    PARALLEL,
+    SHALLOW_HISTORY,
+    Chart,
+    ChartTransition,
+    Step,
+)
+from statewright._chart_state import ChartState
+
+__all__ = ["ROOT", "ChartTables"]
+
+#: The parent of top-level states (the root is not a node).
+ROOT: Final = -1
+_HISTORY: Final = (SHALLOW_HISTORY, DEEP_HISTORY)
+
+
+class ChartTables:
+    """A chart's nodes as tuples indexed by node, and the queries over them."""
+
+    def __init__(self, chart: Chart, events_by_value: Mapping[str, Any]) -> None:
+        nodes = chart.nodes
+        self.chart = chart
+        self.names = tuple(node.name for node in nodes)
+        self.kinds = tuple(node.kind for node in nodes)
+        self.parents = tuple(node.parent for node in nodes)
+        self.members = tuple(node.member for node in nodes)
+        self.children: tuple[tuple[int, ...], ...] = tuple(
+            tuple(i for i, node in enumerate(nodes) if node.parent == index)
+            for index in range(len(nodes))
+        )
+        self.child_states = tuple(
+            tuple(child for child in children if self.kinds[child] not in _HISTORY)
+            for children in self.children
+        )
+        self.histories = tuple(
+            tuple(child for child in children if self.kinds[child] in _HISTORY)
+            for children in self.children
+        )
+        ancestors: list[tuple[int, ...]] = []
+        for node in nodes:
+            chain: list[int] = []
+            parent = node.parent
+            while parent != ROOT:
+                chain.append(parent)
+                parent = nodes[parent].parent
+            ancestors.append(tuple(chain))
+        #: Proper ancestors, nearest first (the root is not a node).
+        self.ancestors = tuple(ancestors)
+        self.ancestor_sets = tuple(frozenset(chain) for chain in ancestors)
+        self.atomic = tuple(not self.children[i] for i in range(len(nodes)))
+        self.by_source: tuple[tuple[int, ...], ...] = tuple(
+            tuple(t for t, transition in enumerate(chart.transitions) if transition.source == i)
+            for i in range(len(nodes))
+        )
+        self.done_events = tuple(node.done for node in nodes)
+        #: Whether any transition is eventless: if none is, a microstep needs no eventless check.
+        self.has_eventless = any(not transition.events for transition in chart.transitions)
+        #: Each transition's domain where it does not depend on history memory (None where it
+        #: does): computed once instead of per microstep.
+        self.static_domains = tuple(
+            None
+            if any(self.kinds[target] in _HISTORY for target in transition.targets)
+            else self._domain_of(transition, transition.targets)
+            for transition in chart.transitions
+        )
+        self.error_event = events_by_value.get("error.execution")
+        self.node_by_name = {node.name: index for index, node in enumerate(nodes)}
+
+    # -- queries ---------------------------------------------------------------------------------
+    def is_descendant(self, node: int, ancestor: int) -> bool:
+        return ancestor == ROOT or ancestor in self.ancestor_sets[node]
+
+    def leaves(self, state: ChartState) -> list[int]:
+        """The active atomic states, in document order."""
+        return sorted(node for node in state.active if self.atomic[node])
+
+    def describe(self, state: ChartState) -> str:
+        return ", ".join(self.names[node] for node in self.leaves(state)) or "nothing"
+
+    def in_final(self, state: ChartState, node: int) -> bool:
+        kind = self.kinds[node]
+        if kind == COMPOUND:
+            return any(
+                self.kinds[child] == FINAL and child in state.active
+                for child in self.child_states[node]
+            )
+        if kind == PARALLEL:
+            return all(self.in_final(state, child) for child in self.child_states[node])
+        return False
+
+    def exit_set(self, state: ChartState, enabled: Iterable[int]) -> set[int]:
+        exits: set[int] = set()
+        for index in enabled:
+            if self.chart.transitions[index].targets:
+                domain = self.domain(state, index)
+                exits |= {node for node in state.active if self.is_descendant(node, domain)}
+        return exits
+
+    def domain(self, state: ChartState, index: int) -> int:
+        static = self.static_domains[index]
+        if static is not None:
+            return static
+        transition = self.chart.transitions[index]
+        return self._domain_of(transition, self.effective_targets(state, transition.targets))
+
+    def _domain_of(self, transition: ChartTransition, targets: Sequence[int]) -> int:
+        source = transition.source
+        if (
+            transition.internal
+            and self.kinds[source] == COMPOUND
+            and all(self.is_descendant(target, source) for target in targets)
+        ):
+            return source
+        return self._lcca([source, *targets])
+
+    def _lcca(self, nodes: list[int]) -> int:
+        """The least common compound ancestor (the root counts as one)."""
+        for ancestor in (*self.ancestors[nodes[0]], ROOT):
+            if (ancestor == ROOT or self.kinds[ancestor] == COMPOUND) and all(
+                self.is_descendant(node, ancestor) for node in nodes[1:]
+            ):
+                return ancestor
+        return ROOT
+
+    def effective_targets(self, state: ChartState, targets: Iterable[int]) -> list[int]:
+        found: dict[int, None] = {}
+        for target in targets:
+            if self.kinds[target] in _HISTORY:
+                remembered = state.memory.get(target)
+                inner = remembered if remembered is not None else self.chart.nodes[target].default
+                found.update(dict.fromkeys(self.effective_targets(state, inner)))
+            else:
+                found[target] = None
+        return list(found)
+
+    # -- entry sets -------------------------------------------------------------------------------
+    def _add_descendants(
+        self,
+        state: ChartState,
+        node: int,
+        to_enter: set[int],
+        default_entry: set[int],
+        history_content: dict[int, tuple[Step, ...]],
+    ) -> None:
+        sets = (to_enter, default_entry, history_content)
+        kind = self.kinds[node]
+        if kind in _HISTORY:
+            remembered = state.memory.get(node)
+            if remembered is None:
+                history_content[self.parents[node]] = self.chart.nodes[node].default_steps
+                remembered = self.chart.nodes[node].default
+            for inner in remembered:
+                self._add_descendants(state, inner, *sets)
+            for inner in remembered:
+                self._add_ancestors(state, inner, self.parents[node], *sets)
+            return
+        to_enter.add(node)
+        if kind == COMPOUND:
+            default_entry.add(node)
+            initial = self.chart.nodes[node].initial
+            for inner in initial:
+                self._add_descendants(state, inner, *sets)
+            for inner in initial:
+                self._add_ancestors(state, inner, node, *sets)
+        elif kind == PARALLEL:
+            for child in self.child_states[node]:
+                if not any(self.is_descendant(entered, child) for entered in to_enter):
+                    self._add_descendants(state, child, *sets)
+
+    def _add_ancestors(
+        self,
+        state: ChartState,
+        node: int,
+        ancestor: int,
+        to_enter: set[int],
+        default_entry: set[int],
+        history_content: dict[int, tuple[Step, ...]],
+    ) -> None:
+        for parent in self.ancestors[node]:
+            if parent == ancestor:
+                return
+            to_enter.add(parent)
+            if self.kinds[parent] == PARALLEL:
+                for child in self.child_states[parent]:
+                    if not any(self.is_descendant(entered, child) for entered in to_enter):
+                        self._add_descendants(
+                            state, child, to_enter, default_entry, history_content
+                        )
