@@ -1,4 +1,5 @@
-"""State, history, statistics and snapshots shared by :class:`Machine` and :class:`AsyncMachine`.
+"""State, listeners, logging and the bookkeeping of a transition, shared by :class:`Machine`
+and :class:`AsyncMachine`.
 
 Everything here either never calls user code or is the bookkeeping that runs after user code
 succeeded (:meth:`MachineCore._commit`), so the sync and async flavours share one definition of
@@ -9,8 +10,10 @@ costly. :class:`MachineOptions` and :class:`TransitionRecord` are dataclasses, a
 dataclasses (with inspect, ast and dis) costs more than the rest of a generated module, so their
 modules are imported on first use: the first machine constructed without options imports
 :mod:`statewright._options` (:func:`_default_options`), the first history read or listener call
-imports :mod:`statewright._history` (:func:`_record_type`). Logging is imported by the first
-machine constructed (:func:`statewright_logger`), inspect only when a listener returns something.
+imports :mod:`statewright._history` (see :mod:`statewright._history_views`). Logging is imported
+by the first machine constructed (:func:`statewright_logger`), inspect only when a listener
+returns something. History, counters and statistics are read through
+:class:`~statewright._history_views.HistoryViews`.
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ import os
 from collections import deque
 from collections.abc import Awaitable, Collection, Mapping
 from enum import Enum
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeVar
 
+from statewright._boundary import Boundary
 from statewright._clock import checked_clock
 from statewright._compat import StrEnum
 from statewright._errors import (
@@ -31,16 +35,16 @@ from statewright._errors import (
     StatewrightError,
     UnknownEvent,
 )
+from statewright._history_views import HistoryViews, record_type
+from statewright._locks import NO_LOCK, Lock
 from statewright._spec import ErrorRoute, MachineSpec
 from statewright._table import CompiledAlt, Fast, Plan, Table, compile_spec
 
 if TYPE_CHECKING:  # imported on first use at run time: see the module docstring
     import logging
 
-    from statewright._history import Listener, RawRecord, TransitionRecord
+    from statewright._history import Listener, RawRecord
     from statewright._options import MachineOptions
-    from statewright._payloads import PayloadCodec
-    from statewright._tools import ToolDefinition
 
 __all__ = ["MachineCore"]
 
@@ -56,40 +60,9 @@ _DEBUG: Final = 10
 #: The ``statewright`` logger and the default options, made by the first machine constructed.
 _LOG: logging.Logger | None = None
 _DEFAULT_OPTIONS: MachineOptions | None = None
-#: :class:`TransitionRecord`, imported by the first history read or listener call.
-_RECORD_TYPE: type[TransitionRecord] | None = None
 
 
-class Lock(Protocol):
-    """What the machines need from a lock (``threading.RLock`` or :data:`NO_LOCK`)."""
-
-    def acquire(self) -> object: ...
-
-    def release(self) -> object: ...
-
-    def __enter__(self) -> object: ...
-
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any, /) -> object: ...
-
-
-class _NoLock:
-    """Stand-in for ``MachineOptions(thread_safe=False)``; C builtins keep the calls cheap."""
-
-    __slots__ = ()
-    acquire = staticmethod(bool)
-    release = staticmethod(bool)
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc_info: object) -> None:
-        return None
-
-
-NO_LOCK: Final = _NoLock()
-
-
-class MachineCore(Generic[S, E, C]):
+class MachineCore(HistoryViews[S, E], Boundary[S, E], Generic[S, E, C]):
     """Holds one instance's state; subclasses add ``send`` in a sync or async flavour."""
 
     #: Set by each generated subclass.
@@ -205,66 +178,6 @@ class MachineCore(Generic[S, E, C]):
             return self._state is states
         return self._state in states
 
-    # ----------------------------------------------------------------- the boundary and tools
-
-    def tools(self, state: S | None = None, /) -> list[ToolDefinition]:
-        """The events the current state (or ``state``) accepts, guards not evaluated, as tool
-        definitions: the event's name, its description from the spec and its payload's JSON
-        Schema. A model's call of one goes to :meth:`send_external` as it is."""
-        from statewright._payloads import payload_schema
-        from statewright._tools import ToolDefinition
-
-        spec = self._spec_table.spec
-        allowed = self._spec_table.allowed[self._state if state is None else state]
-        codecs = self._payload_codecs()
-        return [
-            ToolDefinition(
-                member.name,
-                spec.event_descriptions.get(member, "").strip() or f"Send the {member.name} event.",
-                payload_schema(spec.payloads.get(member, ()), codecs),
-            )
-            for member in spec.event_type
-            if member in allowed
-        ]
-
-    def _payload_codecs(self) -> Mapping[str, PayloadCodec]:
-        from statewright._payloads import BUILTIN_CODECS
-
-        extra = self._options.payload_codecs
-        return {**BUILTIN_CODECS, **extra} if extra else BUILTIN_CODECS
-
-    def _external(
-        self, event: str, arguments: Mapping[str, Any] | str | bytes | None
-    ) -> tuple[E, dict[str, Any]]:
-        """The member named ``event`` (its name or its value) and the checked payload, or
-        :class:`UnknownEvent` / :class:`InvalidPayload`; nothing is sent here."""
-        from statewright._payloads import check_payload, parse_arguments
-
-        table = self._spec_table
-        spec = table.spec
-        member: Any = None
-        if isinstance(event, spec.event_type):
-            member = event
-        elif isinstance(event, str) and not isinstance(event, Enum):
-            member = spec.event_type.__members__.get(event) or table.events_by_value.get(event)
-        if member is None:
-            raise self._logged(
-                UnknownEvent(
-                    str(self._state),
-                    event if isinstance(event, str) else repr(event),
-                    self.allowed_events(),
-                    f"{event!r} is not the name or value of an event of {spec.name}",
-                )
-            )
-        name = member.name
-        payload = check_payload(
-            name,
-            spec.payloads.get(member, ()),
-            parse_arguments(name, arguments),
-            self._payload_codecs(),
-        )
-        return member, payload
-
     # ----------------------------------------------------------------- listeners
 
     def add_listener(self, callback: Listener) -> None:
@@ -276,99 +189,6 @@ class MachineCore(Generic[S, E, C]):
 
     def remove_listener(self, callback: Listener) -> None:
         self._listeners.remove(callback)
-
-    # ----------------------------------------------------------------- history
-
-    @property
-    def total_transitions(self) -> int:
-        """Transitions applied over the machine's whole life (survives snapshots)."""
-        return sum(self._counts)
-
-    @property
-    def history(self) -> tuple[TransitionRecord, ...]:
-        """The retained transitions, oldest first (at most ``options.history_limit``)."""
-        with self._read_lock:
-            raw = self._history
-            if not raw:
-                return ()
-            first = self.total_transitions - len(raw) + 1
-            return tuple(self._record(r, first + i) for i, r in enumerate(raw))
-
-    @property
-    def last_transition(self) -> TransitionRecord | None:
-        with self._read_lock:
-            raw = self._history
-            if not raw:
-                return None
-            return self._record(raw[-1], self.total_transitions)
-
-    def fsm_record(self) -> dict[str, Any]:
-        """The seed-000 summary: state, ``"EVENT -> state"``, its timestamp and the history."""
-        from statewright._history import format_timestamp
-
-        with self._read_lock:
-            last = self.last_transition
-            return {
-                "state": str(self._state),
-                "last_transition": None if last is None else f"{last.event!s} -> {last.target!s}",
-                "timestamp": None if last is None else last.timestamp,
-                "history": [
-                    {
-                        "from": str(source),
-                        "event": str(event),
-                        "to": str(target),
-                        "timestamp": format_timestamp(raw[1]),
-                    }
-                    for raw in (self._history or ())
-                    for source, event, target in (self._spec_table.triples[raw[0]],)
-                ],
-            }
-
-    def _record(self, raw: RawRecord, event_id: int) -> TransitionRecord:
-        source, event, target = self._spec_table.triples[raw[0]]
-        if len(raw) == 3:
-            return _record_type()(source, event, target, raw[1], event_id, raw[2])
-        lateness = raw[4] if len(raw) > 4 else None
-        return _record_type()(source, event, target, raw[1], event_id, raw[2], raw[3], lateness)
-
-    # ----------------------------------------------------------------- statistics
-
-    def transition_counts(self) -> dict[tuple[S, E, S], int]:
-        """How often each ``(source, event, target)`` was taken (only non-zero entries)."""
-        triples = self._spec_table.triples
-        with self._read_lock:
-            return {triples[i]: n for i, n in enumerate(self._counts) if n}
-
-    @property
-    def iteration_counts(self) -> dict[S, int]:
-        """Visits per state: entries by transitions (self-transitions count) plus the start."""
-        spec = self._spec_table.spec
-        visits: dict[S, int] = {spec.initial: 1}
-        for (_, _, target), n in self.transition_counts().items():
-            visits[target] = visits.get(target, 0) + n
-        return visits
-
-    def transition_probabilities(self) -> dict[S, dict[tuple[E, S], float]]:
-        """Empirical ``P(event, target | source)`` from the counters."""
-        out: dict[S, dict[tuple[E, S], float]] = {}
-        totals: dict[S, int] = {}
-        counts = self.transition_counts()
-        for (source, _, _), n in counts.items():
-            totals[source] = totals.get(source, 0) + n
-        for (source, event, target), n in counts.items():
-            out.setdefault(source, {})[(event, target)] = n / totals[source]
-        return out
-
-    def statistics(self) -> dict[str, Any]:
-        """JSON-friendly summary of all counters."""
-        return {
-            "total_transitions": self.total_transitions,
-            "visits": {str(s): n for s, n in self.iteration_counts.items()},
-            "transitions": [
-                {"from": str(s), "event": str(e), "to": str(t), "count": n}
-                for (s, e, t), n in self.transition_counts().items()
-            ],
-        }
 
     # ----------------------------------------------------------------- helpers for send
 
@@ -561,7 +381,7 @@ class MachineCore(Generic[S, E, C]):
                     except ClockError:
                         self._logger.exception("clock failed; listeners not called")
                         return pending
-                record = _record_type()(
+                record = record_type()(
                     source, event, target, stamp, self.total_transitions, payload, error
                 )
             for listener in tuple(self._listeners):
@@ -595,15 +415,6 @@ def _default_options() -> MachineOptions:
 
         _DEFAULT_OPTIONS = MachineOptions()
     return _DEFAULT_OPTIONS
-
-
-def _record_type() -> type[TransitionRecord]:
-    global _RECORD_TYPE
-    if _RECORD_TYPE is None:
-        from statewright._history import TransitionRecord
-
-        _RECORD_TYPE = TransitionRecord
-    return _RECORD_TYPE
 
 
 def _random_id() -> str:

@@ -14,9 +14,10 @@ from collections.abc import Awaitable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from statewright._compat import StrEnum
-from statewright._core import _INFO, NO_LOCK, Lock
+from statewright._core import _INFO
 from statewright._errors import ActionFailed, GuardFailed, InvalidTransition
 from statewright._hot_path import install_event_methods, restore_event_methods
+from statewright._locks import NO_LOCK, Lock
 from statewright._snapshot import SnapshotMixin
 from statewright._store_protocol import Store
 from statewright._table import CompiledAlt, Plan
