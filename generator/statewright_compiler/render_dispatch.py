@@ -135,13 +135,19 @@ class DispatchView:
         signature (an overload needs two); at run time the runtime's methods run unchanged.
         """
         prefix = "async " if asynchronous else ""
-        signatures = [self.send_signature(events) for events in self.send_groups()]
+        groups = self.send_groups()
+        signatures = [self.send_signature(events) for events in groups]
+        # send_once's key is positional-only: any name works that no payload field takes.
+        names = {field.name for events in groups for field in events[0].payload}
+        key_name = next(
+            f"key{'_' * n}" for n in range(len(names) + 1) if f"key{'_' * n}" not in names
+        )
         lines: list[str] = []
         for name, returns, key in (
             ("send", self.state_class, ""),
             ("try_send", "bool", ""),
             ("can_send", "bool", ""),
-            ("send_once", f"SendResult[{self.state_class}]", "key: str, "),
+            ("send_once", f"SendResult[{self.state_class}]", f"{key_name}: str, "),
         ):
             ignore = f"  # type: ignore[override]  # narrows the generic {name}"
             keyed = [signature.replace("self, ", f"self, {key}", 1) for signature in signatures]
@@ -151,7 +157,7 @@ class DispatchView:
             for index, signature in enumerate(keyed):
                 lines.append("@overload" + (ignore if index == 0 else ""))
                 lines.append(f"{prefix}def {name}({signature}) -> {returns}: ...")
-            arguments = f"{'key, ' if key else ''}event, **payload"
+            arguments = f"{key_name + ', ' if key else ''}event, **payload"
             call = f"{'await ' if asynchronous else ''}super().{name}({arguments})"
             parameters = f"self, {key}event: {self.event_class}, /, **payload: Any"
             lines += [f"{prefix}def {name}({parameters}) -> {returns}:", f"    return {call}", ""]

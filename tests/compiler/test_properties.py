@@ -170,3 +170,32 @@ def test_large_machine_module_passes_mypy_strict(tmp_path: Path) -> None:
         env={**os.environ, "MYPYPATH": str(RUNTIME)},
     )  # fmt: skip
     assert completed.returncode == 0, completed.stdout + completed.stderr
+
+
+def keyed_specs() -> dict[str, str]:
+    """Payload fields named like ``send_once``'s key, in the small and the large shape."""
+    small = (
+        '[machine]\nname = "Keyed"\ninitial = "a"\n[states.a]\non.PUT = "b"\n[states.b]\n'
+        'on.TAKE = "a"\n[events.PUT]\npayload = { key = "str", key_ = "int" }\n'
+        '[events.TAKE]\npayload = { key = "str" }\n'
+    )
+    large = large_spec().replace(
+        "[events.NEXT]", '[events.NEXT]\npayload = { key = "str", "key_" = "int | None" }'
+    )
+    return {"keyed_small": small, "keyed_large": large}
+
+
+@pytest.mark.slow
+def test_payload_fields_named_like_send_once_s_key_pass_mypy_strict(tmp_path: Path) -> None:
+    for name, text in keyed_specs().items():
+        source = compile_text(text, name)
+        assert "def send_once(" in source and "key__: str" in source
+        load_module(source)  # a duplicate parameter would be a SyntaxError here
+        (tmp_path / f"{name}.py").write_text(source, encoding="utf-8")
+    completed = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--warn-unreachable", "--no-incremental",
+         "--cache-dir", str(tmp_path / ".cache"), "keyed_small.py", "keyed_large.py"],
+        capture_output=True, text=True, check=False, cwd=tmp_path,
+        env={**os.environ, "MYPYPATH": str(RUNTIME)},
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stdout + completed.stderr
