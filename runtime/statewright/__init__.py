@@ -71,7 +71,7 @@ if TYPE_CHECKING:
     from statewright._store_postgres import PostgresStore
     from statewright._store_sqlite import SqliteStore
     from statewright._store_url import open_store
-    from statewright._timer_driver import fire_due_timers
+    from statewright._timer_driver import fire_due_timers, fire_due_timers_async
     from statewright._tools import ToolDefinition
 else:
     # Hidden from type checkers, which would otherwise accept any attribute of the package.
@@ -103,6 +103,7 @@ else:
         "SqliteStore": "statewright._store_sqlite",
         "TransitionRecord": "statewright._history",
         "fire_due_timers": "statewright._timer_driver",
+        "fire_due_timers_async": "statewright._timer_driver",
         "open_store": "statewright._store_url",
     }
 
@@ -176,6 +177,7 @@ __all__ = [
     "__version__",
     "assert_never",
     "fire_due_timers",
+    "fire_due_timers_async",
     "open_store",
     "require_runtime",
 ]

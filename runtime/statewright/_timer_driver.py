@@ -7,6 +7,9 @@ store do not pick the same ones), loads each, fires what is due through the mach
 path and saves. Exactly once does not rest on the lease: a timer's firing is a save like any
 other, and of two workers firing the same timer only one save wins the revision; the loser
 reloads, and finds the timer gone.
+
+:func:`fire_due_timers_async` is the same driver for asyncio machines (whose handlers may be
+coroutines): the store's calls run in worker threads, so the event loop is never blocked.
 """
 
 from __future__ import annotations
@@ -17,11 +20,12 @@ from typing import TYPE_CHECKING, Any, Final
 from statewright._errors import Conflict, StatewrightError, UnknownInstance
 
 if TYPE_CHECKING:
+    from statewright._chart_async import AsyncChartMachine
     from statewright._chart_machine import ChartMachine
     from statewright._options import MachineOptions
     from statewright._store_protocol import TimerStore
 
-__all__ = ["fire_due_timers"]
+__all__ = ["fire_due_timers", "fire_due_timers_async"]
 
 #: How often one instance is reloaded after losing a race before it is left to the next call.
 _ATTEMPTS: Final = 8
@@ -53,16 +57,61 @@ def fire_due_timers(
         try:
             fired += _fire_one(store, machine_class, instance_id, handlers, at, options)
         except StatewrightError:
-            from statewright._core import statewright_logger
-
-            statewright_logger().exception(
-                "%s %s: firing its due timers failed; retried after the lease",
-                machine_class.__name__,
-                instance_id,
-            )
+            _log_failure(machine_class, instance_id)
         finally:
             store.release(instance_id)
     return fired
+
+
+async def fire_due_timers_async(
+    store: TimerStore,
+    machine_class: type[AsyncChartMachine[Any, Any, Any]],
+    handlers: object | None = None,
+    *,
+    now: float | None = None,
+    limit: int = 100,
+    lease_seconds: float = 30.0,
+    options: MachineOptions | None = None,
+) -> int:
+    """:func:`fire_due_timers` for an asyncio machine class: ``await machine.fire_due(now)``
+    and ``await machine.save()``; claiming, loading and releasing run in worker threads."""
+    import asyncio
+
+    at = time.time() if now is None else now
+    fired = 0
+    claimed = await asyncio.to_thread(store.claim_due, at, limit, lease_seconds)
+    for instance_id in claimed:
+        try:
+            for _ in range(_ATTEMPTS):
+                try:
+                    machine = await asyncio.to_thread(
+                        machine_class.load, store, instance_id, handlers, options=options
+                    )
+                except UnknownInstance:
+                    break  # deleted since it was claimed
+                try:
+                    count = await machine.fire_due(at)
+                    if count:
+                        await machine.save()
+                except Conflict:
+                    continue  # another process saved it: its timers may have fired or changed
+                fired += count
+                break
+        except StatewrightError:
+            _log_failure(machine_class, instance_id)
+        finally:
+            await asyncio.to_thread(store.release, instance_id)
+    return fired
+
+
+def _log_failure(machine_class: type, instance_id: str) -> None:
+    from statewright._core import statewright_logger
+
+    statewright_logger().exception(
+        "%s %s: firing its due timers failed; retried after the lease",
+        machine_class.__name__,
+        instance_id,
+    )
 
 
 def _fire_one(

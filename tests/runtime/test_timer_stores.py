@@ -4,13 +4,14 @@ recording how late each timer fired. On every store kind, against the fake clock
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_task import AgentTaskEvent, AgentTaskMachine, AgentTaskState
-from statewright import MachineOptions, Store, TimerStore, fire_due_timers
+from agent_task import AgentTaskAsyncMachine, AgentTaskEvent, AgentTaskMachine, AgentTaskState
+from statewright import MachineOptions, Store, TimerStore, fire_due_timers, fire_due_timers_async
 
 from tests.runtime.chart_specs import compile_chart
 from tests.runtime.machines import PlainTaskMachine, TaskEvent
@@ -155,3 +156,79 @@ def test_resume_and_restart_timers_are_not_indexed(tmp_path: Path, store: TimerS
     machine.save()
     assert machine.next_due == START + 20
     assert store.claim_due(START + 10_000, 10, 60) == []  # their due times move on restore
+
+
+class AsyncHandlers:
+    async def succeeded(self, context: object, payload: Any, /) -> bool:
+        return bool(payload["ok"])
+
+
+class RacingStore:
+    """A store where another process saves the instance right after the driver's first load:
+    the driver's save then loses the revision and must load again."""
+
+    def __init__(self, inner: TimerStore, clock: Clock) -> None:
+        self.inner, self.clock, self.raced, self.loads = inner, clock, False, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def load(self, instance_id: str, /) -> dict[str, Any] | None:
+        self.loads += 1
+        snapshot = self.inner.load(instance_id)
+        if not self.raced:
+            self.raced = True
+            options = MachineOptions(clock=self.clock)
+            other: AgentTaskMachine[None] = AgentTaskMachine.load(
+                self.inner, instance_id, Handlers(), options=options
+            )
+            other.tool_result(ok=True)  # back to planning: the watchdog is gone
+            other.save()
+        return snapshot
+
+
+def test_the_async_driver_fires_due_timers_once_and_records_lateness(store: TimerStore) -> None:
+    clock = Clock()
+    calling(store, clock, "a")
+    calling(store, clock, "b")
+    options = MachineOptions(clock=clock)
+    machine_class = AgentTaskAsyncMachine
+
+    async def fire(at: float) -> int:
+        return await fire_due_timers_async(
+            store, machine_class, AsyncHandlers(), now=at, options=options
+        )
+
+    assert asyncio.run(fire(START + 20)) == 0
+    clock.now = START + 32.5
+    assert asyncio.run(fire(clock.now)) == 2
+    for instance_id in ("a", "b"):
+        loaded: AgentTaskMachine[None] = AgentTaskMachine.load(
+            store, instance_id, Handlers(), options=options
+        )
+        assert loaded.state is AgentTaskState.FAILED and loaded.revision == 2
+        assert loaded.history[-1].lateness == 2.5
+    assert asyncio.run(fire(clock.now)) == 0
+    assert store.claim_due(START + 10_000, 10, 60) == []
+
+
+def test_the_async_driver_reloads_after_a_lost_race(store: TimerStore) -> None:
+    clock = Clock()
+    calling(store, clock, "a")
+    clock.now = START + 31
+    racing = RacingStore(store, clock)
+    options = MachineOptions(clock=clock)
+    fired = asyncio.run(
+        fire_due_timers_async(
+            racing,
+            AgentTaskAsyncMachine,
+            AsyncHandlers(),
+            now=clock.now,
+            options=options,
+        )
+    )
+    # The first save lost to the other process; the reload found the watchdog gone.
+    assert racing.raced and racing.loads == 2 and fired == 0
+    final: AgentTaskMachine[None] = AgentTaskMachine.load(store, "a", Handlers(), options=options)
+    assert final.state is AgentTaskState.PLANNING and final.revision == 2
+    assert store.claim_due(START + 10_000, 10, 60) == []
