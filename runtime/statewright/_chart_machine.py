@@ -32,9 +32,9 @@ from statewright._chart_state import (
 )
 from statewright._chart_timers import ChartTimers
 from statewright._compat import StrEnum
-from statewright._core import _INFO
+from statewright._core import _INFO, refuse_async_listeners
 from statewright._errors import ActionFailed, InvalidTransition
-from statewright._machine import Machine, _refuse_async_listeners
+from statewright._machine import Machine
 from statewright._snapshot import M, Snapshot, SnapshotMixin
 
 if TYPE_CHECKING:
@@ -353,7 +353,7 @@ class ChartMachine(ChartCore[S, E, C], Machine[S, E, C]):
             self._leave_user_code()
         pending = pending_listeners(self, source, member, target, payload, error, stamp)
         if pending:
-            _refuse_async_listeners(pending)
+            refuse_async_listeners(pending)
         return target
 
     def try_send(self, event: E, /, **payload: Any) -> bool:

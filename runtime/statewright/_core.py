@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # imported on first use at run time: see the module docstring
     from statewright._history import Listener, RawRecord
     from statewright._options import MachineOptions
 
-__all__ = ["MachineCore"]
+__all__ = ["MachineCore", "refuse_async_listeners"]
 
 S = TypeVar("S", bound=StrEnum)
 E = TypeVar("E", bound=StrEnum)
@@ -396,6 +396,19 @@ class MachineCore(HistoryViews[S, E], Boundary[S, E], Generic[S, E, C]):
                     if inspect.isawaitable(result):
                         pending.append(result)
         return pending
+
+
+def refuse_async_listeners(pending: list[Awaitable[object]]) -> None:
+    """What a sync machine does with awaitables its listeners returned (after the transition)."""
+    import inspect  # an error path: not worth importing inspect with every generated module
+
+    for awaitable in pending:
+        if inspect.iscoroutine(awaitable):
+            awaitable.close()  # never awaited: close it instead of leaking a warning
+    raise TypeError(
+        "a listener returned an awaitable: coroutine listeners need AsyncMachine "
+        "(the transition itself was applied)"
+    )
 
 
 def statewright_logger() -> logging.Logger:

@@ -21,12 +21,14 @@ import sys
 from collections.abc import Callable
 from typing import Any, Final
 
+from statewright._core import _INFO, refuse_async_listeners
+
 __all__ = ["install_event_methods", "restore_event_methods"]
 
 #: Where the text starts in this file: the line after the next one.
 _FIRST_LINE: Final = sys._getframe().f_lineno + 2
 _TEMPLATE: Final = """\
-def factory(EVENT, _INFO, _refuse):
+def factory(EVENT, _INFO, refuse_async_listeners):
     def method(self{parameters}):
         payload = {payload}
         lock = self._lock
@@ -51,7 +53,7 @@ def factory(EVENT, _INFO, _refuse):
             if self._listeners or self._log_cache.get(_INFO, True):
                 pending = self._announce(source, member, target, payload, None)
                 if pending:
-                    _refuse(pending)
+                    refuse_async_listeners(pending)
             return target
         finally:
             lock.release()
@@ -100,12 +102,12 @@ def _is_forwarder(original: object, event: Any, fields: tuple[tuple[str, Any, bo
 
 
 def _event_method(
-    event: Any, fields: tuple[tuple[str, Any, bool], ...], original: Any, info: int, refuse: Any
+    event: Any, fields: tuple[tuple[str, Any, bool], ...], original: Any
 ) -> Callable[..., Any]:
     """``original``, the generated method of ``event``, specialised: the same keyword-only
     parameters (optional ones default to None), name, docstring and annotations."""
     shape = tuple((name, needed) for name, _, needed in fields)
-    method = _factory(shape)(event, info, refuse)
+    method = _factory(shape)(event, _INFO, refuse_async_listeners)
     for attribute in ("__name__", "__qualname__", "__doc__", "__module__"):
         setattr(method, attribute, getattr(original, attribute))
     method.__annotations__ = dict(original.__annotations__)
@@ -118,27 +120,26 @@ class _Pending:
     """An event method not compiled yet: the first lookup compiles it and puts the result in
     the class, so every later call is a plain function call."""
 
-    def __init__(self, home: type, event: Any, fields: Any, original: Any, args: Any) -> None:
+    def __init__(self, home: type, event: Any, fields: Any, original: Any) -> None:
         self._home, self._event, self._fields = home, event, fields
-        self._args = args
         setattr(self, _ORIGINAL, original)
 
     def __get__(self, instance: object, owner: type | None = None) -> Any:
         original = getattr(self, _ORIGINAL)
-        method = _event_method(self._event, self._fields, original, *self._args)
+        method = _event_method(self._event, self._fields, original)
         if self._home.__dict__.get(original.__name__) is self:
             setattr(self._home, original.__name__, method)
         return method if instance is None else method.__get__(instance, owner)
 
 
-def install_event_methods(cls: type, spec: Any, info: int, refuse: Callable[..., None]) -> None:
+def install_event_methods(cls: type, spec: Any) -> None:
     """Give the generated event methods of ``cls`` (a flat machine) the inline path."""
     for member in spec.event_type:
         name = member.name.lower()
         original = cls.__dict__.get(name)
         fields = spec.payloads.get(member, ())
         if _is_forwarder(original, member, fields):
-            setattr(cls, name, _Pending(cls, member, fields, original, (info, refuse)))
+            setattr(cls, name, _Pending(cls, member, fields, original))
 
 
 def restore_event_methods(cls: type) -> None:

@@ -10,11 +10,11 @@ exit and entry actions too.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from statewright._compat import StrEnum
-from statewright._core import _INFO
+from statewright._core import _INFO, refuse_async_listeners
 from statewright._errors import ActionFailed, GuardFailed, InvalidTransition
 from statewright._hot_path import install_event_methods, restore_event_methods
 from statewright._locks import NO_LOCK, Lock
@@ -86,7 +86,7 @@ class Machine(SnapshotMixin[S, E, C]):
             if self._listeners or self._log_cache.get(_INFO, True):
                 pending = self._announce(source, member, target, payload, None)
                 if pending:
-                    _refuse_async_listeners(pending)
+                    refuse_async_listeners(pending)
             return target  # type: ignore[no-any-return]  # table stores members as Any
         finally:
             lock.release()
@@ -105,7 +105,7 @@ class Machine(SnapshotMixin[S, E, C]):
             return
         spec = cls.__dict__.get("spec")
         if spec is not None and getattr(spec, "chart", None) is None:
-            install_event_methods(cls, spec, _INFO, _refuse_async_listeners)
+            install_event_methods(cls, spec)
 
     @property
     def dynamic(self) -> Machine[S, E, C]:
@@ -209,7 +209,7 @@ class Machine(SnapshotMixin[S, E, C]):
             if self._listeners or self._log_cache.get(_INFO, True):
                 pending = self._announce(source, member, target, payload, None)
                 if pending:
-                    _refuse_async_listeners(pending)
+                    refuse_async_listeners(pending)
             return True
         finally:
             lock.release()
@@ -312,17 +312,5 @@ class Machine(SnapshotMixin[S, E, C]):
         if self._listeners or self._log_cache.get(_INFO, True):
             pending = self._announce(source, member, target, payload, error_text, stamp)
             if pending:
-                _refuse_async_listeners(pending)
+                refuse_async_listeners(pending)
         return target
-
-
-def _refuse_async_listeners(pending: list[Awaitable[object]]) -> None:
-    import inspect  # an error path: not worth importing inspect with every generated module
-
-    for awaitable in pending:
-        if inspect.iscoroutine(awaitable):
-            awaitable.close()  # never awaited: close it instead of leaking a warning
-    raise TypeError(
-        "a listener returned an awaitable: coroutine listeners need AsyncMachine "
-        "(the transition itself was applied)"
-    )

@@ -82,21 +82,7 @@ async def fire_due_timers_async(
     claimed = await asyncio.to_thread(store.claim_due, at, limit, lease_seconds)
     for instance_id in claimed:
         try:
-            for _ in range(_ATTEMPTS):
-                try:
-                    machine = await asyncio.to_thread(
-                        machine_class.load, store, instance_id, handlers, options=options
-                    )
-                except UnknownInstance:
-                    break  # deleted since it was claimed
-                try:
-                    count = await machine.fire_due(at)
-                    if count:
-                        await machine.save()
-                except Conflict:
-                    continue  # another process saved it: its timers may have fired or changed
-                fired += count
-                break
+            fired += await _fire_one_async(store, machine_class, instance_id, handlers, at, options)
         except StatewrightError:
             _log_failure(machine_class, instance_id)
         finally:
@@ -131,6 +117,34 @@ def _fire_one(
             count = machine.fire_due(at)
             if count:
                 machine.save()
+        except Conflict:
+            continue  # another process saved it: its timers may have fired or changed
+        return count
+    return 0
+
+
+async def _fire_one_async(
+    store: TimerStore,
+    machine_class: type[AsyncChartMachine[Any, Any, Any]],
+    instance_id: str,
+    handlers: object | None,
+    at: float,
+    options: MachineOptions | None,
+) -> int:
+    """:func:`_fire_one` with the machine's awaits, loading in a worker thread."""
+    import asyncio
+
+    for _ in range(_ATTEMPTS):
+        try:
+            machine = await asyncio.to_thread(
+                machine_class.load, store, instance_id, handlers, options=options
+            )
+        except UnknownInstance:
+            return 0  # deleted since it was claimed
+        try:
+            count = await machine.fire_due(at)
+            if count:
+                await machine.save()
         except Conflict:
             continue  # another process saved it: its timers may have fired or changed
         return count
