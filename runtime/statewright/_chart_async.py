@@ -152,13 +152,6 @@ class AsyncChartMachine(ChartCore[S, E, C], AsyncMachine[S, E, C]):
             self._leave_user_code()
         return target, pending_listeners(self, source, member, target, payload, error, stamp)
 
-    async def try_send(self, event: E, /, **payload: Any) -> bool:
-        try:
-            await self.send(event, **payload)
-        except InvalidTransition:
-            return False
-        return True
-
     async def fire_due(self, now: float | None = None) -> int:
         """Like :meth:`ChartMachine.fire_due` (lateness recorded the same way)."""
         fired = 0

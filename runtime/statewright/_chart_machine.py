@@ -225,11 +225,7 @@ class ChartCore(ChartTimers, SnapshotMixin[S, E, C]):
         triple = (source, event, target)
         index = table.counter_index.get(triple)
         if index is None:
-            triples = table.triples
-            assert isinstance(triples, list)  # a chart's table keeps a growable list
-            index = table.counter_index.setdefault(triple, len(triples))
-            if index == len(triples):
-                triples.append(triple)
+            index = table.learn_triple(triple)
         while len(self._counts) <= index:
             self._counts.append(0)
         return index

@@ -12,6 +12,8 @@ import enum
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from statewright._jsondata import MAX_INT_BITS
+
 __all__ = [
     "MAX_PAYLOAD_DEPTH",
     "Listener",
@@ -41,9 +43,8 @@ def format_timestamp(epoch: float) -> str:
 
 #: Nesting kept in a payload's JSON form; deeper values are replaced by a marker string.
 MAX_PAYLOAD_DEPTH: Final = 64
-#: Integers longer than this (about 3900 digits) are replaced too: JSON readers and CPython's
-#: ``int`` printing (4300 digits) cannot take them.
-_MAX_INT_BITS: Final = 13_000
+#: Integers longer than snapshots take (:data:`~statewright._jsondata.MAX_INT_BITS`) are
+#: replaced too.
 
 
 def to_json_value(value: object, depth: int = 0) -> Any:
@@ -58,7 +59,7 @@ def to_json_value(value: object, depth: int = 0) -> Any:
     if isinstance(value, enum.Enum):
         return to_json_value(value.value, depth)
     if isinstance(value, int):
-        if value.bit_length() > _MAX_INT_BITS:
+        if value.bit_length() > MAX_INT_BITS:
             return f"<int of {value.bit_length()} bits>"
         return int(value)
     if isinstance(value, float):

@@ -19,7 +19,14 @@ from typing import Any, Final
 
 from statewright._errors import SnapshotError
 
-__all__ = ["MAX_DEPTH", "MAX_INT_BITS", "field_name", "json_data", "parse_json_text"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_INT_BITS",
+    "field_name",
+    "json_data",
+    "parse_json_text",
+    "refuse_constant",
+]
 
 #: Containers a document may nest (the snapshot object itself is one).
 MAX_DEPTH: Final = 100
@@ -103,7 +110,7 @@ def parse_json_text(text: str | bytes | bytearray, where: str) -> Any:
     import json  # here, not at the top: see statewright._snapshot
 
     try:
-        data = json.loads(text, parse_constant=_refuse_constant)
+        data = json.loads(text, parse_constant=refuse_constant)
     except RecursionError:
         raise SnapshotError(f"{where} nests too deeply to parse") from None
     except (ValueError, UnicodeDecodeError, TypeError) as exc:
@@ -111,5 +118,6 @@ def parse_json_text(text: str | bytes | bytearray, where: str) -> Any:
     return json_data(data)
 
 
-def _refuse_constant(name: str) -> Any:
+def refuse_constant(name: str) -> Any:
+    """``json.loads``'s ``parse_constant``: NaN and the infinities are no JSON numbers."""
     raise ValueError(f"{name} is not a JSON number")

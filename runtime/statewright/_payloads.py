@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, Protocol
 
 from statewright._errors import InvalidPayload
+from statewright._jsondata import refuse_constant
 
 __all__ = [
     "BUILTIN_CODECS",
@@ -128,7 +129,7 @@ def parse_arguments(
         import json  # here, not at the top: building a machine imports this module
 
         try:
-            arguments = json.loads(arguments, parse_constant=_refuse_constant)
+            arguments = json.loads(arguments, parse_constant=refuse_constant)
         except RecursionError:
             raise InvalidPayload(event, (), "the JSON nests too deeply") from None
         except ValueError as error:
@@ -136,10 +137,6 @@ def parse_arguments(
     if not isinstance(arguments, Mapping):
         raise InvalidPayload(event, (), f"expected a JSON object, got {_kind(arguments)}")
     return arguments
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
 
 
 def check_payload(

@@ -198,21 +198,11 @@ def _step(table: Table, source: Any, event: Any, target: Any, field: str) -> int
     )
     index = None if None in members else table.counter_index.get(members)
     if index is None and None not in members and table.spec.chart is not None:
-        index = _learn(table, members)
+        index = table.learn_triple(members)
     if index is None:
         raise SnapshotError(
             f"{source} --{event}--> {target} is not a transition of {table.spec.name}", field=field
         )
-    return index
-
-
-def _learn(table: Table, triple: tuple[Any, Any, Any]) -> int:
-    """A chart's step the class has not met yet: its counter index from now on."""
-    triples = table.triples
-    assert isinstance(triples, list)  # a chart's table keeps a growable list
-    index = table.counter_index.setdefault(triple, len(triples))
-    if index == len(triples):
-        triples.append(triple)
     return index
 
 

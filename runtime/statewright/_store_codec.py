@@ -16,7 +16,7 @@ is wrong is a :class:`SnapshotError`, a store that cannot do its job a :class:`S
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from statewright._errors import SnapshotError, StoreError
@@ -38,10 +38,12 @@ __all__ = [
     "head_of_row",
     "new_revision",
     "prune_below",
+    "record_rows",
     "record_text",
     "retained_of",
     "stored_record",
     "stored_snapshot",
+    "stored_update",
     "whole_history",
     "with_checksum",
 ]
@@ -177,6 +179,29 @@ def checked_update(update: object) -> tuple[dict[str, Any], list[dict[str, Any]]
 def record_text(record: dict[str, Any]) -> str:
     """A record's canonical text (checked JSON data already)."""
     return canonical(record)
+
+
+def record_rows(
+    instance_id: str, records: Iterable[dict[str, Any]]
+) -> list[tuple[str, int, str, str]]:
+    """Database rows of records: ``(instance_id, event_id, text, checksum)``."""
+    return [
+        (instance_id, record["event_id"], text, checksum(text))
+        for record in records
+        for text in [record_text(record)]
+    ]
+
+
+def stored_update(
+    instance_id: str, update: SnapshotUpdate, expected_revision: int
+) -> tuple[int, dict[str, Any], list[dict[str, Any]], int]:
+    """What every store's ``save_update`` writes: the new revision, the checked head marked
+    with it and with how many records it keeps, the new records and the newest event id."""
+    revision = new_revision(instance_id, expected_revision)
+    head, records, total = checked_update(update)
+    head["revision"] = revision
+    head[STORED_HISTORY_KEY] = {"retained": update.retained}  # checked above
+    return revision, head, records, total
 
 
 def stored_snapshot(

@@ -18,13 +18,13 @@ from statewright._store_codec import (
     SnapshotUpdate,
     assemble,
     canonical,
-    checked_update,
     earliest_due,
     encode_snapshot,
     new_revision,
     record_text,
     stored_record,
     stored_snapshot,
+    stored_update,
     whole_history,
     with_checksum,
 )
@@ -81,11 +81,8 @@ class MemoryStore:
         self, instance_id: str, update: SnapshotUpdate, expected_revision: int, /
     ) -> int:
         """Store the head of ``update`` and append its records (see :class:`SnapshotUpdate`)."""
-        revision = new_revision(instance_id, expected_revision)
-        head, records, total = checked_update(update)
+        revision, head, records, total = stored_update(instance_id, update, expected_revision)
         retained: int = update.retained
-        head["revision"] = revision
-        head[STORED_HISTORY_KEY] = {"retained": retained}
         text = with_checksum(canonical(head))
         texts = [with_checksum(record_text(record)) for record in records]
         due = earliest_due(head)

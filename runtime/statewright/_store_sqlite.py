@@ -35,16 +35,16 @@ from statewright._store_codec import (
     SnapshotUpdate,
     assemble,
     canonical,
-    checked_update,
     checksum,
     earliest_due,
     encode_snapshot,
     head_of_row,
     new_revision,
     prune_below,
-    record_text,
+    record_rows,
     retained_of,
     stored_record,
+    stored_update,
     whole_history,
 )
 from statewright._store_sqlite_schema import checksum_column, migrate
@@ -162,15 +162,10 @@ class SqliteStore:
         self, instance_id: str, update: SnapshotUpdate, expected_revision: int, /
     ) -> int:
         """Update the head row and insert the new records (see :class:`SnapshotUpdate`)."""
-        revision = new_revision(instance_id, expected_revision)
-        head, records, total = checked_update(update)
+        revision, head, records, total = stored_update(instance_id, update, expected_revision)
         retained: int = update.retained
-        head["revision"] = revision
-        head[STORED_HISTORY_KEY] = {"retained": retained}
         text = canonical(head)
-        rows = [
-            (instance_id, r["event_id"], t, checksum(t)) for r in records for t in [record_text(r)]
-        ]
+        rows = record_rows(instance_id, records)
         due = earliest_due(head)
         machine = str(head.get("machine", ""))
         with self._lock, self._transaction(instance_id):
@@ -281,12 +276,8 @@ class SqliteStore:
         old = head_of_row(row, where)
         if STORED_HISTORY_KEY in old:
             return None
-        rows = []
-        for record in whole_history(old, where):
-            if first <= record["event_id"] <= since:
-                text = record_text(record)
-                rows.append((instance_id, record["event_id"], text, checksum(text)))
-        return rows
+        kept = whole_history(old, where)
+        return record_rows(instance_id, (r for r in kept if first <= r["event_id"] <= since))
 
     def _set_due(self, instance_id: str, due: float | None, head: Mapping[str, Any]) -> None:
         if due is not None:

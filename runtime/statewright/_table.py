@@ -106,6 +106,16 @@ class Table(FrozenValue):
         _set(self, "events_by_value", events_by_value)
         _set(self, "states_by_value", states_by_value)
 
+    def learn_triple(self, triple: tuple[Any, Any, Any]) -> int:
+        """The counter index of a chart's ``(source, event, target)``, registered the first
+        time the class meets it (a chart's triples depend on history and regions)."""
+        triples = self.triples
+        assert isinstance(triples, list)  # a chart's table keeps a growable list
+        index = self.counter_index.setdefault(triple, len(triples))
+        if index == len(triples):
+            triples.append(triple)
+        return index
+
 
 def _compile_alt(alt: Alternative[Any]) -> CompiledAlt:
     target = None if isinstance(alt.target, Previous) else alt.target
