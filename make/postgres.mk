@@ -20,7 +20,7 @@ postgres:
 	@if $(FIND_POSTGRES); then \
 		echo "postgres: $$( (ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; command -v pg_ctl) | head -n 1)"; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-		make/quietly.sh "postgres: installing PostgreSQL (apt-get)" \
+		$(QUIETLY) "postgres: installing PostgreSQL (apt-get)" \
 			sh -c 'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql'; \
 	else \
 		echo "PostgreSQL is missing: install it, e.g. sudo apt-get install postgresql" >&2; \

@@ -80,7 +80,7 @@ def _history_label(machine: Machine, state: State) -> str:
 
 
 def _style(state: State) -> NodeStyle:
-    if state.children and state.kind is not StateKind.PARALLEL:
+    if state.is_compound:
         return NodeStyle.COMPOUND
     return STATE_STYLES[state.kind]
 

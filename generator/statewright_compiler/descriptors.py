@@ -11,9 +11,12 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-__all__ = ["DescriptorError", "is_descriptor", "matches", "parse_descriptor"]
+__all__ = ["EVENT_NAME", "DescriptorError", "is_descriptor", "matches", "parse_descriptor"]
 
-_TOKEN: Final = re.compile(r"[A-Za-z0-9_\-:]+(?:\.[A-Za-z0-9_\-:]+)*(?:\.\*|\.)?|\*")
+_NAME: Final = r"[A-Za-z0-9_\-:]+(?:\.[A-Za-z0-9_\-:]+)*"
+#: An SCXML event name: dot-separated tokens.
+EVENT_NAME: Final = re.compile(_NAME)
+_TOKEN: Final = re.compile(rf"{_NAME}(?:\.\*|\.)?|\*")
 
 
 class DescriptorError(ValueError):

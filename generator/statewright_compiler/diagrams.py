@@ -21,7 +21,6 @@ from statewright_compiler.diagram_model import (
     NodeStyle,
     selector_key,
 )
-from statewright_compiler.doc_templates import template_environment
 from statewright_compiler.graphviz import (
     IMAGE_FORMATS,
     DiagramError,
@@ -55,5 +54,4 @@ __all__ = [
     "render_image",
     "render_mermaid",
     "selector_key",
-    "template_environment",
 ]

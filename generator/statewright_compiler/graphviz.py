@@ -22,7 +22,7 @@ from statewright_compiler.diagram_model import (
     EdgeStyle,
     NodeStyle,
 )
-from statewright_compiler.doc_templates import template_environment
+from statewright_compiler.jinja_env import template_environment
 from statewright_compiler.model import Machine
 
 __all__ = [

@@ -410,10 +410,19 @@ class Machine:
         return frozenset(timer.event for state in self.states for timer in state.timers)
 
     def state(self, name: str) -> State:
-        return next(state for state in self.states if state.name == name)
+        return self._states_by_name[name]
 
     def event(self, name: str) -> Event:
-        return next(event for event in self.events if event.name == name)
+        return self._events_by_name[name]
+
+    @cached_property
+    def _states_by_name(self) -> dict[str, State]:
+        """By name: renderers look states up inside loops over states."""
+        return {state.name: state for state in self.states}
+
+    @cached_property
+    def _events_by_name(self) -> dict[str, Event]:
+        return {event.name: event for event in self.events}
 
     def previous_candidates(self, state: str) -> tuple[str, ...]:
         """States a ``<previous>`` target leaving ``state`` can return to, in state order."""

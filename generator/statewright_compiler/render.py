@@ -13,11 +13,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Final
 
-import jinja2
-
 from statewright_compiler import __version__
 from statewright_compiler.formatter import WIDTH
 from statewright_compiler.guards import guard_names
+from statewright_compiler.jinja_env import template_environment
 from statewright_compiler.literals import (
     comment_text,
     data_literal,
@@ -46,7 +45,7 @@ from statewright_compiler.render_dispatch import DispatchView
 from statewright_compiler.render_imports import import_blocks, import_statement, used_imports
 from statewright_compiler.render_large import LargeMachineView, Member
 
-__all__ = ["GENERATOR_VERSION", "RUNTIME_API", "render_module", "template_environment"]
+__all__ = ["GENERATOR_VERSION", "RUNTIME_API", "render_module"]
 
 GENERATOR_VERSION: Final = __version__
 #: The runtime API level generated modules require (see ``statewright._version``).
@@ -63,17 +62,6 @@ MATCH_LIMIT: Final = 64
 
 
 @cache
-def template_environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("statewright_compiler", "templates"),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
-
-
 @dataclass(frozen=True)
 class HandlerMethod:
     name: str

@@ -9,10 +9,10 @@ translate with the reason, and reads executable content (``<raise>``, ``<log>`` 
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Mapping
 from typing import Final
 
+from statewright_compiler.descriptors import EVENT_NAME
 from statewright_compiler.diagnostics import Diagnostic, Severity
 from statewright_compiler.durations import DurationError, parse_duration
 from statewright_compiler.scxml_document import Cancel, Log, Raise, Send, Step
@@ -63,7 +63,6 @@ _COMPUTED: Final = ("eventexpr", "targetexpr", "typeexpr", "idlocation", "nameli
 #: The ``type`` of SCXML's own event processor (the default), as the specification spells it.
 _SCXML_PROCESSOR: Final = ("http://www.w3.org/TR/scxml/#SCXMLEventProcessor", "scxml")
 #: The event names statewright's descriptors can match (``descriptors.py``).
-_EVENT_NAME: Final = re.compile(r"[A-Za-z0-9_\-:]+(?:\.[A-Za-z0-9_\-:]+)*")
 
 
 class ElementReader:
@@ -127,7 +126,7 @@ class ElementReader:
     def event_name(self, element: Element, name: str, written: str, what: str = "name") -> bool:
         """Whether ``name`` (of the descriptor or event ``written``) is an event name statewright
         reads: SCXML's names restricted to ASCII, as its descriptors are (else reported)."""
-        if written == "*" or _EVENT_NAME.fullmatch(name):
+        if written == "*" or EVENT_NAME.fullmatch(name):
             return True
         parts = name.split(".")
         if "*" in name or "" in parts or any(part != "".join(part.split()) for part in parts):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from functools import cached_property
 
 __all__ = [
     "Cancel",
@@ -119,4 +120,12 @@ class Document:
     nodes: tuple[Node, ...]
 
     def children(self, parent: int | None) -> list[int]:
-        return [index for index, node in enumerate(self.nodes) if node.parent == parent]
+        return list(self._children.get(parent, ()))
+
+    @cached_property
+    def _children(self) -> dict[int | None, list[int]]:
+        """Each parent's children in document order, found in one pass over the nodes."""
+        children: dict[int | None, list[int]] = {}
+        for index, node in enumerate(self.nodes):
+            children.setdefault(node.parent, []).append(index)
+        return children

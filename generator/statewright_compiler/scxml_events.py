@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from statewright_compiler.descriptors import is_descriptor
+from statewright_compiler.descriptors import is_descriptor, matches
 from statewright_compiler.scxml_document import Document, Node, NodeKind, Raise, Send, Step
 from statewright_compiler.scxml_names import event_names
 
@@ -39,10 +39,6 @@ def steps_of(node: Node) -> Iterator[Step]:
     yield from node.default_steps
     for transition in node.transitions:
         yield from transition.steps
-
-
-def _matches(prefix: str, value: str) -> bool:
-    return value == prefix or value.startswith(prefix + ".")
 
 
 @dataclass(frozen=True)
@@ -95,7 +91,7 @@ def chart_events(document: Document, states: Sequence[str]) -> ChartEvents:
         for value, raised in appearances.items()
         if raised
         or not (
-            value in implicit or any(other != value and _matches(value, other) for other in known)
+            value in implicit or any(other != value and matches((value,), other) for other in known)
         )
     ]
     taken = [name for value, name in implicit.items() if value not in declared]

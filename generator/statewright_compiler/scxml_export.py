@@ -13,11 +13,10 @@ again.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Final
 
-from statewright_compiler.descriptors import is_descriptor
+from statewright_compiler.descriptors import EVENT_NAME, is_descriptor
 from statewright_compiler.diagnostics import Diagnostic
 from statewright_compiler.guards import guard_names
 from statewright_compiler.model import (
@@ -59,7 +58,6 @@ _KINDS: Final = {
     StateKind.HISTORY: NodeKind.HISTORY,
 }
 #: What SCXML's parser (and statewright's importer) reads as one event name.
-_EVENT_NAME: Final = re.compile(r"[A-Za-z0-9_\-:]+(?:\.[A-Za-z0-9_\-:]+)*")
 
 
 def _duration(seconds: float) -> str:
@@ -102,7 +100,7 @@ class _Exporter:
 
     def event(self, name: str, line: int) -> str:
         value = self.event_values[name]
-        if not _EVENT_NAME.fullmatch(value):
+        if not EVENT_NAME.fullmatch(value):
             self.refuse(line, 1, f"event {name!r}", f"its value {value!r} is no SCXML event name")
         return value
 

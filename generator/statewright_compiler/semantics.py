@@ -58,6 +58,11 @@ class _Builder(FlatChecks):
         #: Every timer id a cancel step may name: ``after`` timers and delayed sends.
         self.timer_ids = {step.id for step in self.all_steps() if isinstance(step, SendStep)}
         self.timer_ids |= {self.events[raw.event].value for raw in self.rules if raw.timer}
+        #: Each state's ``after`` timers in spec order (one pass over the rules, not one per state).
+        self.timers_by_state: dict[str, list[RawRule]] = {}
+        for raw in self.rules:
+            if raw.timer is not None and len(raw.source.states) == 1:
+                self.timers_by_state.setdefault(raw.source.states[0], []).append(raw)
         order = self.tree.order if self.tree else list(self.states)
         self.state_order = {name: index for index, name in enumerate(order)}
 
@@ -420,8 +425,8 @@ class _Builder(FlatChecks):
                     rule.timer.delay_handler,
                     rule.timer.on_restore,
                 )
-                for rule in self.rules
-                if rule.timer is not None and rule.source.states == (raw.name,)
+                for rule in self.timers_by_state.get(raw.name, ())
+                if rule.timer is not None  # for mypy: the index holds timer rules only
             ),
         )
 

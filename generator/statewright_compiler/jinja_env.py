@@ -1,8 +1,9 @@
-"""The Jinja environment of the human-facing artifacts: docs pages and diagrams.
+"""The one Jinja environment of every artifact (module, docs page, diagrams, starter spec),
+made once per process.
 
-Separate from :func:`render.template_environment` (the generated module's) because these
-templates print text escaped per output language in Python, never Python source; both are strict
-and whitespace-exact, and neither autoescapes (escaping is done, per language, before printing).
+Strict (an undefined name is an error) and whitespace-exact; it does not autoescape: what a
+template prints is escaped in Python before, per output language (Python literals, Markdown,
+Mermaid, DOT).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ _TEMPLATES = Path(__file__).parent / "templates"
 
 @functools.cache
 def template_environment() -> jinja2.Environment:
-    """The Jinja environment for docs and diagrams: strict, whitespace-exact, no autoescape."""
+    """The Jinja environment: strict, whitespace-exact, no autoescape."""
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(_TEMPLATES),
         undefined=jinja2.StrictUndefined,
