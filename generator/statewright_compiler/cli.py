@@ -22,6 +22,7 @@ from statewright_compiler.emit import (
     unified_diff,
     write_artifacts,
 )
+from statewright_compiler.model import Machine
 from statewright_compiler.pipeline import BuildResult, build, display_path
 from statewright_compiler.schema import schema_json
 from statewright_compiler.validate import compile_spec
@@ -103,13 +104,10 @@ def command_check(arguments: argparse.Namespace) -> ExitCode:
 def command_validate(arguments: argparse.Namespace) -> ExitCode:
     failed = False
     for spec in _specs(arguments, find_config(Path.cwd())):
-        try:
-            machine, warnings = compile_spec(spec, display_path(spec))
-        except SpecError as error:
-            _print_diagnostics(error.diagnostics)
+        machine = _compile_one(spec)
+        if machine is None:
             failed = True
             continue
-        _print_diagnostics(warnings)
         counts = f"{len(machine.states)} states, {len(machine.events)} events, "
         print(f"{display_path(spec)}: ok ({counts}{len(machine.transitions)} transitions)")
     return ExitCode.FAILURE if failed else ExitCode.OK
@@ -137,18 +135,26 @@ def command_init(arguments: argparse.Namespace) -> ExitCode:
     return ExitCode.OK
 
 
+def _compile_one(spec: Path) -> Machine | None:
+    """The machine of one spec, its warnings printed; None (diagnostics printed) if invalid."""
+    try:
+        machine, warnings = compile_spec(spec, display_path(spec))
+    except SpecError as error:
+        _print_diagnostics(error.diagnostics)
+        return None
+    _print_diagnostics(warnings)
+    return machine
+
+
 def command_tools(arguments: argparse.Namespace) -> ExitCode:
     """Each state's events as tool definitions (what ``machine.tools()`` gives at run time)."""
     import json
 
     from statewright_compiler.tools import tool_definitions
 
-    try:
-        machine, warnings = compile_spec(Path(arguments.spec), display_path(Path(arguments.spec)))
-    except SpecError as error:
-        _print_diagnostics(error.diagnostics)
+    machine = _compile_one(Path(arguments.spec))
+    if machine is None:
         return ExitCode.FAILURE
-    _print_diagnostics(warnings)
     states = [state.name for state in machine.states if state.is_leaf]
     if arguments.state is not None and arguments.state not in states:
         raise UsageError(
@@ -188,12 +194,9 @@ def command_export_scxml(arguments: argparse.Namespace) -> ExitCode:
     spec = Path(arguments.spec)
     if not spec.is_file():
         raise UsageError(f"no such spec file: {spec}")
-    try:
-        machine, warnings = compile_spec(spec, display_path(spec))
-    except SpecError as error:
-        _print_diagnostics(error.diagnostics)
+    machine = _compile_one(spec)
+    if machine is None:
         return ExitCode.FAILURE
-    _print_diagnostics(warnings)
     text, diagnostics = export_scxml(machine, display_path(spec))
     _print_diagnostics(diagnostics)
     if text is None:
@@ -226,12 +229,9 @@ def command_docs(arguments: argparse.Namespace) -> ExitCode:
 def command_diagram(arguments: argparse.Namespace) -> ExitCode:
     from statewright_compiler import diagrams
 
-    try:
-        machine, warnings = compile_spec(Path(arguments.spec), display_path(Path(arguments.spec)))
-    except SpecError as error:
-        _print_diagnostics(error.diagnostics)
+    machine = _compile_one(Path(arguments.spec))
+    if machine is None:
         return ExitCode.FAILURE
-    _print_diagnostics(warnings)
     expand = arguments.expand_wildcards
     if arguments.format == "mermaid":
         data: bytes = diagrams.render_mermaid(machine, expand_wildcards=expand).encode()

@@ -409,6 +409,26 @@ class Machine:
         among a state's allowed events (nor offered as tools)."""
         return frozenset(timer.event for state in self.states for timer in state.timers)
 
+    @cached_property
+    def allowed_by_leaf(self) -> dict[str, tuple[str, ...]]:
+        """Each leaf state's events (guards not evaluated), in event order: its transitions'
+        and, in a chart, its ancestors'; never eventless transitions nor a timer's event."""
+        own: dict[str, set[str]] = {state.name: set() for state in self.states}
+        for transition in self.transitions:
+            if transition.event and transition.event not in self.timer_events:
+                own[transition.source].add(transition.event)
+        found: dict[str, tuple[str, ...]] = {}
+        for state in self.states:
+            if not state.is_leaf:
+                continue
+            names: set[str] = set()
+            node: str | None = state.name
+            while node is not None:
+                names |= own[node]
+                node = self.state(node).parent
+            found[state.name] = tuple(event.name for event in self.events if event.name in names)
+        return found
+
     def state(self, name: str) -> State:
         return self._states_by_name[name]
 

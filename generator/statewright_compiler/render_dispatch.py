@@ -62,31 +62,13 @@ class DispatchView:
             for chunk in chunks
         ]
 
-    def allowed_by_leaf(self) -> dict[str, list[str]]:
-        """A leaf's events: its transitions' and, in a chart, its ancestors' (not eventless)."""
-        machine = self.machine
-        allowed: dict[str, dict[str, None]] = defaultdict(dict)
-        for transition in machine.transitions:
-            if transition.event and transition.event not in machine.timer_events:
-                allowed[transition.source][transition.event] = None
-        parents = {state.name: state.parent for state in machine.states}
-        found: dict[str, list[str]] = {}
-        for state in self.leaf_states():
-            names: dict[str, None] = {}
-            node: str | None = state.name
-            while node is not None:
-                names.update(allowed[node])
-                node = parents[node]
-            found[state.name] = [event.name for event in machine.events if event.name in names]
-        return found
-
     def event_set(self, names: Sequence[str]) -> str:
         members = ", ".join(self.event_member[name] for name in names)
         return f"frozenset({{{members}}})" if members else "frozenset()"
 
     def allowed_events_cases(self) -> list[MatchCase]:
         grouped: dict[str, list[str]] = defaultdict(list)
-        for state, events in self.allowed_by_leaf().items():
+        for state, events in self.machine.allowed_by_leaf.items():
             grouped[self.event_set(events)].append(self.state_member[state])
         return self._chunked(
             [MatchCase(" | ".join(states), result) for result, states in grouped.items()]
@@ -96,7 +78,7 @@ class DispatchView:
         """``_ALLOWED_EVENTS`` of a large chart: leaf -> its events."""
         return dict_literal(
             (self.state_member[state], self.event_set(events))
-            for state, events in self.allowed_by_leaf().items()
+            for state, events in self.machine.allowed_by_leaf.items()
         )
 
     def targets_cases(self) -> list[MatchCase]:

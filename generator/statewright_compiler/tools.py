@@ -32,28 +32,12 @@ def tool_definitions(machine: Machine, flavour: Format) -> dict[str, list[dict[s
     """State name -> the definitions of the events it accepts (guards not evaluated). A chart's
     states are its leaves, which accept their own and their ancestors' events."""
     tools = {event.name: _tool(event) for event in machine.events}
-    own: dict[str, dict[str, None]] = {state.name: {} for state in machine.states}
-    for transition in machine.transitions:
-        if transition.event and transition.event not in machine.timer_events:
-            own[transition.source][transition.event] = None
-    parents = {state.name: state.parent for state in machine.states}
-    accepted: dict[str, dict[str, None]] = {}
-    for state in machine.states:
-        if not state.is_leaf:
-            continue
-        events: dict[str, None] = {}
-        node: str | None = state.name
-        while node is not None:
-            events.update(own[node])
-            node = parents[node]
-        accepted[state.name] = events
-    order = [event.name for event in machine.events]
     shape = {
         "openai": ToolDefinition.for_openai,
         "anthropic": ToolDefinition.for_anthropic,
         "mcp": ToolDefinition.for_mcp,
     }[flavour]
     return {
-        state: [shape(tools[event]) for event in order if event in events]
-        for state, events in accepted.items()
+        state: [shape(tools[event]) for event in events]
+        for state, events in machine.allowed_by_leaf.items()
     }
