@@ -18,7 +18,7 @@ listener.
 
 from typing import TYPE_CHECKING
 
-from statewright._async import AsyncMachine
+from statewright._async import AsyncChartMachine, AsyncMachine
 from statewright._compat import StrEnum, assert_never
 from statewright._errors import (
     ActionFailed,
@@ -34,8 +34,9 @@ from statewright._errors import (
     UnknownEvent,
     UnknownInstance,
 )
-from statewright._machine import Machine
-from statewright._snapshot import SNAPSHOT_FORMAT, Snapshot
+from statewright._machine import ChartMachine, Machine
+from statewright._persistence import Snapshot
+from statewright._snapshot import SNAPSHOT_FORMAT
 from statewright._spec import (
     PREVIOUS,
     Alternative,
@@ -48,8 +49,6 @@ from statewright._store_protocol import IncrementalStore, Store, TimerStore
 from statewright._version import RUNTIME_API, RuntimeVersionError, __version__, require_runtime
 
 if TYPE_CHECKING:
-    from statewright._chart_async import AsyncChartMachine
-    from statewright._chart_machine import ChartMachine
     from statewright._chart_spec import (
         ERROR_ROUTE,
         Cancel,
@@ -78,11 +77,9 @@ else:
 
     #: Public names imported on first access, and the module defining each.
     _LAZY = {
-        "AsyncChartMachine": "statewright._chart_async",
         "ERROR_ROUTE": "statewright._chart_spec",
         "Cancel": "statewright._chart_spec",
         "Chart": "statewright._chart_spec",
-        "ChartMachine": "statewright._chart_machine",
         "ChartNode": "statewright._chart_spec",
         "ChartTransition": "statewright._chart_spec",
         "Log": "statewright._chart_spec",

@@ -1,38 +1,55 @@
-"""The asyncio flavour: same table, same bookkeeping, same order of effects as :class:`Machine`.
+"""The asyncio flavour: the same engines, bookkeeping and order of effects as :class:`Machine`.
 
 Guards, actions and listeners may be plain functions or coroutines (a result that is awaitable is
-awaited). One :class:`asyncio.Lock` per instance makes each transition atomic with respect to
-other tasks; checkpoint saves run in a worker thread so a slow disk does not stall the loop.
+awaited). One :class:`asyncio.Lock` per instance makes each event atomic with respect to other
+tasks; checkpoint saves run in a worker thread so a slow disk does not stall the loop. What an
+event does is :class:`~statewright._base.BaseMachine`'s; this class adds the driver that awaits
+what the engine asks for, and the public entry points.
 
 A trivial transition (no guard, no action, no checkpoint) is committed inline when no other task
-is inside a transition of this machine: nothing can interleave, because it does not await. Every
-generated module defines an async machine class, so this module is imported with it: asyncio and
-inspect are imported where they are used (the lock is made by the first event that needs it).
+is inside a transition of this machine: nothing can interleave, because it does not await
+(``send`` is compiled from the trivial commit's one text, :mod:`statewright._trivial`). A
+constructor cannot await, so a statechart enters its initial configuration (running entry
+actions and eventless transitions) on ``await machine.start_chart()`` or, at the latest, with its
+first event; until then ``machine.state`` is the spec's initial leaf. Every generated module
+defines an async machine class, so this module is imported with it: asyncio and inspect are
+imported where they are used (the lock is made by the first event that needs it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+import contextlib
+from collections.abc import Awaitable, Callable, Generator, Mapping
+from typing import TYPE_CHECKING, Any, Final, TypeVar, overload
 
+from statewright._base import BaseMachine
 from statewright._compat import StrEnum
-from statewright._core import _INFO
-from statewright._errors import ActionFailed, GuardFailed, InvalidTransition
-from statewright._snapshot import SnapshotMixin
-from statewright._store_protocol import Store
-from statewright._table import CompiledAlt, Plan
+from statewright._engine import ACTION, DELAY, GUARD, SAVE, Failure, Request
+from statewright._errors import InvalidTransition
+from statewright._listeners import default_options
+from statewright._locks import NO_LOCK
+from statewright._trivial import Compiled, compile_async_send
 
-if TYPE_CHECKING:  # statewright._options is imported on first use: see statewright._core
+if TYPE_CHECKING:  # statewright._options is imported on first use: see statewright._listeners
     import asyncio
 
     from statewright._idempotency import SendResult
     from statewright._options import MachineOptions
+    from statewright._store_protocol import Store
 
-__all__ = ["AsyncMachine"]
+__all__ = ["AsyncChartMachine", "AsyncMachine"]
+
+#: The longest ``run_timers`` sleeps before looking at the timers again, seconds.
+_POLL: Final = 1.0
 
 S = TypeVar("S", bound=StrEnum)
 E = TypeVar("E", bound=StrEnum)
 C = TypeVar("C")
+T = TypeVar("T")
+
+_SEND_DOC = """Apply ``event`` and return the new state, or raise :class:`InvalidTransition`.
+
+Coroutine listeners are awaited after the lock is released, so they may send."""
 
 
 def _is_awaitable(value: object) -> bool:
@@ -41,15 +58,16 @@ def _is_awaitable(value: object) -> bool:
     return inspect.isawaitable(value)
 
 
-class AsyncMachine(SnapshotMixin[S, E, C]):
+class AsyncMachine(BaseMachine[S, E, C]):
     """Base class of generated async machines: ``await machine.send(event, **payload)``."""
 
     def __init__(
         self, context: C, handlers: object | None = None, *, options: MachineOptions | None = None
     ) -> None:
-        super().__init__(context, handlers, options=options)
         self._async_lock: asyncio.Lock | None = None
         self._owner: asyncio.Task[Any] | None = None
+        self._setup(context, handlers, default_options() if options is None else options, NO_LOCK)
+        self._restored()  # or the initial configuration is entered by start_chart()
 
     @property
     def _lock(self) -> asyncio.Lock:
@@ -61,30 +79,19 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
             lock = self._async_lock = asyncio.Lock()
         return lock
 
-    async def send(self, event: E, /, **payload: Any) -> S:
-        """Apply ``event`` and return the new state, or raise :class:`InvalidTransition`.
+    if TYPE_CHECKING:
 
-        Coroutine listeners are awaited after the lock is released, so they may send.
-        """
-        lock = self._async_lock
-        if lock is None or not lock.locked():
-            try:
-                member, target, fast, index, moves = self._fast[event]
-            except (KeyError, TypeError):
-                pass  # guarded, with actions, rejected or not an event: the general path
-            else:
-                # Found by value but neither the member nor a plain string (another enum's
-                # member, a str subclass): the general path decides, as for Machine.send.
-                if member is event or type(event) is str:
-                    # No other task is inside a transition and nothing below awaits: commit
-                    # inline.
-                    pending = self._commit_trivial(member, target, fast, index, moves, payload)
-                    for awaitable in pending:
-                        await self._await_listener(awaitable)
-                    return target  # type: ignore[no-any-return]  # table stores members as Any
+        async def send(self, event: E, /, **payload: Any) -> S:
+            """See :data:`_SEND_DOC`."""
+
+    else:
+        send = Compiled(compile_async_send, _SEND_DOC)
+
+    async def _send_general(self, event: object, payload: dict[str, Any]) -> S:
+        """``send`` off the trivial path, or while another task is inside a transition."""
         self._refuse_reentry()
         async with self._lock:
-            target, pending = await self._send_locked(event, payload)
+            target, pending = await self._drive(self._transition(event, payload, None, None))
         for awaitable in pending:
             await self._await_listener(awaitable)
         return target
@@ -102,6 +109,47 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
 
             if self._owner is asyncio.current_task():
                 self._check_usable()
+
+    async def _drive(self, steps: Generator[Request, Any, T]) -> T:
+        """Answer the engine's requests like :meth:`Machine._drive`, awaiting what guards and
+        actions return; checkpoint saves run in a worker thread."""
+        import asyncio
+
+        self._owner = asyncio.current_task()
+        value: Any = None
+        resume = steps.send
+        try:
+            while True:
+                try:
+                    kind, subject, argument = resume(value)
+                except StopIteration as stop:
+                    return stop.value  # type: ignore[no-any-return]
+                resume = steps.send
+                try:
+                    if kind is GUARD:
+                        value = subject(self._handlers, self._context, *argument)
+                    elif kind is ACTION:
+                        value = self._call(subject, argument)
+                    elif kind is DELAY:
+                        value = self._calls[subject](self._context, argument)
+                    elif kind is SAVE:
+                        value = await asyncio.to_thread(self._store_snapshot, subject, argument)
+                        continue
+                    else:
+                        self._log_step(subject, argument)
+                        value = None
+                        continue
+                    if _is_awaitable(value):
+                        value = await value
+                except Exception as exc:
+                    if kind is SAVE:
+                        resume, value = steps.throw, exc
+                    else:
+                        value = Failure(exc)
+        finally:
+            steps.close()  # a no-op once it returned; its clean-up when user code raised
+
+    # ----------------------------------------------------------------- the other entry points
 
     @property
     def dynamic(self) -> AsyncMachine[S, E, C]:
@@ -155,17 +203,12 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
             keys = self._keys
             if keys is not None and key in keys:
                 return SendResult(self._state, False, keys[key])
-            state, pending = await self._send_keyed(event, payload, key)
+            state, pending = await self._drive(self._transition(event, payload, key, None))
             keys = self._keys
             applied = keys[key] if keys is not None and key in keys else self.total_transitions
         for awaitable in pending:
             await self._await_listener(awaitable)
         return SendResult(state, True, applied)
-
-    async def _send_keyed(
-        self, event: object, payload: dict[str, Any], key: str
-    ) -> tuple[S, list[Awaitable[object]]]:
-        return await self._send_locked(event, payload, key)
 
     async def try_send(self, event: E, /, **payload: Any) -> bool:
         """Like :meth:`send` but return False instead of raising :class:`InvalidTransition`."""
@@ -179,11 +222,7 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
         """Whether ``send(event, **payload)`` would be accepted now; evaluates guards only."""
         self._refuse_reentry()
         async with self._lock:
-            member, plan = self._resolve(event)
-            if plan is None:
-                return False
-            alt = await self._choose(member, plan, payload)
-            return alt is not None and self._target_of(alt) is not None
+            return await self._drive(self._can_take(event, payload))
 
     async def save(self, store: Store | None = None) -> int:
         """Save a snapshot to ``store`` (default ``options.store``) in a worker thread."""
@@ -197,79 +236,53 @@ class AsyncMachine(SnapshotMixin[S, E, C]):
             # The snapshot is taken here, only the store's I/O runs in the worker thread.
             return await asyncio.to_thread(self._store_snapshot, target, self._save_payload(target))
 
-    async def _choose(self, event: E, plan: Plan, payload: Mapping[str, Any]) -> CompiledAlt | None:
-        for alt in plan[1]:
-            guard = alt.guard
-            if guard is None:
-                return alt
-            try:
-                passed: Any = guard(self._handlers, self._context, payload)
-                if _is_awaitable(passed):
-                    passed = await passed
-            except Exception as exc:
-                raise GuardFailed(str(self._state), str(event), exc) from exc
-            if passed:
-                return alt
-        return None
+    async def start_chart(self) -> S:
+        """Enter a statechart's initial configuration (once; later calls return the state)."""
+        self._refuse_reentry()
+        async with self._lock:
+            if not self._started:
+                await self._drive(self._start_steps())
+        return self._state
 
-    async def _call(self, name: str, payload: Mapping[str, Any]) -> None:
-        method = self._calls.get(name)
-        if method is None:
-            method = getattr(self._handlers, name)
-        result = method(self._context, payload)
-        if _is_awaitable(result):
-            await result
+    async def fire_due(self, now: float | None = None) -> int:
+        """Like :meth:`Machine.fire_due` (lateness recorded the same way); coroutine listeners
+        are awaited after each timer's transition."""
+        fired = 0
+        while True:
+            self._refuse_reentry()
+            pending: list[Awaitable[object]] = []
+            async with self._lock:
+                if not self._started:
+                    await self._drive(self._start_steps())
+                at = self._clock() if now is None else now
+                chart = self._chart
+                timer = None if chart is None else chart.take_due(at)
+                if timer is not None:
+                    lateness = max(0.0, at - timer.due)
+                    with contextlib.suppress(InvalidTransition):  # logged at DEBUG by send
+                        _, pending = await self._drive(
+                            self._transition(timer.event, {}, None, lateness)
+                        )
+            if timer is None:
+                return fired
+            fired += 1
+            for awaitable in pending:
+                await self._await_listener(awaitable)
 
-    async def _send_locked(
-        self, event: object, payload: dict[str, Any], key: str | None = None
-    ) -> tuple[S, list[Awaitable[object]]]:
-        self._check_usable()
-        member, plan = self._resolve(event)
-        if plan is None:
-            raise self._reject(member)
+    async def run_timers(self, sleep: Callable[[float], Awaitable[object]] | None = None) -> None:
+        """Fire timers as they fall due, forever (run it as a task; cancel it to stop). It
+        sleeps until the next due time by the machine's clock, at most ``poll`` seconds at a
+        time so that timers started meanwhile are seen; ``sleep`` is injectable for tests."""
         import asyncio
 
-        source = self._state
-        spec = self._spec_table.spec
-        self._owner = asyncio.current_task()
-        self._enter_user_code()
-        try:
-            alt = await self._choose(member, plan, payload)
-            if alt is None:
-                raise self._reject(member, "no guard passed")
-            target = self._target_of(alt)
-            if target is None:
-                raise self._reject(member, "there is no previous state to return to")
-            stamp = self._stamp()
-            step = ""
-            error_text: str | None = None
-            try:
-                for step in spec.exit_actions.get(source, ()):
-                    await self._call(step, payload)
-                for step in alt.actions:
-                    await self._call(step, payload)
-                for step in spec.entry_actions.get(target, ()):
-                    await self._call(step, payload)
-            except Exception as exc:
-                route = self._route_or_raise(member, step, exc)
-                error_text = f"{step}: {type(exc).__name__}: {exc}"
-                try:
-                    for step in route.actions:
-                        await self._call(step, payload)
-                except Exception as route_exc:
-                    raise ActionFailed(str(source), str(member), step, route_exc) from exc
-                target = self._routed(member, error_text, route.target)
-            store = self._options.store
-            if (alt.checkpoint or key is not None) and store is not None:  # durable, then applied
-                snapshot = self._checkpoint_snapshot(
-                    store, source, member, target, payload, error_text, stamp, key
-                )
-                await asyncio.to_thread(self._store_snapshot, store, snapshot)
-            self._commit(source, member, target, payload, error_text, stamp)
-            self._remember_key(key)
-        finally:
-            self._leave_user_code()
-        pending: list[Awaitable[object]] = []
-        if self._listeners or self._log_cache.get(_INFO, True):
-            pending = self._announce(source, member, target, payload, error_text, stamp)
-        return target, pending
+        pause = asyncio.sleep if sleep is None else sleep
+        while True:
+            await self.fire_due()
+            due = self.next_due
+            wait = _POLL if due is None else min(_POLL, max(0.0, due - self._clock()))
+            await pause(wait)
+
+
+#: Statecharts are machines whose engine is the chart engine: the name generated statechart
+#: modules (and code written for statewright 0.2) subclass.
+AsyncChartMachine = AsyncMachine

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from statewright._chart import ChartEngine
 from statewright._chart_spec import COMPOUND, DEEP_HISTORY, FINAL, PARALLEL, SHALLOW_HISTORY
 from statewright._chart_state import ChartState, Pending
+from statewright._chart_tables import ChartTables
 from statewright._clock import is_epoch
 from statewright._errors import SnapshotError
 
@@ -33,7 +33,7 @@ TIMER_KEYS: Final = frozenset({"id", "event", "due", "delay", "on_restore"})
 POLICIES: Final = frozenset({"fire", "resume", "restart"})
 
 
-def encode_chart(engine: ChartEngine, state: ChartState, saved_at: float) -> dict[str, Any]:
+def encode_chart(engine: ChartTables, state: ChartState, saved_at: float) -> dict[str, Any]:
     names = engine.names
     return {
         "active": [names[node] for node in sorted(state.active)],
@@ -58,7 +58,7 @@ def encode_chart(engine: ChartEngine, state: ChartState, saved_at: float) -> dic
 
 
 def decode_chart(
-    value: Any, engine: ChartEngine, table: Table, state: Any
+    value: Any, engine: ChartTables, table: Table, state: Any
 ) -> tuple[ChartState, float]:
     """The checked chart state and when it was saved; ``state`` (the snapshot's) must be its
     first active leaf."""
@@ -107,7 +107,7 @@ def restart_timers(timers: dict[str, Pending], saved_at: float, now: float) -> N
             pending.due = now + pending.delay
 
 
-def _nodes(engine: ChartEngine, value: Any, field: str) -> list[int]:
+def _nodes(engine: ChartTables, value: Any, field: str) -> list[int]:
     if type(value) is not list:
         raise SnapshotError("expected an array of state names", field=field)
     nodes: list[int] = []
@@ -120,7 +120,7 @@ def _nodes(engine: ChartEngine, value: Any, field: str) -> list[int]:
     return nodes
 
 
-def _check_configuration(engine: ChartEngine, active: set[int], field: str) -> None:
+def _check_configuration(engine: ChartTables, active: set[int], field: str) -> None:
     """A legal configuration: ancestors of active states active, one child of an active
     compound state, every region of an active parallel state, no history pseudo-state."""
     top = [node for node in active if engine.parents[node] == -1]
@@ -140,7 +140,7 @@ def _check_configuration(engine: ChartEngine, active: set[int], field: str) -> N
             raise SnapshotError(f"parallel {name} has an inactive region", field=field)
 
 
-def _memory(engine: ChartEngine, value: Any) -> dict[int, tuple[int, ...]]:
+def _memory(engine: ChartTables, value: Any) -> dict[int, tuple[int, ...]]:
     if type(value) is not dict:
         raise SnapshotError("expected an object", field="chart.memory")
     memory: dict[int, tuple[int, ...]] = {}

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Container
 from typing import Any, Final
 
-from statewright._spec import FrozenValue
+from statewright._frozen import FrozenValue
 
 __all__ = [
     "ATOMIC",

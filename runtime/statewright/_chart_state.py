@@ -1,51 +1,20 @@
-"""What changes as a statechart runs, and how its engine asks the machine for user code.
+"""What changes as a statechart runs: active states, history memory, queued events, timers.
 
-The engine (:mod:`statewright._chart`) calls no handler itself: it yields requests (a guard to
-evaluate, an action to run, a log line, a delay to compute) and the machine driving it sends the
-answer back, a :class:`Failure` when the handler raised. A macrostep works on a copy of the
-:class:`ChartState`, kept only when the whole macrostep succeeded.
+A macrostep works on a copy of the :class:`ChartState`, kept only when the whole macrostep
+succeeded (the engine, :mod:`statewright._chart`, asks for user code through
+:mod:`statewright._requests` meanwhile).
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Generator, Iterable, Mapping
-from typing import Any, Final
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
-__all__ = [
-    "ACTION",
-    "DELAY",
-    "GUARD",
-    "LOG",
-    "ChartState",
-    "Failure",
-    "Microstep",
-    "Pending",
-    "Request",
-    "Steps",
-]
+__all__ = ["ChartState", "Microstep", "Pending"]
 
-#: Requests the engine yields to the machine driving it.
-GUARD: Final = "guard"
-ACTION: Final = "action"
-LOG: Final = "log"
-#: ``(DELAY, handler, payload)``: call the delay handler, send back its seconds.
-DELAY: Final = "delay"
-
-#: ``(GUARD, guard, payload)``, ``(ACTION, name, payload)`` or ``(LOG, label, text)``.
-Request = tuple[str, Any, Any]
 #: ``(event member, or None for eventless transitions; indexes of the transitions taken)``.
 Microstep = tuple[Any, tuple[int, ...]]
-Steps = Generator[Request, Any, None]
-
-
-class Failure:
-    """What the driver sends back when the guard or action it ran raised ``error``."""
-
-    __slots__ = ("error",)
-
-    def __init__(self, error: Exception) -> None:
-        self.error = error
 
 
 class Pending:
@@ -98,6 +67,20 @@ class ChartState:
         self.now: float | None = None
         #: The transitions of each microstep this macrostep began (kept when one fails).
         self.selected: list[tuple[int, ...]] = []
+
+    def next_due(self) -> float:
+        """When the earliest pending timer is due (there is one)."""
+        return min(pending.due for pending in self.timers.values())
+
+    def take_due(self, now: float) -> Pending | None:
+        """Remove and return the earliest timer due at ``now``; of timers due at the same time,
+        the one started first (SCXML's external queue is first in, first out: events sent
+        without a delay are due when sent)."""
+        found: tuple[float, str] | None = None
+        for name, pending in self.timers.items():  # in the order they were started
+            if pending.due <= now and (found is None or pending.due < found[0]):
+                found = (pending.due, name)
+        return None if found is None else self.timers.pop(found[1])
 
     def copy(self) -> ChartState:
         """A copy for the next macrostep (which reads the clock afresh)."""

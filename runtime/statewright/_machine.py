@@ -1,95 +1,97 @@
-"""The synchronous machine: ``send`` applies one transition atomically under a per-instance lock.
+"""The synchronous machine: ``send`` applies one event atomically under a per-instance lock.
 
-Order of effects for one event: guards (spec order, first that passes wins) -> clock -> exit
-actions of the source -> the alternative's actions -> entry actions of the target -> checkpoint
-save of the post-transition snapshot (checkpoint alternatives with a store) -> state change and
-history record -> listeners and log. A checkpoint transition is durable or does not happen: if
-its save fails, the machine stays in the source state. Self-transitions are external: they run
-exit and entry actions too.
+Order of effects for one event of a flat machine: guards (spec order, first that passes wins) ->
+clock -> exit actions of the source -> the alternative's actions -> entry actions of the target
+-> checkpoint save of the post-transition snapshot (checkpoint alternatives with a store) ->
+state change and history record -> listeners and log. A checkpoint transition is durable or
+does not happen: if its save fails, the machine stays in the source state. Self-transitions are
+external: they run exit and entry actions too. A statechart's event is one SCXML macrostep
+(:mod:`statewright._chart`), committed the same way.
+
+What an event does is :class:`~statewright._base.BaseMachine`'s; this class adds the lock, the
+driver that answers the engine's requests by calling the user's code, and the public entry
+points. ``send`` and ``try_send`` are compiled from the trivial commit's one text
+(:mod:`statewright._trivial`) the first time they are looked up.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Generator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
+from statewright._base import BaseMachine
 from statewright._compat import StrEnum
-from statewright._core import _INFO, refuse_async_listeners
-from statewright._errors import ActionFailed, GuardFailed, InvalidTransition
-from statewright._hot_path import install_event_methods, restore_event_methods
+from statewright._engine import ACTION, DELAY, GUARD, SAVE, Failure, Request
+from statewright._errors import InvalidTransition
+from statewright._listeners import default_options, refuse_async_listeners
 from statewright._locks import NO_LOCK, Lock
-from statewright._snapshot import SnapshotMixin
-from statewright._store_protocol import Store
-from statewright._table import CompiledAlt, Plan
+from statewright._trivial import (
+    Compiled,
+    compile_send,
+    compile_try_send,
+    install_event_methods,
+    owner_of,
+    restore_event_methods,
+)
 
-if TYPE_CHECKING:  # statewright._options is imported on first use: see statewright._core
+if TYPE_CHECKING:  # statewright._options is imported on first use: see statewright._listeners
     from statewright._idempotency import SendResult
     from statewright._options import MachineOptions
+    from statewright._store_protocol import Store
 
-__all__ = ["Machine"]
+__all__ = ["ChartMachine", "Machine"]
 
 S = TypeVar("S", bound=StrEnum)
 E = TypeVar("E", bound=StrEnum)
 C = TypeVar("C")
+T = TypeVar("T")
+
+_SEND_DOC = """Apply ``event`` and return the new state, or raise :class:`InvalidTransition`.
+
+Accepts the event member or its string value. Raises :class:`ActionFailed` when an action
+raised and the source state has no error route (the machine then did not move). A statechart
+processes the event to completion (its transitions, then eventless transitions and raised
+events); a guard or action that raises leaves it as it was (``on_error = "raise"``) or raises
+``error.execution`` (``on_error = "event"``)."""
+
+_TRY_SEND_DOC = """Like :meth:`send` but return False instead of raising :class:`InvalidTransition`.
+
+A rejection is an answer, not a failure: nothing is raised or built for it (it is logged at
+DEBUG when that level is enabled)."""
 
 
-class Machine(SnapshotMixin[S, E, C]):
-    """Base class of every generated machine (the generated subclass sets ``spec``)."""
+class Machine(BaseMachine[S, E, C]):
+    """Base class of every generated machine (the generated subclass sets ``spec``); a
+    statechart's constructor enters its initial configuration, running its entry actions and
+    eventless transitions."""
 
     def __init__(
         self, context: C, handlers: object | None = None, *, options: MachineOptions | None = None
     ) -> None:
-        super().__init__(context, handlers, options=options)
-        if self._options.thread_safe:
+        opts = default_options() if options is None else options
+        if opts.thread_safe:
             import threading  # here, not at the top: ~1 ms off importing a generated module
 
             lock: Lock = threading.RLock()
         else:
             lock = NO_LOCK
         self._lock = lock
-        self._read_lock = lock
+        self._setup(context, handlers, opts, lock)
+        if not self._restored() and not self._started:
+            self._drive(self._start_steps())
 
-    def send(self, event: E, /, **payload: Any) -> S:
-        """Apply ``event`` and return the new state, or raise :class:`InvalidTransition`.
+    if TYPE_CHECKING:
 
-        Accepts the event member or its string value. Raises :class:`ActionFailed` when an action
-        raised and the source state has no error route (the machine then did not move).
-        """
-        # acquire/release instead of ``with``: the context-manager protocol costs as much again.
-        lock = self._lock
-        lock.acquire()
-        try:
-            try:
-                member, target, fast, index, moves = self._fast[event]
-            except (KeyError, TypeError):  # guarded, with actions, rejected or not an event
-                return self._send_slow(event, payload)
-            if member is not event and type(event) is not str:
-                # Found by value but neither the member nor a plain string: a member of another
-                # enum (UnknownEvent) or a str subclass. The checked path decides, as it does
-                # for guarded events; an identity test keeps the usual case free.
-                return self._send_slow(event, payload)
-            # A trivial transition (no guard, no action, no checkpoint): no user code can run,
-            # so it is committed inline.
-            history = self._history
-            if history is not None:  # first: a clock that raises leaves nothing half-recorded
-                # A plain attribute load: CPython does not specialise ``self._clock()`` on an
-                # instance attribute holding a C function.
-                clock = self._clock
-                history.append((index, clock(), payload))
-            source = self._state
-            if moves:
-                self._prev = source
-            self._state = target
-            self._fast = fast
-            self._counts[index] += 1
-            # The logger's own level cache (False = INFO disabled) spares an isEnabledFor call.
-            if self._listeners or self._log_cache.get(_INFO, True):
-                pending = self._announce(source, member, target, payload, None)
-                if pending:
-                    refuse_async_listeners(pending)
-            return target  # type: ignore[no-any-return]  # table stores members as Any
-        finally:
-            lock.release()
+        def send(self, event: E, /, **payload: Any) -> S:
+            """See :data:`_SEND_DOC`."""
+
+        def try_send(self, event: E, /, **payload: Any) -> bool:
+            """See :data:`_TRY_SEND_DOC`."""
+
+    else:
+        send = Compiled(compile_send, _SEND_DOC)
+        try_send = Compiled(compile_try_send, _TRY_SEND_DOC)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Give a generated flat machine's event methods :meth:`send`'s inline path.
@@ -100,12 +102,82 @@ class Machine(SnapshotMixin[S, E, C]):
         ``send`` gets the generated methods back, so they keep going through its ``send``.
         """
         super().__init_subclass__(**kwargs)
-        if cls.send is not Machine.send:
+        if owner_of(cls, "send") is not Machine:
             restore_event_methods(cls)
             return
         spec = cls.__dict__.get("spec")
         if spec is not None and getattr(spec, "chart", None) is None:
             install_event_methods(cls, spec)
+
+    # ----------------------------------------------------------------- the general path
+
+    def _send_slow(
+        self,
+        event: object,
+        payload: dict[str, Any],
+        key: str | None = None,
+        lateness: float | None = None,
+    ) -> S:
+        """An event off the trivial path (the caller holds the lock)."""
+        target, pending = self._drive(self._transition(event, payload, key, lateness))
+        if pending:
+            refuse_async_listeners(pending)
+        return target
+
+    def _try_slow(self, event: object, payload: dict[str, Any]) -> bool:
+        """``try_send`` off the trivial path: an event no transition of the state takes is
+        answered without an exception; the rest is :meth:`_send_slow`."""
+        try:
+            self._check_usable()
+            member = self._member(event)
+            if not self._engine.may_take(self._state, member):
+                self._rejected_quietly(member)
+                return False
+            self._send_slow(member, payload)
+        except InvalidTransition:
+            return False
+        return True
+
+    def _drive(self, steps: Generator[Request, Any, T]) -> T:
+        """Answer the engine's requests (guards, actions, delays, logs, checkpoint saves) by
+        calling the user's code and the store, until the step returns its result. A failed save
+        is thrown back into the step, so that it leaves the machine as it was."""
+        value: Any = None
+        resume = steps.send
+        try:
+            while True:
+                try:
+                    kind, subject, argument = resume(value)
+                except StopIteration as stop:
+                    return stop.value  # type: ignore[no-any-return]
+                resume = steps.send
+                if kind is GUARD:
+                    try:
+                        value = subject(self._handlers, self._context, *argument)
+                    except Exception as exc:
+                        value = Failure(exc)
+                elif kind is ACTION:
+                    try:
+                        value = self._call(subject, argument)
+                    except Exception as exc:
+                        value = Failure(exc)
+                elif kind is DELAY:
+                    try:
+                        value = self._calls[subject](self._context, argument)
+                    except Exception as exc:
+                        value = Failure(exc)
+                elif kind is SAVE:
+                    try:
+                        value = self._store_snapshot(subject, argument)
+                    except Exception as exc:
+                        resume, value = steps.throw, exc
+                else:
+                    self._log_step(subject, argument)
+                    value = None
+        finally:
+            steps.close()  # a no-op once it returned; its clean-up when user code raised
+
+    # ----------------------------------------------------------------- the other entry points
 
     @property
     def dynamic(self) -> Machine[S, E, C]:
@@ -172,145 +244,42 @@ class Machine(SnapshotMixin[S, E, C]):
             keys = self._keys
             if keys is not None and key in keys:
                 return SendResult(self._state, False, keys[key])
-            state = self._send_keyed(event, payload, key)
+            state = self._send_slow(event, payload, key)
             keys = self._keys
             applied = keys[key] if keys is not None and key in keys else self.total_transitions
             return SendResult(state, True, applied)
 
-    def _send_keyed(self, event: object, payload: dict[str, Any], key: str) -> S:
-        return self._send_slow(event, payload, key)
-
-    def try_send(self, event: E, /, **payload: Any) -> bool:
-        """Like :meth:`send` but return False instead of raising :class:`InvalidTransition`.
-
-        A rejection is an answer, not a failure: nothing is raised or built for it (it is logged
-        at DEBUG when that level is enabled). The trivial-transition path is :meth:`send`'s,
-        written out again: calling ``send`` would cost half as much as the transition itself.
-        """
-        lock = self._lock
-        lock.acquire()
-        try:
-            try:
-                member, target, fast, index, moves = self._fast[event]
-            except (KeyError, TypeError):
-                return self._try_slow(event, payload)
-            if member is not event and type(event) is not str:
-                return self._try_slow(event, payload)
-            history = self._history
-            if history is not None:
-                clock = self._clock
-                history.append((index, clock(), payload))
-            source = self._state
-            if moves:
-                self._prev = source
-            self._state = target
-            self._fast = fast
-            self._counts[index] += 1
-            if self._listeners or self._log_cache.get(_INFO, True):
-                pending = self._announce(source, member, target, payload, None)
-                if pending:
-                    refuse_async_listeners(pending)
-            return True
-        finally:
-            lock.release()
-
-    def _try_slow(self, event: object, payload: dict[str, Any]) -> bool:
-        """``try_send`` off the trivial path: an event without alternatives here is answered
-        without an exception; the rest is :meth:`_send_slow`."""
-        try:
-            self._check_usable()
-            member, plan = self._resolve(event)
-            if plan is None:
-                self._rejected_quietly(member)
-                return False
-            self._send_slow(member, payload)
-        except InvalidTransition:
-            return False
-        return True
-
     def can_send(self, event: E, /, **payload: Any) -> bool:
         """Whether ``send(event, **payload)`` would be accepted now; evaluates guards only."""
         with self._lock:
-            member, plan = self._resolve(event)
-            if plan is None:
-                return False
-            alt = self._choose(member, plan, payload)
-            return alt is not None and self._target_of(alt) is not None
+            return self._drive(self._can_take(event, payload))
 
     def save(self, store: Store | None = None) -> int:
         """Save a snapshot to ``store`` (default ``options.store``) now; returns the revision."""
         with self._lock:
-            return self._save_locked() if store is None else self._save_to(store)
+            if store is None:
+                return self._save_locked()
+            return self._store_snapshot(store, self._save_payload(store))
 
-    # ----------------------------------------------------------------- slow path
+    def fire_due(self, now: float | None = None) -> int:
+        """Send every timer's event that is due at ``now`` (default: the clock), earliest first,
+        through the send path (so guards, checkpoints and listeners apply); returns how many
+        fired. A fired timer is gone even when no transition took its event. Each transition a
+        timer makes records how late it fired (``now`` minus the due time) in its history
+        record's ``lateness``."""
+        fired = 0
+        with self._lock:
+            while True:
+                at = self._clock() if now is None else now
+                chart = self._chart
+                timer = None if chart is None else chart.take_due(at)
+                if timer is None:
+                    return fired
+                fired += 1
+                with contextlib.suppress(InvalidTransition):  # logged at DEBUG by send
+                    self._send_slow(timer.event, {}, None, max(0.0, at - timer.due))
 
-    def _choose(self, event: E, plan: Plan, payload: Mapping[str, Any]) -> CompiledAlt | None:
-        for alt in plan[1]:
-            guard = alt.guard
-            if guard is None:
-                return alt
-            try:
-                passed = guard(self._handlers, self._context, payload)
-            except Exception as exc:
-                raise GuardFailed(str(self._state), str(event), exc) from exc
-            if passed:
-                return alt
-        return None
 
-    def _call(self, name: str, payload: Mapping[str, Any]) -> None:
-        method = self._calls.get(name)
-        if method is None:
-            method = getattr(self._handlers, name)
-        method(self._context, payload)
-
-    def _send_slow(self, event: object, payload: dict[str, Any], key: str | None = None) -> S:
-        """The general path (the caller holds the lock): guards, actions, re-entrancy checks;
-        ``key`` is the idempotency key of a keyed send (checkpointed with it)."""
-        self._check_usable()
-        member, plan = self._resolve(event)
-        if plan is None:
-            raise self._reject(member)
-        source = self._state
-        spec = self._spec_table.spec
-        self._enter_user_code()
-        try:
-            alt = self._choose(member, plan, payload)
-            if alt is None:
-                raise self._reject(member, "no guard passed")
-            target = self._target_of(alt)
-            if target is None:
-                raise self._reject(member, "there is no previous state to return to")
-            stamp = self._stamp()
-            step = ""
-            error_text: str | None = None
-            try:
-                for step in spec.exit_actions.get(source, ()):
-                    self._call(step, payload)
-                for step in alt.actions:
-                    self._call(step, payload)
-                for step in spec.entry_actions.get(target, ()):
-                    self._call(step, payload)
-            except Exception as exc:
-                route = self._route_or_raise(member, step, exc)
-                error_text = f"{step}: {type(exc).__name__}: {exc}"
-                try:
-                    for step in route.actions:
-                        self._call(step, payload)
-                except Exception as route_exc:
-                    raise ActionFailed(str(source), str(member), step, route_exc) from exc
-                target = self._routed(member, error_text, route.target)
-            store = self._options.store
-            if (alt.checkpoint or key is not None) and store is not None:  # durable, then applied
-                snapshot = self._checkpoint_snapshot(
-                    store, source, member, target, payload, error_text, stamp, key
-                )
-                self._store_snapshot(store, snapshot)
-            self._commit(source, member, target, payload, error_text, stamp)
-            self._remember_key(key)
-        finally:
-            self._leave_user_code()
-        if self._listeners or self._log_cache.get(_INFO, True):
-            pending = self._announce(source, member, target, payload, error_text, stamp)
-            if pending:
-                refuse_async_listeners(pending)
-        return target
+#: Statecharts are machines whose engine is the chart engine: the name generated statechart
+#: modules (and code written for statewright 0.2) subclass.
+ChartMachine = Machine

@@ -14,12 +14,12 @@ from typing import Any, Generic, TypeVar
 
 from statewright._errors import RegistrySaveError, StatewrightError, UnknownInstance
 from statewright._machine import Machine
-from statewright._snapshot import SnapshotMixin
+from statewright._persistence import PersistentMachine
 from statewright._store_protocol import Store
 
 __all__ = ["MachineRegistry"]
 
-M = TypeVar("M", bound="SnapshotMixin[Any, Any, Any]")
+M = TypeVar("M", bound="PersistentMachine[Any, Any, Any]")
 
 _LOG = logging.getLogger("statewright")
 

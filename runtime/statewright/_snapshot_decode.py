@@ -29,6 +29,7 @@ from statewright._history import format_timestamp
 from statewright._store_protocol import is_instance_id
 
 if TYPE_CHECKING:
+    from statewright._chart_tables import ChartTables
     from statewright._table import Table
 
 __all__ = ["MAX_COUNT", "MAX_KEY_LENGTH", "Decoded", "decode", "integer", "show"]
@@ -94,14 +95,14 @@ class Decoded:
     chart: Any
 
 
-def decode(data: dict[str, Any], table: Table) -> Decoded:
+def decode(data: dict[str, Any], table: Table, chart_tables: ChartTables | None) -> Decoded:
     """Check every field of a prepared (and migrated) snapshot against ``table``.
 
     A statechart's snapshot has a ``chart`` field too (:mod:`statewright._chart_snapshot`); its
     counters and history name ``(state before, event, state after)`` per macrostep, which the
     class learns as it meets them, and its walk starts wherever the start's eventless
     transitions left it, so the walk check is the chart's configuration check instead."""
-    chart = table.spec.chart is not None
+    chart = chart_tables is not None
     keys = KEYS | {"chart"} if chart else KEYS
     missing = sorted(keys - data.keys())
     if missing:
@@ -122,13 +123,10 @@ def decode(data: dict[str, Any], table: Table) -> Decoded:
     counts = _counts(data["counts"], table, total)
     history = _history(data["history"], table, total, counts)
     chart_state = None
-    if chart:
-        from statewright._chart import ChartEngine
+    if chart_tables is not None:
         from statewright._chart_snapshot import decode_chart
 
-        assert table.spec.chart is not None
-        engine = ChartEngine(table.spec.chart, table.events_by_value)
-        chart_state = decode_chart(data["chart"], engine, table, state)
+        chart_state = decode_chart(data["chart"], chart_tables, table, state)
         _check_last(table, state, history)
     else:
         _check_walk(table, counts, state, previous, history)

@@ -1,25 +1,19 @@
 """The data a generated module hands to the runtime: one immutable description per machine.
 
 Generated modules build a :class:`MachineSpec` from tables the compiler computed; the runtime reads
-only this, never the TOML spec and never the compiler.
-
-These values are built while a generated module is imported, so they are plain classes with
-``__slots__`` rather than dataclasses: importing :mod:`dataclasses` (which imports ``inspect``,
-``ast``, ``dis`` and ``tokenize``) and building slotted dataclasses cost more than the rest of
-the import. They behave like the frozen dataclasses they replace: keyword or positional
-construction with the same defaults, assignment raises ``AttributeError``, a ``repr`` naming
-every field, value equality and hashing over the fields (hashing fails like a tuple's when a field
-holds a dict), ``__match_args__``, copying and pickling. Functions of :mod:`dataclasses`
-(``fields``, ``replace``, ``asdict``) do not apply to them.
+only this, never the TOML spec and never the compiler. The values are
+:class:`~statewright._frozen.FrozenValue` s (plain slotted classes, not dataclasses: see there);
+functions of :mod:`dataclasses` (``fields``, ``replace``, ``asdict``) do not apply to them.
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 from statewright._compat import StrEnum
+from statewright._frozen import FrozenValue
 
 if TYPE_CHECKING:
     from statewright._chart_spec import Chart
@@ -45,47 +39,6 @@ class Previous(enum.Enum):
 
 
 PREVIOUS: Final = Previous.STATE
-
-
-class FrozenValue:
-    """Base of the immutable value classes: fields are the names in ``__match_args__``.
-
-    Subclasses declare ``__match_args__`` (the fields, in order) and the same names as
-    ``__slots__``, and set every field in ``__init__`` with ``object.__setattr__``.
-    """
-
-    __slots__ = ()
-    __match_args__: ClassVar[tuple[str, ...]] = ()
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple([getattr(self, name) for name in self.__match_args__])
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__match_args__)
-        return f"{type(self).__qualname__}({fields})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FrozenValue) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), self._values())
-
-    if not TYPE_CHECKING:  # hidden from type checkers, which would then accept any attribute name
-
-        def __setattr__(self, name, value):
-            raise AttributeError(f"cannot assign to field {name!r} of immutable {_kind(self)}")
-
-        def __delattr__(self, name):
-            raise AttributeError(f"cannot delete field {name!r} of immutable {_kind(self)}")
-
-
-def _kind(value: object) -> str:
-    return type(value).__qualname__
 
 
 class Alternative(FrozenValue, Generic[StateT]):

@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, cast
 
-from statewright._spec import Alternative, FrozenValue, MachineSpec, Previous
+from statewright._frozen import FrozenValue
+from statewright._spec import Alternative, MachineSpec, Previous
 
 __all__ = ["CompiledAlt", "Plan", "Table", "compile_spec"]
 

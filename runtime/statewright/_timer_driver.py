@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, Final
 from statewright._errors import Conflict, StatewrightError, UnknownInstance
 
 if TYPE_CHECKING:
-    from statewright._chart_async import AsyncChartMachine
-    from statewright._chart_machine import ChartMachine
+    from statewright._async import AsyncChartMachine
+    from statewright._machine import ChartMachine
     from statewright._options import MachineOptions
     from statewright._store_protocol import TimerStore
 
@@ -91,7 +91,7 @@ async def fire_due_timers_async(
 
 
 def _log_failure(machine_class: type, instance_id: str) -> None:
-    from statewright._core import statewright_logger
+    from statewright._listeners import statewright_logger
 
     statewright_logger().exception(
         "%s %s: firing its due timers failed; retried after the lease",

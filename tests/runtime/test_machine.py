@@ -291,7 +291,8 @@ def test_failing_error_route_action_stays_and_wraps() -> None:
     boom.fail_on = "record_failure"  # and the route's action too
     m = TaskMachine(TaskContext(), boom)
     m._calls["on_enter_acting"] = explode
-    m._restore_state(St.ACTING, St.PLAN_REVIEW, [], [], 0)
+    m._state, m._prev = St.ACTING, St.PLAN_REVIEW  # as if it had got there without history
+    m._fast = TaskMachine._table().fast_rows[St.ACTING]
     with pytest.raises(ActionFailed) as info:
         m.send(Ev.HEARTBEAT)
     assert info.value.action == "record_failure"

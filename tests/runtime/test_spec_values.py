@@ -19,7 +19,7 @@ import remem
 import statewright
 from remem import ReMemEvent, ReMemState
 from statewright import PREVIOUS, Alternative, ErrorRoute, MachineSpec
-from statewright._spec import FrozenValue
+from statewright._frozen import FrozenValue
 from statewright._table import CompiledAlt, Table
 
 from tests.runtime.machines import TaskState, plain_spec

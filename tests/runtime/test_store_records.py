@@ -236,9 +236,9 @@ def test_missing_or_changed_rows_are_snapshot_errors(store: Store) -> None:
 def test_a_broken_update_is_refused_before_anything_is_written(
     store: Store, change: Any, message: str
 ) -> None:
-    from statewright._snapshot import _incremental
+    from statewright._snapshot import incremental
 
-    assert _incremental(type(store))
+    assert incremental(type(store))
     recording = Recording(store)
     machine = acting(recording)
     machine.save()

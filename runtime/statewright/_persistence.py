@@ -1,0 +1,274 @@
+"""Snapshots, restoring and saving: an instance as JSON data and back, and what a save hands a
+store.
+
+:class:`PersistentMachine` sits on :class:`~statewright._instance.MachineInstance` (what an
+instance holds). Snapshots are written by :mod:`statewright._snapshot` (see there for their
+contents and for incremental saves) and read back by the strict decoder
+(:mod:`statewright._snapshot_decode`, :mod:`statewright._snapshot_versions`), imported on first
+use with :mod:`dataclasses`.
+
+Restoring builds an instance without entering its initial configuration: :meth:`restore`
+attaches the checked snapshot to a new instance and calls its ``__init__``, whose
+:meth:`_restored` installs the snapshot instead of running entry actions (a subclass's own
+``__init__`` still runs).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from statewright._compat import StrEnum
+from statewright._errors import Conflict, SnapshotError, StatewrightError
+from statewright._instance import BUSY_ROW, MachineInstance
+from statewright._listeners import statewright_logger
+from statewright._snapshot import SNAPSHOT_FORMAT, history_json, incremental
+
+if TYPE_CHECKING:
+    from statewright._options import MachineOptions
+    from statewright._snapshot import Payload
+    from statewright._snapshot_decode import Decoded
+    from statewright._store_protocol import Store
+
+__all__ = ["M", "PersistentMachine", "Snapshot"]
+
+S = TypeVar("S", bound=StrEnum)
+E = TypeVar("E", bound=StrEnum)
+C = TypeVar("C")
+
+
+class PersistentMachine(MachineInstance[S, E, C]):
+    """``snapshot``, ``restore``, ``load`` and what a save writes, for every machine."""
+
+    def snapshot(self: M) -> Snapshot[M]:
+        """The instance as JSON data (see :mod:`statewright._snapshot` for the contents).
+
+        Raises :class:`SnapshotError` naming the field when the context cannot be written as
+        JSON that restores to an equal value (see :mod:`statewright._context`).
+        """
+        with self._read_lock:
+            return Snapshot(self._build_snapshot(self._history_json(0)))
+
+    def _history_json(self, after: int) -> list[dict[str, Any]]:
+        return history_json(self._spec_table.triples, self._history, self.total_transitions, after)
+
+    def _build_snapshot(self, history: list[dict[str, Any]] | None) -> dict[str, Any]:
+        """The snapshot, with ``history`` (or without the key: a store's head)."""
+        from statewright._context import encode_context  # json and dataclasses: on first use
+
+        spec = self._spec_table.spec
+        context, context_type = encode_context(self._context, self._options)
+        data: dict[str, Any] = {
+            "format": SNAPSHOT_FORMAT,
+            "machine": spec.name,
+            "spec_version": spec.version,
+            "spec_hash": spec.spec_hash,
+            "instance_id": self._instance_id,
+            "revision": self._revision,
+            "state": str(self._state),
+            "previous": None if self._prev is None else str(self._prev),
+            "total_transitions": self.total_transitions,
+            "counts": [
+                [str(s), str(e), str(t), n] for (s, e, t), n in self.transition_counts().items()
+            ],
+        }
+        if history is not None:
+            data["history"] = history
+        data["context"] = context
+        data["context_type"] = context_type
+        keys = self._keys
+        data["idempotency_keys"] = (
+            [[key, event_id] for key, event_id in keys.items()] if keys else []
+        )
+        chart = self._chart
+        if chart is not None:
+            saved_at = self._checkpoint_time
+            data["chart"] = self._engine.encode(
+                chart, self._clock() if saved_at is None else saved_at
+            )
+        return data
+
+    @classmethod
+    def restore(
+        cls: type[M],
+        snapshot: Snapshot[M] | str | bytes,
+        handlers: object | None = None,
+        *,
+        options: MachineOptions | None = None,
+        context: Any = None,
+    ) -> M:
+        """Rebuild an instance from :meth:`snapshot` output (a dict or its JSON text).
+
+        ``context`` overrides the stored context. Everything else is checked first (see
+        :mod:`statewright._snapshot_decode`): a snapshot restores exactly what was saved, or
+        raises :class:`SnapshotError` naming the offending field. A statechart gets its saved
+        configuration, history memory, queued events and timers, and no entry action runs.
+        """
+        import dataclasses  # dataclasses and the decoder: on first use (see the module docstring)
+
+        from statewright._context import decode_context
+        from statewright._options import MachineOptions
+        from statewright._snapshot_versions import migrate, prepare
+
+        table, engine = cls._classdata()
+        spec = table.spec
+        opts = options if options is not None else MachineOptions()
+        data = prepare(snapshot, spec.name, spec.version)
+        written_by = data["spec_version"]
+        data = migrate(data, spec.name, spec.version, opts)
+        decoded = engine.decode(data, table)
+        if written_by == spec.version and data["spec_hash"] != spec.spec_hash:
+            statewright_logger().warning(
+                "%s snapshot has spec hash %s but the machine has %s at the same version; "
+                "bump the spec version and add a migration when the spec changes incompatibly",
+                spec.name,
+                data.get("spec_hash"),
+                spec.spec_hash,
+            )
+        if opts.instance_id is None:
+            opts = dataclasses.replace(opts, instance_id=decoded.instance_id)
+        if context is None:
+            context = decode_context(decoded.context, decoded.context_type, opts)
+        machine = cls.__new__(cls)
+        machine.__dict__["_restoring"] = decoded  # see _restored: installed, nothing entered
+        machine.__init__(context, handlers, options=opts)  # type: ignore[misc]  # cls's own
+        return machine
+
+    def _restored(self) -> bool:
+        """Install the snapshot :meth:`restore` attached to this instance before its
+        ``__init__`` ran; False when there is none (the flavour then enters the initial
+        configuration)."""
+        decoded: Decoded | None = self.__dict__.pop("_restoring", None)
+        if decoded is None:
+            return False
+        self._install(decoded)
+        return True
+
+    def _install(self, decoded: Decoded) -> None:
+        """Install a checked snapshot: counters by index, raw history records (cut to this
+        machine's history limit), idempotency keys, a statechart's running state."""
+        self._state = decoded.state
+        self._fast = self._spec_table.fast_rows[decoded.state]
+        self._prev = decoded.previous
+        self._counts = list(decoded.counts)
+        if self._history is not None:
+            self._history.extend(decoded.history)
+        self._revision = decoded.revision
+        window = self._options.idempotency_window
+        if decoded.keys and window:
+            self._keys = dict(decoded.keys[-window:])
+        if decoded.chart is not None:
+            self._chart = self._engine.restored(decoded.chart, self._clock)
+            self._started = True
+
+    @classmethod
+    def load(
+        cls: type[M],
+        store: Store,
+        instance_id: str,
+        handlers: object | None = None,
+        *,
+        options: MachineOptions | None = None,
+        context: Any = None,
+    ) -> M:
+        """Restore the instance ``instance_id`` from ``store`` (which it then saves back to)."""
+        from statewright._errors import UnknownInstance
+
+        snapshot = store.load(instance_id)
+        if snapshot is None:
+            raise UnknownInstance(instance_id, f"store {store!r}")
+        stored_id = snapshot.get("instance_id")
+        if isinstance(stored_id, str) and stored_id != instance_id:
+            raise SnapshotError(
+                f"the snapshot stored as {instance_id!r} is the one of {stored_id!r}",
+                field="instance_id",
+            )
+        import dataclasses  # see restore
+
+        from statewright._options import MachineOptions
+
+        opts = options if options is not None else MachineOptions()
+        opts = dataclasses.replace(opts, store=store, instance_id=instance_id)
+        machine = cls.restore(Snapshot(snapshot), handlers, options=opts, context=context)
+        machine._synced_store, machine._synced_total = store, machine.total_transitions
+        return machine
+
+    # ----------------------------------------------------------------- what a save writes
+
+    def _save_locked(self) -> int:
+        """Save to the configured store with optimistic concurrency (caller holds the lock)."""
+        store = self._options.store
+        if store is None:
+            raise StatewrightError("no store configured: pass MachineOptions(store=...)")
+        return self._store_snapshot(store, self._save_payload(store))
+
+    def _save_payload(self, store: Store) -> Payload:
+        """What saving to ``store`` writes now: the head and the new records for a store that
+        keeps history as records, else the whole snapshot."""
+        if not incremental(type(store)):
+            return self._build_snapshot(self._history_json(0))
+        from statewright._store_codec import SnapshotUpdate
+
+        total = self.total_transitions
+        retained = len(self._history) if self._history else 0
+        since = self._synced_total if self._synced_store is store else None
+        after = total - retained if since is None else max(since, total - retained)
+        return SnapshotUpdate(
+            self._build_snapshot(None), self._history_json(after), retained, since
+        )
+
+    def _store_snapshot(self, store: Store, payload: Payload) -> int:
+        """Save ``payload`` as the revision after this machine's; a :class:`Conflict` marks the
+        machine stale. (The async machine calls this in a worker thread.)"""
+        try:
+            if isinstance(payload, dict):
+                revision = store.save(self._instance_id, payload, self._revision)
+                total = payload["total_transitions"]
+            else:
+                revision = store.save_update(  # type: ignore[attr-defined]  # see _save_payload
+                    self._instance_id, payload, self._revision
+                )
+                total = payload.total
+        except Conflict as conflict:
+            self._stale = conflict  # every further send is refused until it is loaded again
+            self._fast = BUSY_ROW
+            raise
+        self._revision = revision
+        self._synced_store, self._synced_total = store, total
+        return revision
+
+    def _remember_key(self, key: str | None) -> tuple[str, int] | None:
+        """Record ``key`` as applied by the newest transition; returns the key the window let go
+        (the oldest), if any."""
+        if key is None or self._options.idempotency_window <= 0:
+            return None
+        keys = self._keys
+        if keys is None:
+            keys = self._keys = {}
+        keys[key] = self.total_transitions
+        if len(keys) > self._options.idempotency_window:
+            oldest = next(iter(keys))
+            return oldest, keys.pop(oldest)
+        return None
+
+    def _forget_key(self, key: str | None, evicted: tuple[str, int] | None) -> None:
+        """Undo :meth:`_remember_key` (a checkpoint is built before the commit)."""
+        if key is None or self._keys is None:
+            return
+        self._keys.pop(key, None)
+        if evicted is not None:
+            self._keys = {evicted[0]: evicted[1], **self._keys}
+
+
+#: Defined after the class so that its bound is no string: typing compiles a string bound, and the
+#: first ``compile`` in a process costs ~1 ms.
+M = TypeVar("M", bound=PersistentMachine[Any, Any, Any])
+M_co = TypeVar("M_co", bound=PersistentMachine[Any, Any, Any], covariant=True)
+
+
+class Snapshot(dict[str, Any], Generic[M_co]):
+    """A machine's snapshot: on the wire a plain JSON object, to type checkers a value tied to
+    the machine class that took it, so that restoring one machine's snapshot into another
+    machine's class is a type error. Data from elsewhere (a file, a queue) is wrapped as
+    ``Snapshot(data)``, which fits any machine and is checked when restored."""
+
+    __slots__ = ()
