@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # statewright._options is imported on first use: see statewri
 
     from statewright._idempotency import SendResult
     from statewright._options import MachineOptions
+    from statewright._snapshot_decode import Decoded
     from statewright._store_protocol import Store
 
 __all__ = ["AsyncChartMachine", "AsyncMachine"]
@@ -64,10 +65,21 @@ class AsyncMachine(BaseMachine[S, E, C]):
     def __init__(
         self, context: C, handlers: object | None = None, *, options: MachineOptions | None = None
     ) -> None:
+        self._construct(context, handlers, options, None)
+
+    def _construct(
+        self,
+        context: C,
+        handlers: object | None,
+        options: MachineOptions | None,
+        snapshot: Decoded | None,
+    ) -> None:
         self._async_lock: asyncio.Lock | None = None
         self._owner: asyncio.Task[Any] | None = None
         self._setup(context, handlers, default_options() if options is None else options, NO_LOCK)
-        self._restored()  # or the initial configuration is entered by start_chart()
+        if snapshot is not None:
+            self._install(snapshot)
+        # else a statechart enters its initial configuration with start_chart() or its first event
 
     @property
     def _lock(self) -> asyncio.Lock:

@@ -7,7 +7,7 @@ A generated machine is one runtime class, :class:`~statewright.Machine` or
 :class:`~statewright._persistence.PersistentMachine` (snapshots and saves), over
 :class:`~statewright._instance.MachineInstance` (what an instance holds and reports). It *holds*
 an engine, built once per class: :class:`~statewright._flat.FlatEngine` or
-:class:`~statewright._chart.ChartEngine`, which answer the same questions
+:class:`~statewright._chart_engine.ChartEngine`, which answer the same questions
 (:class:`~statewright._engine.Engine`). An event off the trivial path is one generator,
 :meth:`BaseMachine._transition`: it asks the engine for an :class:`~statewright._engine.Outcome`,
 saves a checkpoint, commits and announces, and *yields* every call of user code and every save,

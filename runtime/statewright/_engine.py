@@ -4,7 +4,7 @@ asks the machine driving it for user code and I/O (requests), and what it hands 
 
 A machine holds an engine, built once per machine class: the flat one
 (:class:`~statewright._flat.FlatEngine`) or the statechart one
-(:class:`~statewright._chart.ChartEngine`). Neither calls a guard, an action or a store
+(:class:`~statewright._chart_engine.ChartEngine`). Neither calls a guard, an action or a store
 itself. Their steps are generators that *yield* a :data:`Request` (a guard to evaluate, an
 action to run, a delay to compute, a line to log, a checkpoint to save) and receive the answer,
 a :class:`Failure` when the user's code raised. The synchronous :class:`~statewright.Machine`

@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
+from statewright._chart_state import ChartState  # at run time: class annotations name it
 from statewright._clock import checked_clock
 from statewright._compat import StrEnum
 from statewright._errors import UnknownEvent
@@ -30,16 +31,15 @@ from statewright._history_views import (
 )
 from statewright._listeners import DEBUG, default_options, log_cache, logger_of
 from statewright._locks import Lock
-from statewright._spec import MachineSpec  # at run time: the class annotations name it
+from statewright._spec import MachineSpec  # at run time: class annotations name it
+from statewright._store_protocol import Store  # at run time: class annotations name it
 from statewright._table import Fast, Table, compile_spec
 
 if TYPE_CHECKING:
-    from statewright._chart_state import ChartState
     from statewright._engine import Engine
     from statewright._errors import Conflict, InvalidTransition
     from statewright._history import Listener, RawRecord, TransitionRecord
     from statewright._options import MachineOptions
-    from statewright._store_protocol import Store
     from statewright._tools import ToolDefinition
 
 __all__ = ["BUSY_ROW", "MachineInstance"]
@@ -59,6 +59,20 @@ class MachineInstance(Generic[S, E, C]):
     spec: ClassVar[MachineSpec[Any, Any]]
     #: ``(table, engine)`` of ``spec``, built on first use and cached on each class.
     _compiled: ClassVar[tuple[Table, Any] | None] = None
+    # Defaults of fields most instances never set (an instance with fewer attributes is
+    # smaller, and CPython keeps its attribute lookups specialised up to 30 of them):
+    #: A statechart's running state (None for a flat machine), and whether its initial
+    #: configuration was entered.
+    _chart: ChartState | None = None
+    _started: bool = True
+    #: The macrostep's time while a statechart's checkpoint is built (its ``saved_at``).
+    _checkpoint_time: float | None = None
+    #: The store this machine last saved to or was loaded from, and its newest event id then:
+    #: the records after it are what the next save to that store appends.
+    _synced_store: Store | None = None
+    _synced_total: int = 0
+    #: Idempotency keys of applied keyed sends, oldest first, and their event ids.
+    _keys: dict[str, int] | None = None
 
     def _setup(
         self,
@@ -67,9 +81,8 @@ class MachineInstance(Generic[S, E, C]):
         options: MachineOptions | None,
         read_lock: Lock,
     ) -> None:
-        """Set every field (the flavour's ``__init__`` then installs a snapshot
-        :meth:`~statewright._persistence.PersistentMachine.restore` attached, or enters the
-        initial configuration)."""
+        """Set every field (the flavour then enters the initial configuration, or installs a
+        restored snapshot)."""
         table, engine = type(self)._classdata()
         spec = table.spec
         opts = default_options() if options is None else options
@@ -102,17 +115,10 @@ class MachineInstance(Generic[S, E, C]):
         #: Held while history and counters are read, so a reader never sees a half-applied
         #: transition (the sync machine's own lock; asyncio tasks cannot interleave a read).
         self._read_lock = read_lock
-        #: A statechart's running state (None for a flat machine); whether its initial
-        #: configuration was entered; its macrostep's time while a checkpoint is built.
-        self._chart: ChartState | None = engine.initial(self._clock)
-        self._started = self._chart is None
-        self._checkpoint_time: float | None = None
-        #: The store this machine last saved to or was loaded from, and its newest event id
-        #: then: the records after it are what the next save to that store appends.
-        self._synced_store: Store | None = None
-        self._synced_total = 0
-        #: Idempotency keys of applied keyed sends, oldest first, and their event ids.
-        self._keys: dict[str, int] | None = None
+        working = engine.initial(self._clock)
+        if working is not None:  # a statechart, whose initial configuration is entered next
+            self._chart = working
+            self._started = False
 
     @classmethod
     def _classdata(cls) -> tuple[Table, Engine]:
@@ -130,7 +136,7 @@ class MachineInstance(Generic[S, E, C]):
             if spec.chart is None:
                 engine = FlatEngine(table)
             else:
-                from statewright._chart import ChartEngine  # flat machines never import it
+                from statewright._chart_engine import ChartEngine  # flat machines never import it
 
                 engine = ChartEngine(spec.chart, table.events_by_value, table.allowed)
             compiled = cls._compiled = (table, engine)

@@ -38,6 +38,7 @@ from statewright._trivial import (
 if TYPE_CHECKING:  # statewright._options is imported on first use: see statewright._listeners
     from statewright._idempotency import SendResult
     from statewright._options import MachineOptions
+    from statewright._snapshot_decode import Decoded
     from statewright._store_protocol import Store
 
 __all__ = ["ChartMachine", "Machine"]
@@ -69,6 +70,15 @@ class Machine(BaseMachine[S, E, C]):
     def __init__(
         self, context: C, handlers: object | None = None, *, options: MachineOptions | None = None
     ) -> None:
+        self._construct(context, handlers, options, None)
+
+    def _construct(
+        self,
+        context: C,
+        handlers: object | None,
+        options: MachineOptions | None,
+        snapshot: Decoded | None,
+    ) -> None:
         opts = default_options() if options is None else options
         if opts.thread_safe:
             import threading  # here, not at the top: ~1 ms off importing a generated module
@@ -78,7 +88,9 @@ class Machine(BaseMachine[S, E, C]):
             lock = NO_LOCK
         self._lock = lock
         self._setup(context, handlers, opts, lock)
-        if not self._restored() and not self._started:
+        if snapshot is not None:
+            self._install(snapshot)
+        elif not self._started:  # a statechart enters its initial configuration now
             self._drive(self._start_steps())
 
     if TYPE_CHECKING:

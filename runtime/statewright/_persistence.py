@@ -7,10 +7,10 @@ contents and for incremental saves) and read back by the strict decoder
 (:mod:`statewright._snapshot_decode`, :mod:`statewright._snapshot_versions`), imported on first
 use with :mod:`dataclasses`.
 
-Restoring builds an instance without entering its initial configuration: :meth:`restore`
-attaches the checked snapshot to a new instance and calls its ``__init__``, whose
-:meth:`_restored` installs the snapshot instead of running entry actions (a subclass's own
-``__init__`` still runs).
+Restoring builds an instance without entering its initial configuration: :meth:`restore` makes
+it with ``cls.__new__`` and hands the checked snapshot to the flavour's :meth:`_construct`, which
+sets every field and installs the snapshot instead of running entry actions. Like unpickling,
+it does not call ``__init__`` (a generated ``__init__`` only types the handlers).
 """
 
 from __future__ import annotations
@@ -128,20 +128,21 @@ class PersistentMachine(MachineInstance[S, E, C]):
             opts = dataclasses.replace(opts, instance_id=decoded.instance_id)
         if context is None:
             context = decode_context(decoded.context, decoded.context_type, opts)
-        machine = cls.__new__(cls)
-        machine.__dict__["_restoring"] = decoded  # see _restored: installed, nothing entered
-        machine.__init__(context, handlers, options=opts)  # type: ignore[misc]  # cls's own
+        machine = cls.__new__(cls)  # as unpickling does: __init__ would enter the chart
+        machine._construct(context, handlers, opts, decoded)
         return machine
 
-    def _restored(self) -> bool:
-        """Install the snapshot :meth:`restore` attached to this instance before its
-        ``__init__`` ran; False when there is none (the flavour then enters the initial
-        configuration)."""
-        decoded: Decoded | None = self.__dict__.pop("_restoring", None)
-        if decoded is None:
-            return False
-        self._install(decoded)
-        return True
+    def _construct(
+        self,
+        context: C,
+        handlers: object | None,
+        options: MachineOptions | None,
+        snapshot: Decoded | None,
+    ) -> None:
+        """Build the instance (the flavour's ``__init__`` and :meth:`restore` both come here):
+        set every field, then install ``snapshot`` or, without one, enter the initial
+        configuration (the flavour decides when)."""
+        raise NotImplementedError
 
     def _install(self, decoded: Decoded) -> None:
         """Install a checked snapshot: counters by index, raw history records (cut to this

@@ -1,0 +1,134 @@
+"""The statechart engine: what a machine asks of its engine (:class:`~statewright._engine.Engine`,
+the same questions :class:`~statewright._flat.FlatEngine` answers), answered by SCXML's algorithm
+(:class:`~statewright._chart.ChartAlgorithm`).
+
+One external event is one macrostep on a copy of the chart's running state
+(:class:`~statewright._chart_state.ChartState`), which the machine keeps only when the whole
+macrostep succeeded. An action that fails while a state with an error handler is active runs the
+error handler's macrostep instead (``ERROR_ROUTE``) from the state before. The machine reports the
+first active leaf in document order as its ``state``; snapshots carry the whole running state
+(:mod:`statewright._chart_snapshot`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from statewright._chart import ChartAlgorithm
+from statewright._chart_spec import ERROR_ROUTE, Chart
+from statewright._chart_state import ChartState
+from statewright._engine import Outcome, Request
+from statewright._errors import ActionFailed
+
+if TYPE_CHECKING:
+    from statewright._snapshot_decode import Decoded
+    from statewright._table import Table
+
+__all__ = ["ChartEngine"]
+
+
+class ChartEngine(ChartAlgorithm):
+    """A statechart's engine, built once per machine class."""
+
+    def __init__(
+        self,
+        chart: Chart,
+        events_by_value: Mapping[str, Any],
+        allowed_by_leaf: Mapping[Any, frozenset[Any]],
+    ) -> None:
+        super().__init__(chart, events_by_value)
+        #: Each leaf state's events: its transitions' and its ancestors' (the machine's table).
+        self.allowed_by_leaf = allowed_by_leaf
+
+    def initial(self, clock: Callable[[], float]) -> ChartState:
+        """The chart's state before the initial configuration is entered."""
+        return ChartState(clock=clock)
+
+    def may_take(self, state: Any, member: Any) -> bool:
+        """Always worth a macrostep: an ancestor, an internal queue or an error may take it."""
+        return True
+
+    def step(
+        self,
+        state: Any,
+        previous: Any,
+        chart: ChartState,
+        member: Any,
+        payload: Mapping[str, Any],
+        clock: Callable[[], float] | None,
+    ) -> Generator[Request, Any, Outcome | str]:
+        """One external event as a macrostep on a copy of ``chart``: its outcome, or the reason
+        no transition took it. An action that fails while a state with an error handler is
+        active runs the error handler's macrostep instead (``ERROR_ROUTE``); ``clock`` (None when
+        nothing keeps the time) asks for the macrostep's time."""
+        working = chart.copy()
+        error: str | None = None
+        try:
+            taken = yield from self.handle(working, member, payload)
+        except ActionFailed as failure:  # an error route, or the failure as it is
+            failed = working.selected
+            working = chart.copy()
+            taken = yield from self.handle(working, ERROR_ROUTE, payload)
+            if taken is None:
+                raise
+            error = f"{failure.action}: {type(failure.error).__name__}: {failure.error}"
+            taken.insert(0, (member, failed[0] if failed else ()))
+        if taken is None:
+            if member in self.allowed(state, chart):
+                return "no guard passed"
+            return "the state is final" if chart.finished else ""
+        transitions = self.chart.transitions
+        checkpoint = any(transitions[index].checkpoint for _, indexes in taken for index in indexes)
+        stamp = None if clock is None else working.time()
+        return Outcome(self.reported(working, state), working, error, checkpoint, stamp)
+
+    def can_take(
+        self,
+        state: Any,
+        previous: Any,
+        chart: ChartState,
+        member: Any,
+        payload: Mapping[str, Any],
+    ) -> Generator[Request, Any, bool]:
+        """Whether some transition would take ``member`` now; evaluates guards only."""
+        return bool((yield from self.select(chart.copy(), member, payload)))
+
+    def reported(self, chart: ChartState, default: Any) -> Any:
+        """The state a machine reports: the first active leaf in document order."""
+        leaves = self.leaves(chart)
+        return self.members[leaves[0]] if leaves else default
+
+    def active(self, state: Any, chart: ChartState) -> frozenset[Any]:
+        """Every active leaf state (several while parallel regions are active)."""
+        return frozenset(self.members[node] for node in self.leaves(chart))
+
+    def allowed(self, state: Any, chart: ChartState) -> frozenset[Any]:
+        """Events some transition of an active state (or an ancestor) takes."""
+        allowed = self.allowed_by_leaf
+        return frozenset().union(*(allowed[leaf] for leaf in self.active(state, chart) or {state}))
+
+    def finished(self, state: Any, chart: ChartState) -> bool:
+        return chart.finished
+
+    def encode(self, chart: ChartState, saved_at: float) -> dict[str, Any]:
+        """The ``chart`` field of a snapshot (statewright._chart_snapshot)."""
+        from statewright._chart_snapshot import encode_chart
+
+        return encode_chart(self, chart, saved_at)
+
+    def decode(self, data: dict[str, Any], table: Table) -> Decoded:
+        """A snapshot checked against the chart too (its ``chart`` field)."""
+        from statewright._snapshot_decode import decode
+
+        return decode(data, table, self)
+
+    def restored(self, saved: tuple[ChartState, float], clock: Callable[[], float]) -> ChartState:
+        """A decoded chart state on this machine's clock, its timers moved by their restore
+        policy (the snapshot was taken at the saved time)."""
+        from statewright._chart_snapshot import restart_timers
+
+        chart, saved_at = saved
+        chart.clock = clock
+        restart_timers(chart.timers, saved_at, clock())
+        return chart
