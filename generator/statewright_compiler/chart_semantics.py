@@ -12,13 +12,13 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 from statewright_compiler.chart_tree import ChartTree
-from statewright_compiler.declarations import Declarations, RawRule, RawState
-from statewright_compiler.descriptors import matches, parse_descriptor
 from statewright_compiler.diagnostics import Severity, did_you_mean
 from statewright_compiler.model import PREVIOUS_TARGET, Event, Rule, StateKind
-from statewright_compiler.naming import camel_case
-from statewright_compiler.positions import KeyPath
-from statewright_compiler.reporter import Reporter
+from statewright_compiler.spec.declarations import Declarations, RawRule, RawState
+from statewright_compiler.spec.descriptors import matches, parse_descriptor
+from statewright_compiler.spec.naming import camel_case
+from statewright_compiler.spec.positions import KeyPath
+from statewright_compiler.spec.reporter import Reporter
 
 __all__ = ["CONFIGURATION_NAMES", "ChartChecker"]
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from statewright_compiler.declarations import RawState
 from statewright_compiler.diagnostics import did_you_mean
 from statewright_compiler.model import StateKind
-from statewright_compiler.reporter import Reporter
+from statewright_compiler.spec.declarations import RawState
+from statewright_compiler.spec.reporter import Reporter
 
 __all__ = ["ChartTree"]
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from statewright_compiler.guards import guard_names
 from statewright_compiler.model import Machine, RaiseStep, SendStep, StateKind, Step
+from statewright_compiler.spec.guards import guard_names
 
 __all__ = ["chart_triggers"]
 

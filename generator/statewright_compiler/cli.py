@@ -24,7 +24,7 @@ from statewright_compiler.emit import (
 )
 from statewright_compiler.model import Machine
 from statewright_compiler.pipeline import BuildResult, build, display_path
-from statewright_compiler.schema import schema_json
+from statewright_compiler.spec.schema import schema_json
 from statewright_compiler.validate import compile_spec
 
 __all__ = ["main"]

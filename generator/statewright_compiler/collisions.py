@@ -5,17 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from statewright_compiler.declarations import Declarations
 from statewright_compiler.diagnostics import Severity
 from statewright_compiler.model import Event, imported_names_used
-from statewright_compiler.naming import (
+from statewright_compiler.spec.declarations import Declarations
+from statewright_compiler.spec.naming import (
     MODULE_NAMES,
     constant_case,
     state_set_constant,
     tag_constant,
 )
-from statewright_compiler.positions import KeyPath
-from statewright_compiler.reporter import Reporter
+from statewright_compiler.spec.positions import KeyPath
+from statewright_compiler.spec.reporter import Reporter
 
 __all__ = ["check_collisions", "generated_names"]
 

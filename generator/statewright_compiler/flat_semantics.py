@@ -7,11 +7,11 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from statewright_compiler.declarations import Declarations, RawRule, RawState
 from statewright_compiler.diagnostics import Severity
 from statewright_compiler.model import ErrorHandler, Event, SourceSelector, Transition
-from statewright_compiler.positions import KeyPath
-from statewright_compiler.reporter import Reporter
+from statewright_compiler.spec.declarations import Declarations, RawRule, RawState
+from statewright_compiler.spec.positions import KeyPath
+from statewright_compiler.spec.reporter import Reporter
 
 __all__ = ["FlatChecks"]
 

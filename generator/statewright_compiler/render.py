@@ -15,16 +15,7 @@ from typing import Final
 
 from statewright_compiler import __version__
 from statewright_compiler.formatter import WIDTH
-from statewright_compiler.guards import guard_names
 from statewright_compiler.jinja_env import template_environment
-from statewright_compiler.literals import (
-    comment_text,
-    data_literal,
-    dict_literal,
-    docstring_literal,
-    string_literal,
-    tuple_literal,
-)
 from statewright_compiler.model import (
     PREVIOUS_TARGET,
     And,
@@ -35,15 +26,24 @@ from statewright_compiler.model import (
     Not,
     Or,
 )
-from statewright_compiler.naming import (
-    TYPE_CHECKING_IMPORTS,
-    tag_constant,
-)
-from statewright_compiler.payload_types import runtime_shape
 from statewright_compiler.render_chart import ChartView
 from statewright_compiler.render_dispatch import DispatchView
 from statewright_compiler.render_imports import import_blocks, import_statement, used_imports
 from statewright_compiler.render_large import LargeMachineView, Member
+from statewright_compiler.spec.guards import guard_names
+from statewright_compiler.spec.literals import (
+    comment_text,
+    data_literal,
+    dict_literal,
+    docstring_literal,
+    string_literal,
+    tuple_literal,
+)
+from statewright_compiler.spec.naming import (
+    TYPE_CHECKING_IMPORTS,
+    tag_constant,
+)
+from statewright_compiler.spec.payload_types import runtime_shape
 
 __all__ = ["GENERATOR_VERSION", "RUNTIME_API", "render_module"]
 

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from statewright_compiler.chart_triggers import chart_triggers
-from statewright_compiler.literals import string_literal, tuple_literal
 from statewright_compiler.model import (
     CancelStep,
     LogStep,
@@ -23,7 +22,8 @@ from statewright_compiler.model import (
     Step,
     Transition,
 )
-from statewright_compiler.naming import camel_case, state_set_constant
+from statewright_compiler.spec.literals import string_literal, tuple_literal
+from statewright_compiler.spec.naming import camel_case, state_set_constant
 
 __all__ = ["ChartView", "Region"]
 

@@ -9,8 +9,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from statewright_compiler.literals import dict_literal, docstring_literal, tuple_literal
 from statewright_compiler.model import Event, Machine, State
+from statewright_compiler.spec.literals import dict_literal, docstring_literal, tuple_literal
 
 __all__ = ["DispatchView", "EventMethod", "MatchCase"]
 

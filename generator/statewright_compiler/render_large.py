@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Final
 
-from statewright_compiler.literals import data_literal, string_literal, tuple_literal
 from statewright_compiler.model import PREVIOUS_TARGET, Machine, Transition
+from statewright_compiler.spec.literals import data_literal, string_literal, tuple_literal
 
 __all__ = ["LargeMachineView", "Member", "TransitionData"]
 

@@ -19,8 +19,8 @@ from typing import Final
 
 from statewright_compiler.config import Config, ConfigError, find_config, has_statewright_table
 from statewright_compiler.jinja_env import template_environment
-from statewright_compiler.naming import constant_case, is_identifier
-from statewright_compiler.schema import schema_json
+from statewright_compiler.spec.naming import constant_case, is_identifier
+from statewright_compiler.spec.schema import schema_json
 
 __all__ = ["InitConflict", "PlannedFile", "Step", "plan_init", "write_plan"]
 

@@ -12,11 +12,11 @@ import ast
 from collections.abc import Mapping
 from typing import Final
 
-from statewright_compiler.descriptors import EVENT_NAME
 from statewright_compiler.diagnostics import Diagnostic, Severity
-from statewright_compiler.durations import DurationError, parse_duration
 from statewright_compiler.scxml_document import Cancel, Log, Raise, Send, Step
 from statewright_compiler.scxml_read import SCXML_NAMESPACE, Element
+from statewright_compiler.spec.descriptors import EVENT_NAME
+from statewright_compiler.spec.durations import DurationError, parse_duration
 
 __all__ = ["UNSUPPORTED", "ElementReader"]
 

@@ -16,9 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from statewright_compiler.descriptors import EVENT_NAME, is_descriptor
 from statewright_compiler.diagnostics import Diagnostic
-from statewright_compiler.guards import guard_names
 from statewright_compiler.model import (
     And,
     GuardCall,
@@ -48,6 +46,8 @@ from statewright_compiler.scxml_document import (
 from statewright_compiler.scxml_document import Transition as ScxmlTransition
 from statewright_compiler.scxml_spec import COND_METADATA
 from statewright_compiler.scxml_write import scxml_text, xml_representable
+from statewright_compiler.spec.descriptors import EVENT_NAME, is_descriptor
+from statewright_compiler.spec.guards import guard_names
 
 __all__ = ["export_scxml"]
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from statewright_compiler.limits import MAX_GUARD_DEPTH
+from statewright_compiler.spec.limits import MAX_GUARD_DEPTH
 
 __all__ = ["CondError", "Guard", "translate_cond"]
 

@@ -15,8 +15,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Final
 
-from statewright_compiler.naming import camel_case, is_identifier
-from statewright_compiler.read_events import RESERVED_METHOD_NAMES
+from statewright_compiler.spec.naming import camel_case, is_identifier
+from statewright_compiler.spec.read_events import RESERVED_METHOD_NAMES
 
 __all__ = ["TimerNames", "event_names", "machine_name", "state_names"]
 

@@ -15,7 +15,7 @@ from typing import Final
 from xml.parsers import expat
 
 from statewright_compiler.diagnostics import Diagnostic, SpecError
-from statewright_compiler.limits import MAX_SPEC_BYTES
+from statewright_compiler.spec.limits import MAX_SPEC_BYTES
 
 __all__ = ["MAX_XML_DEPTH", "SCXML_NAMESPACE", "Element", "parse_xml", "read_xml"]
 

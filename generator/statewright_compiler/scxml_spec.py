@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Final
 
 from statewright_compiler.diagnostics import Diagnostic
-from statewright_compiler.literals import comment_text
 from statewright_compiler.scxml_document import (
     Cancel,
     Document,
@@ -30,6 +29,7 @@ from statewright_compiler.scxml_document import (
 from statewright_compiler.scxml_events import chart_events, steps_of
 from statewright_compiler.scxml_guards import CondError, Guard, translate_cond
 from statewright_compiler.scxml_names import TimerNames, machine_name, state_names
+from statewright_compiler.spec.literals import comment_text
 from statewright_compiler.toml_text import (
     inline_table,
     toml_array,

@@ -14,11 +14,8 @@ from collections.abc import Sequence
 from statewright_compiler.chart_semantics import ChartChecker
 from statewright_compiler.chart_tree import ChartTree
 from statewright_compiler.collisions import check_collisions, generated_names
-from statewright_compiler.declarations import Declarations, RawRule, RawState
-from statewright_compiler.descriptors import is_descriptor, matches, parse_descriptor
 from statewright_compiler.diagnostics import did_you_mean
 from statewright_compiler.flat_semantics import FlatChecks
-from statewright_compiler.guards import guard_names, guard_states, guard_text
 from statewright_compiler.model import (
     PREVIOUS_TARGET,
     CancelStep,
@@ -34,8 +31,11 @@ from statewright_compiler.model import (
     Transition,
     action_names,
 )
-from statewright_compiler.positions import KeyPath
-from statewright_compiler.reporter import Reporter
+from statewright_compiler.spec.declarations import Declarations, RawRule, RawState
+from statewright_compiler.spec.descriptors import is_descriptor, matches, parse_descriptor
+from statewright_compiler.spec.guards import guard_names, guard_states, guard_text
+from statewright_compiler.spec.positions import KeyPath
+from statewright_compiler.spec.reporter import Reporter
 
 __all__ = ["build_machine", "generated_names"]
 

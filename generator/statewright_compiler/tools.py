@@ -13,7 +13,7 @@ from statewright._payloads import payload_schema
 from statewright._tools import ToolDefinition
 
 from statewright_compiler.model import Event, Machine
-from statewright_compiler.payload_types import runtime_shape
+from statewright_compiler.spec.payload_types import runtime_shape
 
 __all__ = ["tool_definitions"]
 

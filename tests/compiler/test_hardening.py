@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from statewright_compiler.load import parse_spec_text
 from statewright_compiler.pipeline import module_source
+from statewright_compiler.spec.load import parse_spec_text
 from statewright_compiler.validate import validate_source
 
 from tests.compiler.soundness import lint_findings

@@ -11,8 +11,6 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from statewright_compiler.durations import parse_duration
-from statewright_compiler.load import parse_spec_text
 from statewright_compiler.model import Machine
 from statewright_compiler.scxml_document import (
     Cancel,
@@ -27,6 +25,8 @@ from statewright_compiler.scxml_export import export_scxml
 from statewright_compiler.scxml_import import read_document
 from statewright_compiler.scxml_names import machine_name, state_names
 from statewright_compiler.scxml_read import parse_xml
+from statewright_compiler.spec.durations import parse_duration
+from statewright_compiler.spec.load import parse_spec_text
 from statewright_compiler.validate import validate_source
 
 from tests.conftest import check_golden, run_cli

@@ -6,12 +6,12 @@ import keyword
 from collections.abc import Mapping
 from typing import Any, Final
 
-from statewright_compiler.fields import FieldReader
 from statewright_compiler.model import Event, PayloadField
-from statewright_compiler.naming import camel_case
-from statewright_compiler.payload_types import PayloadTypeError, parse_payload_type
-from statewright_compiler.positions import KeyPath
-from statewright_compiler.reporter import excerpt
+from statewright_compiler.spec.fields import FieldReader
+from statewright_compiler.spec.naming import camel_case
+from statewright_compiler.spec.payload_types import PayloadTypeError, parse_payload_type
+from statewright_compiler.spec.positions import KeyPath
+from statewright_compiler.spec.reporter import excerpt
 
 __all__ = ["RESERVED_METHOD_NAMES", "EventReader"]
 

@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from statewright_compiler.limits import MAX_LITERAL_DIGITS, MAX_TYPE_DEPTH
-from statewright_compiler.literals import string_literal
 from statewright_compiler.model import LiteralValue, PayloadType
+from statewright_compiler.spec.limits import MAX_LITERAL_DIGITS, MAX_TYPE_DEPTH
+from statewright_compiler.spec.literals import string_literal
 
 __all__ = [
     "ParsedType",

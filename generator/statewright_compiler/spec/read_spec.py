@@ -7,12 +7,12 @@ import keyword
 from collections.abc import Mapping
 from typing import Any, Final
 
-from statewright_compiler.declarations import Declarations, RawState
 from statewright_compiler.model import Import, StateKind
-from statewright_compiler.naming import camel_case, is_identifier
-from statewright_compiler.positions import KeyPath
-from statewright_compiler.read_events import EventReader
-from statewright_compiler.read_rules import RuleReader
+from statewright_compiler.spec.declarations import Declarations, RawState
+from statewright_compiler.spec.naming import camel_case, is_identifier
+from statewright_compiler.spec.positions import KeyPath
+from statewright_compiler.spec.read_events import EventReader
+from statewright_compiler.spec.read_rules import RuleReader
 
 __all__ = ["SpecReader"]
 

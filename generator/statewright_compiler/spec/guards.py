@@ -10,8 +10,8 @@ from __future__ import annotations
 import keyword
 import re
 
-from statewright_compiler.limits import MAX_GUARD_DEPTH
 from statewright_compiler.model import And, GuardCall, GuardExpression, InState, Not, Or
+from statewright_compiler.spec.limits import MAX_GUARD_DEPTH
 
 __all__ = [
     "GuardSyntaxError",

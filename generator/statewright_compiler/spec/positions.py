@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from statewright_compiler.toml_compat import tomllib
+from statewright_compiler.spec.toml_compat import tomllib
 
 __all__ = ["KeyPath", "Position", "scan_positions"]
 

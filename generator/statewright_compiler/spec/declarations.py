@@ -14,7 +14,7 @@ from statewright_compiler.model import (
     StateKind,
     Step,
 )
-from statewright_compiler.positions import KeyPath
+from statewright_compiler.spec.positions import KeyPath
 
 __all__ = ["Declarations", "RawErrorHandler", "RawRule", "RawState", "RawTimer"]
 

@@ -4,8 +4,8 @@ helpers messages share."""
 from __future__ import annotations
 
 from statewright_compiler.diagnostics import Diagnostic, Severity
-from statewright_compiler.load import SpecSource
-from statewright_compiler.positions import KeyPath
+from statewright_compiler.spec.load import SpecSource
+from statewright_compiler.spec.positions import KeyPath
 
 __all__ = ["Reporter", "describe_type", "excerpt"]
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from statewright_compiler.declarations import RawTimer
-from statewright_compiler.durations import DurationError, parse_duration
-from statewright_compiler.fields import FieldReader
 from statewright_compiler.model import CancelStep, LogStep, RaiseStep, SendStep, Step
-from statewright_compiler.positions import KeyPath
-from statewright_compiler.reporter import describe_type
+from statewright_compiler.spec.declarations import RawTimer
+from statewright_compiler.spec.durations import DurationError, parse_duration
+from statewright_compiler.spec.fields import FieldReader
+from statewright_compiler.spec.positions import KeyPath
+from statewright_compiler.spec.reporter import describe_type
 
 __all__ = ["StepReader"]
 

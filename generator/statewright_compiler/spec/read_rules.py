@@ -7,13 +7,18 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from statewright_compiler.declarations import RawErrorHandler, RawRule, RawState
-from statewright_compiler.descriptors import DescriptorError, is_descriptor, parse_descriptor
-from statewright_compiler.guards import GuardSyntaxError, guard_names, guard_states, parse_guard
 from statewright_compiler.model import PREVIOUS_TARGET, GuardExpression, SourceSelector
-from statewright_compiler.positions import KeyPath
-from statewright_compiler.read_steps import StepReader
-from statewright_compiler.reporter import excerpt
+from statewright_compiler.spec.declarations import RawErrorHandler, RawRule, RawState
+from statewright_compiler.spec.descriptors import DescriptorError, is_descriptor, parse_descriptor
+from statewright_compiler.spec.guards import (
+    GuardSyntaxError,
+    guard_names,
+    guard_states,
+    parse_guard,
+)
+from statewright_compiler.spec.positions import KeyPath
+from statewright_compiler.spec.read_steps import StepReader
+from statewright_compiler.spec.reporter import excerpt
 
 __all__ = ["RuleReader"]
 

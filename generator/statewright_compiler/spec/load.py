@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from statewright_compiler.diagnostics import Diagnostic, SpecError
-from statewright_compiler.limits import MAX_SPEC_BYTES, MAX_TOML_DEPTH, toml_nesting_error
-from statewright_compiler.positions import KeyPath, Position, scan_positions
-from statewright_compiler.toml_compat import tomllib
+from statewright_compiler.spec.limits import MAX_SPEC_BYTES, MAX_TOML_DEPTH, toml_nesting_error
+from statewright_compiler.spec.positions import KeyPath, Position, scan_positions
+from statewright_compiler.spec.toml_compat import tomllib
 
 __all__ = ["SpecSource", "load_spec", "parse_spec_text"]
 

@@ -10,10 +10,10 @@ from typing import Any, Final
 
 from statewright_compiler.diagnostics import did_you_mean
 from statewright_compiler.model import MetadataValue
-from statewright_compiler.naming import is_identifier
-from statewright_compiler.positions import KeyPath
-from statewright_compiler.reporter import Reporter, describe_type
-from statewright_compiler.schema import allowed_keys, required_keys
+from statewright_compiler.spec.naming import is_identifier
+from statewright_compiler.spec.positions import KeyPath
+from statewright_compiler.spec.reporter import Reporter, describe_type
+from statewright_compiler.spec.schema import allowed_keys, required_keys
 
 __all__ = ["HANDLER_ROLES", "FieldReader"]
 
