@@ -14,9 +14,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from statewright_compiler.check.validate import compile_spec, validate_source
     from statewright_compiler.diagnostics import Diagnostic, ExitCode, SpecError
     from statewright_compiler.model import Machine
-    from statewright_compiler.validate import compile_spec, validate_source
 
 __all__ = [
     "Diagnostic",
@@ -35,8 +35,8 @@ _LAZY = {
     "ExitCode": "statewright_compiler.diagnostics",
     "SpecError": "statewright_compiler.diagnostics",
     "Machine": "statewright_compiler.model",
-    "compile_spec": "statewright_compiler.validate",
-    "validate_source": "statewright_compiler.validate",
+    "compile_spec": "statewright_compiler.check.validate",
+    "validate_source": "statewright_compiler.check.validate",
 }
 
 

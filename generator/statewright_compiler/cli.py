@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from statewright_compiler import __version__
+from statewright_compiler.check.validate import compile_spec
 from statewright_compiler.config import Config, ConfigError, find_config
 from statewright_compiler.diagnostics import Diagnostic, ExitCode, SpecError, format_diagnostic
 from statewright_compiler.emit import (
@@ -25,7 +26,6 @@ from statewright_compiler.emit import (
 from statewright_compiler.model import Machine
 from statewright_compiler.pipeline import BuildResult, build, display_path
 from statewright_compiler.spec.schema import schema_json
-from statewright_compiler.validate import compile_spec
 
 __all__ = ["main"]
 

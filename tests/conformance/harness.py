@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from statewright import MachineOptions
+from statewright_compiler.check.validate import validate_source
 from statewright_compiler.diagnostics import Diagnostic, SpecError
 from statewright_compiler.pipeline import module_source
 from statewright_compiler.scxml_import import import_scxml
@@ -29,7 +30,6 @@ from statewright_compiler.scxml_spec import COND_METADATA
 from statewright_compiler.spec.guards import guard_names, parse_guard
 from statewright_compiler.spec.load import parse_spec_text
 from statewright_compiler.spec.toml_compat import tomllib
-from statewright_compiler.validate import validate_source
 
 __all__ = [
     "CHARTS",

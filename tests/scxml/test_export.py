@@ -11,6 +11,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from statewright_compiler.check.validate import validate_source
 from statewright_compiler.model import Machine
 from statewright_compiler.scxml_document import (
     Cancel,
@@ -27,7 +28,6 @@ from statewright_compiler.scxml_names import machine_name, state_names
 from statewright_compiler.scxml_read import parse_xml
 from statewright_compiler.spec.durations import parse_duration
 from statewright_compiler.spec.load import parse_spec_text
-from statewright_compiler.validate import validate_source
 
 from tests.conftest import check_golden, run_cli
 from tests.scxml.test_import import VALID

@@ -8,10 +8,11 @@ Every finding goes to the shared reporter with the spec position of what is wron
 from __future__ import annotations
 
 import dataclasses
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Final
 
-from statewright_compiler.chart_tree import ChartTree
+from statewright_compiler.check.chart_tree import ChartTree
 from statewright_compiler.diagnostics import Severity, did_you_mean
 from statewright_compiler.model import PREVIOUS_TARGET, Event, Rule, StateKind
 from statewright_compiler.spec.declarations import Declarations, RawRule, RawState
@@ -251,6 +252,25 @@ class ChartChecker:
             )
             named.append(dataclasses.replace(raw, event=name))
         return named, events
+
+    def check_deterministic(self, rules: Sequence[tuple[Rule, RawRule]]) -> None:
+        """In a chart, a rule is dead when, in each of its sources, an earlier unguarded rule
+        takes every event it matches (SCXML takes the first in document order)."""
+        taken: dict[str, set[str]] = defaultdict(set)
+        for rule, raw in rules:
+            keys = set(rule.events) if rule.events else {""}
+            if rule.sources and all(keys <= taken[source] for source in rule.sources):
+                self.error(
+                    "nondeterminism",
+                    raw.path,
+                    f"an earlier unguarded transition of {', '.join(rule.sources)} always "
+                    f"takes {'its events' if rule.events else 'the eventless step'}, so this one "
+                    "never applies",
+                    "add a guard to the earlier transition or move this one before it",
+                )
+            if rule.guard is None:
+                for source in rule.sources:
+                    taken[source] |= keys
 
     # -- the chart as a whole --------------------------------------------------------------------
     def check_graph(self, rules: Sequence[Rule], events: Sequence[str]) -> None:

@@ -3,7 +3,8 @@
 Input is what the shape pass declared; output is the :class:`~model.Machine` (or None when an
 error makes one impossible). All findings go to the shared :class:`~reporter.Reporter`. What only
 statecharts need lives in :mod:`chart_tree` and :mod:`chart_semantics`; names that must stay
-distinct in Python are checked by :mod:`collisions`.
+distinct in Python are checked by :mod:`collisions`, and each handler method's role by
+:mod:`handlers`.
 """
 
 from __future__ import annotations
@@ -11,15 +12,15 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from statewright_compiler.chart_semantics import ChartChecker
-from statewright_compiler.chart_tree import ChartTree
-from statewright_compiler.collisions import check_collisions, generated_names
+from statewright_compiler.check.chart_semantics import ChartChecker
+from statewright_compiler.check.chart_tree import ChartTree
+from statewright_compiler.check.collisions import check_collisions, generated_names
+from statewright_compiler.check.flat_semantics import FlatChecks
+from statewright_compiler.check.handlers import delay_handlers, handler_names
 from statewright_compiler.diagnostics import did_you_mean
-from statewright_compiler.flat_semantics import FlatChecks
 from statewright_compiler.model import (
     PREVIOUS_TARGET,
     CancelStep,
-    ErrorHandler,
     Machine,
     RaiseStep,
     Rule,
@@ -29,11 +30,10 @@ from statewright_compiler.model import (
     StateKind,
     Step,
     Transition,
-    action_names,
 )
 from statewright_compiler.spec.declarations import Declarations, RawRule, RawState
 from statewright_compiler.spec.descriptors import is_descriptor, matches, parse_descriptor
-from statewright_compiler.spec.guards import guard_names, guard_states, guard_text
+from statewright_compiler.spec.guards import guard_states, guard_text
 from statewright_compiler.spec.positions import KeyPath
 from statewright_compiler.spec.reporter import Reporter
 
@@ -257,74 +257,11 @@ class _Builder(FlatChecks):
             if not self.is_chart:
                 self.check_deterministic(source, event, alternatives)
             ordered += [transition for transition, _ in alternatives]
-        if self.is_chart:
-            self.check_chart_deterministic(rules)
+        if self.chart is not None:
+            self.chart.check_deterministic(rules)
         return tuple(ordered)
 
-    def check_chart_deterministic(self, rules: Sequence[tuple[Rule, RawRule]]) -> None:
-        """In a chart, a rule is dead when, in each of its sources, an earlier unguarded rule
-        takes every event it matches (SCXML takes the first in document order)."""
-        taken: dict[str, set[str]] = defaultdict(set)
-        for rule, raw in rules:
-            keys = set(rule.events) if rule.events else {""}
-            if rule.sources and all(keys <= taken[source] for source in rule.sources):
-                self.error(
-                    "nondeterminism",
-                    raw.path,
-                    f"an earlier unguarded transition of {', '.join(rule.sources)} always "
-                    f"takes {'its events' if rule.events else 'the eventless step'}, so this one "
-                    "never applies",
-                    "add a guard to the earlier transition or move this one before it",
-                )
-            if rule.guard is None:
-                for source in rule.sources:
-                    taken[source] |= keys
-
     # -- the machine as a whole -------------------------------------------------------------
-    def handler_names(
-        self, rules: Sequence[Rule], handlers: Sequence[ErrorHandler], states: Sequence[State]
-    ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        guards = {name for rule in rules if rule.guard for name in guard_names(rule.guard)}
-        actions = {name for rule in rules for name in rule.actions}
-        for state in states:
-            steps = (*state.entry, *state.exit, *state.initial_steps, *state.default_steps)
-            actions |= set(action_names(steps))
-        actions |= {name for handler in handlers for name in handler.actions}
-        for name in sorted(guards & actions):
-            rule = next(
-                rule
-                for rule in rules
-                if name in rule.actions
-                or (rule.guard is not None and name in guard_names(rule.guard))
-            )
-            self.reporter.report_at(
-                "handler-conflict",
-                rule.line,
-                rule.column,
-                f"{name!r} is used both as a guard and as an action",
-                "a handler method is either a guard (returns bool) or an action; rename one",
-            )
-        return tuple(sorted(guards)), tuple(sorted(actions))
-
-    def delay_handlers(self, states: Sequence[State], others: set[str]) -> tuple[str, ...]:
-        """Handlers that compute a delay (they return seconds: neither guards nor actions)."""
-        found: dict[str, KeyPath] = {}
-        for state in states:
-            for timer in state.timers:
-                if timer.delay_handler:
-                    found.setdefault(timer.delay_handler, (*self.states[state.name].path, "after"))
-        for step in self.all_steps():
-            if isinstance(step, SendStep) and step.delay_handler:
-                found.setdefault(step.delay_handler, ("machine",))
-        for name in sorted(found.keys() & others):
-            self.error(
-                "handler-conflict",
-                found[name],
-                f"{name!r} computes a timer's delay and is also a guard or an action",
-                "a delay handler returns seconds; give it its own name",
-            )
-        return tuple(sorted(found))
-
     def initial_targets(self) -> tuple[str, ...]:
         initial = self.declarations.initial
         path = self.declarations.initial_path
@@ -357,8 +294,10 @@ class _Builder(FlatChecks):
             self.steps_ok(raw.initial_steps, (*raw.path, "initial", "actions"))
             self.steps_ok(raw.default_steps, (*raw.path, "default", "actions"))
         states = tuple(self.model_state(self.states[name]) for name in self.state_order)
-        guards, actions = self.handler_names(rules, handlers, states)
-        delays = self.delay_handlers(states, {*guards, *actions})
+        guards, actions = handler_names(rules, handlers, states, self.reporter)
+        delays = delay_handlers(
+            states, self.states, self.all_steps(), {*guards, *actions}, self.reporter
+        )
         if not initial:
             return None
         if not self.reporter.has_errors:  # a broken reference would only cascade here

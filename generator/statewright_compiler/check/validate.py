@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from statewright_compiler.check.semantics import build_machine
 from statewright_compiler.diagnostics import Diagnostic, SpecError
 from statewright_compiler.model import Machine
-from statewright_compiler.semantics import build_machine
 from statewright_compiler.spec.load import SpecSource, load_spec
 from statewright_compiler.spec.read_events import RESERVED_METHOD_NAMES
 from statewright_compiler.spec.read_spec import SpecReader
