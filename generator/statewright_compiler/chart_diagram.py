@@ -32,7 +32,7 @@ from statewright_compiler.diagram_model import (
     transition_style,
 )
 from statewright_compiler.model import Machine, Rule, State, StateKind, Step
-from statewright_compiler.step_text import delay_text, step_text, timer_of
+from statewright_compiler.model.step_text import delay_text, step_text, timer_of
 
 __all__ = ["build_chart_diagram", "rule_label"]
 

@@ -29,7 +29,7 @@ from statewright_compiler.docs_cells import (
     timer_cell,
 )
 from statewright_compiler.model import Machine, RaiseStep, Rule, SendStep, State, StateKind, Step
-from statewright_compiler.step_text import timer_of
+from statewright_compiler.model.step_text import timer_of
 
 __all__ = [
     "internal_events",

@@ -22,7 +22,7 @@ from statewright_compiler.model import (
     State,
     Step,
 )
-from statewright_compiler.step_text import delay_text
+from statewright_compiler.model.step_text import delay_text
 
 __all__ = [
     "Table",
