@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from statewright_compiler import chart_docs, markdown
+from statewright_compiler.codegen.jinja_env import template_environment
 from statewright_compiler.docs_cells import (
     Table,
     code,
@@ -27,7 +28,6 @@ from statewright_compiler.docs_cells import (
     rule_cell,
     state_cell,
 )
-from statewright_compiler.jinja_env import template_environment
 from statewright_compiler.mermaid import render_mermaid
 from statewright_compiler.model import Event, Machine, StateKind, Transition
 

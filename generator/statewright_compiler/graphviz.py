@@ -14,6 +14,7 @@ import shutil
 import subprocess
 from collections.abc import Iterator
 
+from statewright_compiler.codegen.jinja_env import template_environment
 from statewright_compiler.diagram_build import build_diagram
 from statewright_compiler.diagram_model import (
     Diagram,
@@ -22,7 +23,6 @@ from statewright_compiler.diagram_model import (
     EdgeStyle,
     NodeStyle,
 )
-from statewright_compiler.jinja_env import template_environment
 from statewright_compiler.model import Machine
 
 __all__ = [

@@ -13,9 +13,9 @@ from __future__ import annotations
 import string
 from collections import defaultdict
 
+from statewright_compiler.codegen.jinja_env import template_environment
 from statewright_compiler.diagram_build import build_diagram
 from statewright_compiler.diagram_model import Diagram, DiagramEdge, DiagramNode, NodeStyle
-from statewright_compiler.jinja_env import template_environment
 from statewright_compiler.model import Machine
 
 __all__ = ["mermaid_text", "render_mermaid"]

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from statewright_compiler.check.validate import compile_spec
+from statewright_compiler.codegen.formatter import format_source
+from statewright_compiler.codegen.render import render_module
 from statewright_compiler.diagnostics import Diagnostic, SpecError
 from statewright_compiler.emit import Artifact
-from statewright_compiler.formatter import format_source
 from statewright_compiler.model import Machine
-from statewright_compiler.render import render_module
 
 __all__ = ["BuildResult", "build", "display_path", "module_source"]
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Final
 
+from statewright_compiler.codegen.jinja_env import template_environment
 from statewright_compiler.config import Config, ConfigError, find_config, has_statewright_table
-from statewright_compiler.jinja_env import template_environment
 from statewright_compiler.spec.naming import constant_case, is_identifier
 from statewright_compiler.spec.schema import schema_json
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from statewright_compiler.check.validate import compile_spec, validate_source
-from statewright_compiler.formatter import format_source
+from statewright_compiler.codegen.formatter import format_source
 from statewright_compiler.pipeline import module_source
 from statewright_compiler.spec.load import parse_spec_text
 

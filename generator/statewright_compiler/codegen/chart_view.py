@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from statewright_compiler.chart_triggers import chart_triggers
+from statewright_compiler.codegen.chart_triggers import chart_triggers
 from statewright_compiler.model import (
     CancelStep,
     LogStep,

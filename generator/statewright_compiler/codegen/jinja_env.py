@@ -15,7 +15,7 @@ import jinja2
 
 __all__ = ["template_environment"]
 
-_TEMPLATES = Path(__file__).parent / "templates"
+_TEMPLATES = Path(__file__).parent.parent / "templates"
 
 
 @functools.cache

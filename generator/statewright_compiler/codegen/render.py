@@ -14,8 +14,12 @@ from functools import cache
 from typing import Final
 
 from statewright_compiler import __version__
-from statewright_compiler.formatter import WIDTH
-from statewright_compiler.jinja_env import template_environment
+from statewright_compiler.codegen.chart_view import ChartView
+from statewright_compiler.codegen.dispatch_view import DispatchView
+from statewright_compiler.codegen.formatter import WIDTH
+from statewright_compiler.codegen.imports import import_blocks, import_statement, used_imports
+from statewright_compiler.codegen.jinja_env import template_environment
+from statewright_compiler.codegen.large_view import LargeMachineView, Member
 from statewright_compiler.model import (
     PREVIOUS_TARGET,
     And,
@@ -26,10 +30,6 @@ from statewright_compiler.model import (
     Not,
     Or,
 )
-from statewright_compiler.render_chart import ChartView
-from statewright_compiler.render_dispatch import DispatchView
-from statewright_compiler.render_imports import import_blocks, import_statement, used_imports
-from statewright_compiler.render_large import LargeMachineView, Member
 from statewright_compiler.spec.guards import guard_names
 from statewright_compiler.spec.literals import (
     comment_text,
@@ -57,7 +57,7 @@ RUNTIME_API: Final = 2
 #: Larger machines also get the shape that keeps mypy's time near its floor (docs/performance.md):
 #: ``TRANSITIONS`` built at import from tables of member names, ``_S`` constants for the few
 #: states other tables name, one ``send`` signature per payload shape rather than per event
-#: (:mod:`render_large`).
+#: (:mod:`large_view`).
 MATCH_LIMIT: Final = 64
 
 

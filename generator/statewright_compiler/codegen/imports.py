@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
-from statewright_compiler.formatter import WIDTH
+from statewright_compiler.codegen.chart_view import Region
+from statewright_compiler.codegen.formatter import WIDTH
 from statewright_compiler.model import CancelStep, Event, LogStep, Machine, RaiseStep, SendStep
-from statewright_compiler.render_chart import Region
 from statewright_compiler.spec.naming import RUNTIME_IMPORTS, STDLIB_MODULES, TYPING_IMPORTS
 
 __all__ = ["ImportNeeds", "import_blocks", "import_statement", "used_imports"]
