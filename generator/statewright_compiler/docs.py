@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from statewright_compiler import chart_docs, markdown
 from statewright_compiler.codegen.jinja_env import template_environment
+from statewright_compiler.diagrams.mermaid import render_mermaid
 from statewright_compiler.docs_cells import (
     Table,
     code,
@@ -28,7 +29,6 @@ from statewright_compiler.docs_cells import (
     rule_cell,
     state_cell,
 )
-from statewright_compiler.mermaid import render_mermaid
 from statewright_compiler.model import Event, Machine, StateKind, Transition
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""A statechart's :class:`~diagram_model.Diagram`: states nested in their parents, one initial
+"""A statechart's :class:`~model.Diagram`: states nested in their parents, one initial
 pseudo-state per compound state, history states, and one edge per rule, source and target.
 
 A flat machine's diagram draws one edge per concrete (source, event) transition. A chart's rule
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from statewright_compiler.diagram_model import (
+from statewright_compiler.diagrams.model import (
     DEFAULT_EVENT,
     INITIAL_KEY,
     STATE_STYLES,

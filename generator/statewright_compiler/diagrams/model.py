@@ -1,6 +1,6 @@
 """The diagram of a compiled :class:`Machine` as renderer-neutral data: nodes, edges, nesting.
 
-Built once from the model (:mod:`diagram_build`, :mod:`chart_diagram`) and read by both
+Built once from the model (:mod:`build`, :mod:`build_chart`) and read by both
 renderers (:mod:`mermaid`, :mod:`graphviz`), which never look at the model's transitions
 themselves, so the two pictures cannot disagree. Nodes get
 generated ids (``s0``, ``s1``, ... for states, in model order) and labels travel separately,
@@ -10,7 +10,7 @@ the syntax.
 Rules leaving from ``"*"`` or ``"tag:x"`` are drawn once, from a pseudo-node standing for the
 selector, unless ``expand_wildcards`` asks for one edge per concrete source. ``"<previous>"``
 targets go to one "previous state" node (a UML history state); the docs list which states it can
-be. A statechart's nodes also carry their parent (see :mod:`chart_diagram`).
+be. A statechart's nodes also carry their parent (see :mod:`build_chart`).
 """
 
 from __future__ import annotations

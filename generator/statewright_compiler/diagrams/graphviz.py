@@ -1,4 +1,4 @@
-"""Graphviz (DOT) text of a :class:`~diagram_model.Diagram`, and images laid out by ``dot``.
+"""Graphviz (DOT) text of a :class:`~model.Diagram`, and images laid out by ``dot``.
 
 Labels go through :func:`dot_text` and nothing else. A statechart's compound and parallel states
 are clusters (``subgraph cluster_sN``) drawn around their children; each region of a parallel
@@ -15,8 +15,8 @@ import subprocess
 from collections.abc import Iterator
 
 from statewright_compiler.codegen.jinja_env import template_environment
-from statewright_compiler.diagram_build import build_diagram
-from statewright_compiler.diagram_model import (
+from statewright_compiler.diagrams.build import build_diagram
+from statewright_compiler.diagrams.model import (
     Diagram,
     DiagramEdge,
     DiagramNode,

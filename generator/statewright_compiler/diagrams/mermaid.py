@@ -1,4 +1,4 @@
-"""Mermaid (``stateDiagram-v2``) text of a :class:`~diagram_model.Diagram`.
+"""Mermaid (``stateDiagram-v2``) text of a :class:`~model.Diagram`.
 
 Labels go through :func:`mermaid_text` and nothing else, so no spec text can add syntax. A flat
 machine is a list of states and edges. A statechart nests: each compound state is a
@@ -14,8 +14,8 @@ import string
 from collections import defaultdict
 
 from statewright_compiler.codegen.jinja_env import template_environment
-from statewright_compiler.diagram_build import build_diagram
-from statewright_compiler.diagram_model import Diagram, DiagramEdge, DiagramNode, NodeStyle
+from statewright_compiler.diagrams.build import build_diagram
+from statewright_compiler.diagrams.model import Diagram, DiagramEdge, DiagramNode, NodeStyle
 from statewright_compiler.model import Machine
 
 __all__ = ["mermaid_text", "render_mermaid"]

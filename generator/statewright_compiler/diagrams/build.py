@@ -1,10 +1,10 @@
-"""Step from the model to the :class:`~diagram_model.Diagram`: a flat machine's graph here, a
-statechart's in :mod:`chart_diagram`; both renderers start from :func:`build_diagram`."""
+"""Step from the model to the :class:`~model.Diagram`: a flat machine's graph here, a
+statechart's in :mod:`build_chart`; both renderers start from :func:`build_diagram`."""
 
 from __future__ import annotations
 
-from statewright_compiler.chart_diagram import build_chart_diagram
-from statewright_compiler.diagram_model import (
+from statewright_compiler.diagrams.build_chart import build_chart_diagram
+from statewright_compiler.diagrams.model import (
     INITIAL_KEY,
     STATE_STYLES,
     Diagram,
