@@ -169,7 +169,7 @@ def command_tools(arguments: argparse.Namespace) -> ExitCode:
 
 def command_import_scxml(arguments: argparse.Namespace) -> ExitCode:
     """Translate an SCXML chart into a spec; any error means nothing is written."""
-    from statewright_compiler.scxml_import import import_scxml
+    from statewright_compiler.scxml.importer import import_scxml
 
     source = Path(arguments.scxml)
     if not source.is_file():
@@ -189,7 +189,7 @@ def command_import_scxml(arguments: argparse.Namespace) -> ExitCode:
 
 def command_export_scxml(arguments: argparse.Namespace) -> ExitCode:
     """Write a spec as SCXML 1.0; anything SCXML cannot say means nothing is written."""
-    from statewright_compiler.scxml_export import export_scxml
+    from statewright_compiler.scxml.exporter import export_scxml
 
     spec = Path(arguments.spec)
     if not spec.is_file():

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from statewright_compiler.check.validate import validate_source
-from statewright_compiler.scxml_import import UNSUPPORTED
-from statewright_compiler.scxml_read import MAX_XML_DEPTH
+from statewright_compiler.scxml.importer import UNSUPPORTED
+from statewright_compiler.scxml.read import MAX_XML_DEPTH
 from statewright_compiler.spec.load import parse_spec_text
 from statewright_compiler.spec.toml_compat import tomllib
 

@@ -1,7 +1,7 @@
 """``statewright export-scxml``: a compiled spec as SCXML 1.0, when SCXML can say all of it.
 
 The exporter reads the compiled model (never the TOML) and builds the same
-:class:`~scxml_document.Document` the importer reads, then writes it with :mod:`scxml_write`.
+:class:`~document.Document` the importer reads, then writes it with :mod:`write`.
 SCXML has states, compound, parallel, final and history states, transitions with descriptors,
 targets and ``type``, ``<raise>``, ``<log>`` and ``In()``. What a spec says beyond that (handler
 guards and actions, payloads, ``<previous>``, error handlers, checkpoints, timers, ...) has no
@@ -33,7 +33,7 @@ from statewright_compiler.model import (
     StateKind,
 )
 from statewright_compiler.model import Step as SpecStep
-from statewright_compiler.scxml_document import (
+from statewright_compiler.scxml.document import (
     Cancel,
     Document,
     Log,
@@ -43,9 +43,9 @@ from statewright_compiler.scxml_document import (
     Send,
     Step,
 )
-from statewright_compiler.scxml_document import Transition as ScxmlTransition
-from statewright_compiler.scxml_spec import COND_METADATA
-from statewright_compiler.scxml_write import scxml_text, xml_representable
+from statewright_compiler.scxml.document import Transition as ScxmlTransition
+from statewright_compiler.scxml.spec_text import COND_METADATA
+from statewright_compiler.scxml.write import scxml_text, xml_representable
 from statewright_compiler.spec.descriptors import EVENT_NAME, is_descriptor
 from statewright_compiler.spec.guards import guard_names
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from statewright_compiler.scxml_document import Document, Node, NodeKind, Raise, Send, Step
-from statewright_compiler.scxml_names import event_names
+from statewright_compiler.scxml.document import Document, Node, NodeKind, Raise, Send, Step
+from statewright_compiler.scxml.names import event_names
 from statewright_compiler.spec.descriptors import is_descriptor, matches
 
 __all__ = ["ChartEvents", "chart_events", "descriptor_event", "steps_of"]

@@ -1,4 +1,4 @@
-"""From a :class:`~scxml_document.Document` to the text of a statewright spec (a statechart).
+"""From a :class:`~document.Document` to the text of a statewright spec (a statechart).
 
 The spec reads like a hand-written one: ``[machine]``, the events, then one ``[states.<name>]``
 table per SCXML state in document order, children naming their ``parent``. Transitions go in
@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from statewright_compiler.diagnostics import Diagnostic
-from statewright_compiler.scxml_document import (
+from statewright_compiler.scxml.conditions import CondError, Guard, translate_cond
+from statewright_compiler.scxml.document import (
     Cancel,
     Document,
     Log,
@@ -26,16 +27,15 @@ from statewright_compiler.scxml_document import (
     Step,
     Transition,
 )
-from statewright_compiler.scxml_events import chart_events, steps_of
-from statewright_compiler.scxml_guards import CondError, Guard, translate_cond
-from statewright_compiler.scxml_names import TimerNames, machine_name, state_names
-from statewright_compiler.spec.literals import comment_text
-from statewright_compiler.toml_text import (
+from statewright_compiler.scxml.events import chart_events, steps_of
+from statewright_compiler.scxml.names import TimerNames, machine_name, state_names
+from statewright_compiler.scxml.toml_text import (
     inline_table,
     toml_array,
     toml_key,
     toml_string,
 )
+from statewright_compiler.spec.literals import comment_text
 
 __all__ = ["COND_METADATA", "ImportedSpec", "spec_text"]
 

@@ -1,4 +1,4 @@
-"""Writing a :class:`~scxml_document.Document` as SCXML 1.0 text.
+"""Writing a :class:`~document.Document` as SCXML 1.0 text.
 
 Every text is an attribute value, escaped by :func:`attribute`: markup characters become
 entities and tabs and line breaks character references, which XML's attribute-value
@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from statewright_compiler.scxml_document import (
+from statewright_compiler.scxml.document import (
     Cancel,
     Document,
     Log,
@@ -22,7 +22,7 @@ from statewright_compiler.scxml_document import (
     Step,
     Transition,
 )
-from statewright_compiler.scxml_read import SCXML_NAMESPACE
+from statewright_compiler.scxml.read import SCXML_NAMESPACE
 
 __all__ = ["attribute", "scxml_text", "xml_representable"]
 

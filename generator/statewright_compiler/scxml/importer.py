@@ -1,4 +1,4 @@
-"""From an SCXML element tree to a :class:`~scxml_document.Document`: what can be translated.
+"""From an SCXML element tree to a :class:`~document.Document`: what can be translated.
 
 Nothing is dropped in silence. Each element statewright has no equivalent for (a data model,
 scripts, ``<invoke>``, conditionals, a ``<send>`` to another system, ...) is an
@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Final
 
 from statewright_compiler.diagnostics import Diagnostic, SpecError
-from statewright_compiler.scxml_content import UNSUPPORTED, ElementReader
-from statewright_compiler.scxml_document import (
+from statewright_compiler.scxml.content import UNSUPPORTED, ElementReader
+from statewright_compiler.scxml.document import (
     Cancel,
     Document,
     Node,
@@ -25,9 +25,9 @@ from statewright_compiler.scxml_document import (
     Step,
     Transition,
 )
-from statewright_compiler.scxml_events import steps_of
-from statewright_compiler.scxml_read import Element, read_xml
-from statewright_compiler.scxml_spec import ImportedSpec, spec_text
+from statewright_compiler.scxml.events import steps_of
+from statewright_compiler.scxml.read import Element, read_xml
+from statewright_compiler.scxml.spec_text import ImportedSpec, spec_text
 
 __all__ = ["UNSUPPORTED", "import_scxml", "read_document"]
 

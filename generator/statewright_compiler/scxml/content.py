@@ -1,6 +1,6 @@
 """Reading SCXML elements: the checks every element gets, and executable content.
 
-:class:`ElementReader` is what :mod:`scxml_import` builds on: it reports diagnostics at the
+:class:`ElementReader` is what :mod:`importer` builds on: it reports diagnostics at the
 element they concern, warns about attributes SCXML does not define, refuses elements it cannot
 translate with the reason, and reads executable content (``<raise>``, ``<log>`` with a constant,
 ``<send>`` with a delay, ``<cancel>``) into the document model's steps.
@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from typing import Final
 
 from statewright_compiler.diagnostics import Diagnostic, Severity
-from statewright_compiler.scxml_document import Cancel, Log, Raise, Send, Step
-from statewright_compiler.scxml_read import SCXML_NAMESPACE, Element
+from statewright_compiler.scxml.document import Cancel, Log, Raise, Send, Step
+from statewright_compiler.scxml.read import SCXML_NAMESPACE, Element
 from statewright_compiler.spec.descriptors import EVENT_NAME
 from statewright_compiler.spec.durations import DurationError, parse_duration
 

@@ -1,7 +1,7 @@
 """The part of SCXML that statewright translates, as frozen dataclasses in SCXML's own terms.
 
-Import reads XML into this (:mod:`scxml_import`) and translates it to a spec
-(:mod:`scxml_spec`); export builds it from a compiled machine and writes it as XML. One model
+Import reads XML into this (:mod:`importer`) and translates it to a spec
+(:mod:`spec_text`); export builds it from a compiled machine and writes it as XML. One model
 between the two directions is what makes "export, then import" comparable structure by structure.
 Everything here uses SCXML ids and event names as written; statewright names come later.
 """
