@@ -114,7 +114,7 @@ def command_validate(arguments: argparse.Namespace) -> ExitCode:
 
 
 def command_init(arguments: argparse.Namespace) -> ExitCode:
-    from statewright_compiler.scaffold import InitConflict, Step, plan_init, write_plan
+    from statewright_compiler.commands.init import InitConflict, Step, plan_init, write_plan
 
     root = Path.cwd()
     try:
@@ -150,7 +150,7 @@ def command_tools(arguments: argparse.Namespace) -> ExitCode:
     """Each state's events as tool definitions (what ``machine.tools()`` gives at run time)."""
     import json
 
-    from statewright_compiler.tools import tool_definitions
+    from statewright_compiler.commands.tools import tool_definitions
 
     machine = _compile_one(Path(arguments.spec))
     if machine is None:
