@@ -79,7 +79,7 @@ def build(specs: Sequence[Path], output: Path, docs: Path | None, root: Path) ->
         module_path = output / f"{machine.module_name}.py"
         result.artifacts.append(Artifact(module_path, module_source(machine)))
         if docs is not None:
-            from statewright_compiler.docs import render_markdown
+            from statewright_compiler.docs.page import render_markdown
 
             page = docs / f"{machine.module_name}.md"
             result.artifacts.append(Artifact(page, render_markdown(machine)))

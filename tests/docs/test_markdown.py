@@ -8,7 +8,7 @@ from html import escape as html_escape
 
 import pytest
 from statewright_compiler.diagrams import render_mermaid
-from statewright_compiler.docs import (
+from statewright_compiler.docs.page import (
     markdown_cell,
     markdown_paragraph,
     markdown_prose_cell,

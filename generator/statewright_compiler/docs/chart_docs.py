@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-from statewright_compiler import markdown
-from statewright_compiler.docs_cells import (
+from statewright_compiler.docs import markdown
+from statewright_compiler.docs.cells import (
     Table,
     code,
     codes,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from statewright_compiler import markdown
+from statewright_compiler.docs import markdown
 from statewright_compiler.model import (
     CancelStep,
     Event,

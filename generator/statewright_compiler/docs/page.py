@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from statewright_compiler import chart_docs, markdown
 from statewright_compiler.codegen.jinja_env import template_environment
 from statewright_compiler.diagrams.mermaid import render_mermaid
-from statewright_compiler.docs_cells import (
+from statewright_compiler.docs import chart_docs, markdown
+from statewright_compiler.docs.cells import (
     Table,
     code,
     codes,
