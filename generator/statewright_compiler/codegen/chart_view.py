@@ -140,6 +140,10 @@ class ChartView:
         return regions
 
     # -- the chart literal -----------------------------------------------------------------------
+    def configuration_arguments(self) -> str:
+        """The configuration's fields, each from its region's function of the active leaves."""
+        return ", ".join(f"_region_{region.field}(leaves)" for region in self.regions())
+
     def step_literal(self, step: Step) -> str:
         if isinstance(step, RaiseStep):
             return f"Raise({self.event_member[step.event]})"

@@ -20,11 +20,13 @@ MATCH_CHUNK: Final = 32
 
 @dataclass(frozen=True)
 class MatchCase:
-    """One ``case`` of a dispatch ``match``: a pattern and either a result or a nested match."""
+    """One ``case`` of a dispatch ``match``: a pattern and either a result or a nested match
+    on ``subject``."""
 
     pattern: str
     result: str | None = None
     nested: tuple[MatchCase, ...] = ()
+    subject: str = ""
 
 
 @dataclass(frozen=True)
@@ -53,12 +55,15 @@ class DispatchView:
         def leaf_states(self) -> Sequence[State]: ...
 
     def _chunked(self, cases: list[MatchCase]) -> list[MatchCase]:
-        """Split a long ``match`` into chunks joined by or-patterns (bounded narrowing cost)."""
+        """Split a long ``match`` on the state into chunks joined by or-patterns, each matching
+        the state again (bounded narrowing cost)."""
         if len(cases) <= MATCH_CHUNK:
             return cases
         chunks = [cases[start : start + MATCH_CHUNK] for start in range(0, len(cases), MATCH_CHUNK)]
         return [
-            MatchCase(" | ".join(case.pattern for case in chunk), nested=tuple(chunk))
+            MatchCase(
+                " | ".join(case.pattern for case in chunk), nested=tuple(chunk), subject="state"
+            )
             for chunk in chunks
         ]
 
@@ -103,7 +108,9 @@ class DispatchView:
             ]
             if others:
                 inner.append(MatchCase(" | ".join(others), "()"))
-            cases.append(MatchCase(self.state_member[state.name], nested=tuple(inner)))
+            cases.append(
+                MatchCase(self.state_member[state.name], nested=tuple(inner), subject="event")
+            )
         if no_transitions:
             cases.append(MatchCase(" | ".join(no_transitions), "()"))
         return self._chunked(cases)

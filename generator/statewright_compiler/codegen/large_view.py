@@ -52,13 +52,16 @@ class LargeMachineView:
     """Needs the module view's ``machine`` and ``guard_functions``."""
 
     machine: Machine
+    match_dispatch: bool
     guard_functions: Mapping[str, str]
 
-    def named_states(self) -> list[Member]:
-        """The ``_S`` constants of a large machine: the states that tables other than
-        ``TRANSITIONS`` name (final states, tags, entry and exit actions, error routes); a
-        chart's ``CHART`` names every leaf."""
+    def state_constants(self) -> list[Member]:
+        """The ``_S`` constants of a large machine (none below ``MATCH_LIMIT``): the states that
+        tables other than ``TRANSITIONS`` name (final states, tags, entry and exit actions, error
+        routes); a chart's ``CHART`` names every leaf."""
         machine = self.machine
+        if self.match_dispatch:
+            return []
         if machine.chart:
             named = {state.name for state in machine.states if state.is_leaf}
         else:

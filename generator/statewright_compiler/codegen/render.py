@@ -1,22 +1,21 @@
 """Step 4 of the pipeline: turn the model into source text through Jinja templates.
 
 Everything a template prints is computed here: literals through :mod:`literals`, identifiers
-from the model (already validated). Templates only loop and print.
+from the model (already validated). Templates only loop and print. ``module.py.jinja`` prints
+the module top to bottom; the parts only some modules have (``module/flat``, ``module/chart``,
+``module/large``) are chosen here, as data (:data:`_PARTS`), not by conditions in the template.
 """
 
 from __future__ import annotations
 
-import textwrap
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 from typing import Final
 
 from statewright_compiler import __version__
 from statewright_compiler.codegen.chart_view import ChartView
 from statewright_compiler.codegen.dispatch_view import DispatchView
-from statewright_compiler.codegen.formatter import WIDTH
+from statewright_compiler.codegen.flavours import FlavourView
 from statewright_compiler.codegen.imports import import_blocks, import_statement, used_imports
 from statewright_compiler.codegen.jinja_env import template_environment
 from statewright_compiler.codegen.large_view import LargeMachineView, Member
@@ -30,7 +29,6 @@ from statewright_compiler.model import (
     Not,
     Or,
 )
-from statewright_compiler.spec.guards import guard_names
 from statewright_compiler.spec.literals import (
     comment_text,
     data_literal,
@@ -61,13 +59,31 @@ RUNTIME_API: Final = 2
 MATCH_LIMIT: Final = 64
 
 
-@cache
 @dataclass(frozen=True)
-class HandlerMethod:
-    name: str
-    payload: str
-    returns: str
-    docstring: str
+class ModuleParts:
+    """The parts of ``module.py.jinja`` only some modules have (templates in ``module/``)."""
+
+    transitions: str
+    dispatch: str
+
+
+#: By (statechart, ``match`` dispatch): what a module's ``TRANSITIONS`` (or a chart's ``CHART``)
+#: and its dispatch functions look like. Above ``MATCH_LIMIT`` dispatch reads tables, and a flat
+#: machine's ``TRANSITIONS`` is built at import from tables of member names.
+_PARTS: Final = {
+    (False, True): ModuleParts("module/flat/transitions.py.jinja", "module/flat/dispatch.py.jinja"),
+    (True, True): ModuleParts(
+        "module/chart/transitions.py.jinja", "module/chart/dispatch.py.jinja"
+    ),
+    (False, False): ModuleParts(
+        "module/large/transitions.py.jinja", "module/large/dispatch.py.jinja"
+    ),
+    (True, False): ModuleParts(
+        "module/chart/transitions.py.jinja", "module/large/chart_dispatch.py.jinja"
+    ),
+}
+#: The parameters of a guard function; a chart's also see which states are active (``in()``).
+_GUARD_PARAMETERS: Final = "handlers: Any, context: Any, payload: Any"
 
 
 @dataclass(frozen=True)
@@ -75,13 +91,6 @@ class PayloadClass:
     name: str
     docstring: str
     fields: tuple[tuple[str, str], ...]
-
-
-def _wrapped(text: str, indent: int) -> str:
-    """A docstring of the compiler's own words, wrapped to fit the line width."""
-    width = WIDTH - indent - len('"""') * 2
-    lines = textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)
-    return docstring_literal("\n".join(lines), " " * indent)
 
 
 def _python_guard(
@@ -106,7 +115,7 @@ def _python_guard(
     return f"({text})" if parent > precedence or (parent == 1 and precedence == 2) else text
 
 
-class _ModuleView(DispatchView, ChartView, LargeMachineView):
+class _ModuleView(DispatchView, ChartView, LargeMachineView, FlavourView):
     """Names and literals for ``module.py.jinja``, derived once from the machine."""
 
     def __init__(self, machine: Machine) -> None:
@@ -175,67 +184,8 @@ class _ModuleView(DispatchView, ChartView, LargeMachineView):
             for event in self.machine.events
         ]
 
-    def handler_methods(self) -> list[HandlerMethod]:
-        """One Protocol method per guard and action, typed by the events that can trigger it."""
-        machine = self.machine
-        events_by_name = {event.name: event for event in machine.events}
-        triggers, uses = self.chart_triggers() if machine.chart else self.flat_triggers()
-        methods = []
-        for name, returns, role in [
-            *((name, "bool", "Guard") for name in machine.guards),
-            *((name, "None", "Action") for name in machine.actions),
-            *((name, "float", "Delay (seconds)") for name in machine.delays),
-        ]:
-            events = [events_by_name[event] for event in events_by_name if event in triggers[name]]
-            payloads = [event.payload_type for event in events]
-            if "" in triggers[name] or not payloads:
-                payloads.append("Mapping[str, object]")
-            used = "; ".join(dict.fromkeys(uses[name]))
-            methods.append(
-                HandlerMethod(
-                    name, " | ".join(payloads), returns, _wrapped(f"{role} used by: {used}.", 8)
-                )
-            )
-        return methods
-
-    def flat_triggers(self) -> tuple[dict[str, dict[str, None]], dict[str, list[str]]]:
-        """For each handler: the events whose payload it may see, and where the spec uses it."""
-        machine = self.machine
-        triggers: dict[str, dict[str, None]] = defaultdict(dict)
-        uses: dict[str, list[str]] = defaultdict(list)
-        for transition in machine.transitions:
-            names = [*transition.actions]
-            if transition.guard is not None:
-                names += guard_names(transition.guard)
-            for name in names:
-                triggers[name][transition.event] = None
-        for rule in machine.rules:
-            for name in [*rule.actions, *(guard_names(rule.guard) if rule.guard else [])]:
-                uses[name].append(f"{rule.source.describe()} --{rule.event}--> {rule.target}")
-        entering: dict[str, list[str]] = defaultdict(list)
-        leaving: dict[str, list[str]] = defaultdict(list)
-        for transition in machine.transitions:
-            leaving[transition.source].append(transition.event)
-            targets = (
-                machine.previous_candidates(transition.source)
-                if transition.returns_to_previous
-                else (transition.target,)
-            )
-            for target in targets:
-                entering[target].append(transition.event)
-        for state in machine.states:
-            for name in state.entry_actions:
-                triggers[name].update(dict.fromkeys(entering[state.name]))
-                uses[name].append(f"entering {state.name}")
-            for name in state.exit_actions:
-                triggers[name].update(dict.fromkeys(leaving[state.name]))
-                uses[name].append(f"leaving {state.name}")
-        for handler in machine.error_handlers:
-            failing = [t.event for t in machine.transitions if t.source in handler.sources]
-            for name in handler.actions:
-                triggers[name].update(dict.fromkeys(failing))
-                uses[name].append(f"on an action error leaving {handler.source.describe()}")
-        return triggers, uses
+    def guard_parameters(self) -> str:
+        return _GUARD_PARAMETERS + (", active: Container[int]" if self.machine.chart else "")
 
     def guards(self) -> list[tuple[str, str]]:
         """``(function name, Python expression)`` per distinct guard expression."""
@@ -275,6 +225,10 @@ class _ModuleView(DispatchView, ChartView, LargeMachineView):
             (state, dict_literal((event, tuple_literal(found)) for event, found in row.items()))
             for state, row in table.items()
         )
+
+    def spec_transitions(self) -> str:
+        """``MachineSpec.transitions``: a chart's are in its ``CHART``."""
+        return "{}" if self.machine.chart else "TRANSITIONS"
 
     def actions_literal(self, attribute: str) -> str:
         """``entry_actions`` or ``exit_actions``: state -> tuple of action names (a chart's are
@@ -343,11 +297,11 @@ def render_module(machine: Machine) -> str:
     generated_note = (
         f"Generated from {machine.source_path} by statewright {GENERATOR_VERSION}; do not edit."
     )
-    description = f"\n\n{machine.description}" if machine.description else ""
     template = template_environment().get_template("module.py.jinja")
     return template.render(
         machine=machine,
         view=view,
+        parts=_PARTS[(machine.chart, view.match_dispatch)],
         generator_version=GENERATOR_VERSION,
         runtime_api=RUNTIME_API,
         header_path=comment_text(machine.source_path),
@@ -356,12 +310,6 @@ def render_module(machine: Machine) -> str:
         module_docstring=docstring_literal(
             (machine.description + "\n\n" if machine.description else "") + generated_note
         ),
-        machine_docstring=docstring_literal(
-            f"The {machine.name} state machine: one typed method per event.{description}", "    "
-        ),
-        async_machine_docstring=docstring_literal(
-            f"The {machine.name} state machine for asyncio: ``await`` each event's method.", "    "
-        ),
         import_blocks=import_blocks(used_imports(machine, view)),
         type_checking_imports=import_statement(
             "statewright",
@@ -369,7 +317,5 @@ def render_module(machine: Machine) -> str:
             [name for name in TYPE_CHECKING_IMPORTS if machine.events or name != "SendResult"],
         ),
         has_handlers=bool(machine.guards or machine.actions or machine.delays),
-        match_dispatch=view.match_dispatch,
         match_limit=MATCH_LIMIT,
-        string_literal=string_literal,
     )
