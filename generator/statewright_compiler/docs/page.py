@@ -1,56 +1,79 @@
-"""The Markdown page of a compiled :class:`Machine`: overview, tables, diagram.
+"""The Markdown page of a compiled :class:`Machine`, computed in one pass over the model.
 
-Everything shown is computed here (a statechart's own tables in :mod:`chart_docs`) from the
-model; ``machine.md.jinja`` only prints the :class:`_PageView`. Every string from the spec goes
-through :mod:`markdown` (by way of :mod:`docs_cells`): names and values as code spans, labels and
-metadata literally, descriptions as inline Markdown without raw HTML or block syntax, so no spec
-text can break a table or swallow the rest of the page.
+:func:`page_view` builds the sections in page order, each function below it in that order, a
+flat machine's and a statechart's version of a section side by side: a chart's states table has
+columns only charts show (parent, default entry); a flat machine's transitions are listed per
+concrete (state, event) pair, a chart's per rule, in the order the chart tries them (a trigger
+may be a descriptor matching many events, a timer, or none at all). Cells come from
+:mod:`cells`, which puts every string from the spec through :mod:`markdown`, the one place that
+escapes, so no spec text can break a table or swallow the rest of the page. ``machine.md.jinja``
+only prints the :class:`PageView`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from statewright_compiler.codegen.jinja_env import template_environment
 from statewright_compiler.diagrams.mermaid import render_mermaid
-from statewright_compiler.docs import chart_docs, markdown
+from statewright_compiler.docs import markdown
 from statewright_compiler.docs.cells import (
+    Column,
     Table,
     code,
     codes,
     count,
+    default_entry_cell,
     event_cell,
+    kind_text,
     markdown_cell,
     markdown_paragraph,
     markdown_prose_cell,
-    metadata_cells,
-    metadata_keys,
+    metadata_columns,
     metadata_text,
+    no_transitions_note,
+    payload_cell,
     rule_cell,
+    rule_targets_cell,
     state_cell,
+    state_counts_cell,
+    steps_cell,
+    table,
+    target_cell,
+    timer_cell,
+    trigger_cell,
 )
-from statewright_compiler.model import Event, Machine, StateKind, Transition
+from statewright_compiler.model import (
+    ErrorHandler,
+    Event,
+    Machine,
+    RaiseStep,
+    Rule,
+    SendStep,
+    State,
+    StateKind,
+    Step,
+    Transition,
+)
 
-__all__ = [
-    "markdown_cell",
-    "markdown_paragraph",
-    "markdown_prose_cell",
-    "render_markdown",
-]
+__all__ = ["PageView", "page_view", "render_markdown"]
 
 #: How many hex digits of the spec's sha256 the page shows.
 SHA256_SHORT = 12
 
 
 @dataclass(frozen=True)
-class _TransitionGroup:
+class TransitionGroup:
     heading: str
     note: str
     table: Table | None
 
 
 @dataclass(frozen=True)
-class _PageView:
+class PageView:
+    """The page's sections, in page order."""
+
     title: str
     provenance: str
     description: str
@@ -58,45 +81,64 @@ class _PageView:
     mermaid: str
     states: Table
     events: Table
-    transition_groups: tuple[_TransitionGroup, ...]
+    internal_events: tuple[str, ...]
+    """A chart's events raised by the machine itself, one list item each."""
+    transition_groups: tuple[TransitionGroup, ...]
     error_handlers: Table | None
+    """A flat machine's error handlers."""
+    on_error: str
+    """What an error in a chart's guard or action does."""
     tags: Table | None
     handler_names: tuple[str, ...]
-    chart: bool = False
-    internal_events: tuple[str, ...] = ()
-    """A chart's events raised by the machine itself, one list item each."""
-    on_error: str = ""
-    """What an error in a chart's guard or action does."""
+    chart: bool
 
 
-_KIND_TEXT = {
-    StateKind.NORMAL: "normal",
-    StateKind.FINAL: "final",
-    StateKind.ERROR: "error",
-    StateKind.WAIT: "wait",
-}
+def render_markdown(machine: Machine) -> str:
+    """The Markdown page documenting ``machine``: same model, same bytes."""
+    return template_environment().get_template("machine.md.jinja").render(page=page_view(machine))
 
 
-def _overview(machine: Machine) -> Table:
-    if machine.chart:
-        states = chart_docs.states_summary(machine)
-        initial = codes(machine.initial_targets or (machine.initial,))
-    else:
-        kinds = [
-            f"{sum(1 for state in machine.states if state.kind is kind)} {_KIND_TEXT[kind]}"
-            for kind in (StateKind.FINAL, StateKind.ERROR, StateKind.WAIT)
-            if any(state.kind is kind for state in machine.states)
-        ]
-        states = str(len(machine.states)) + (f" ({', '.join(kinds)})" if kinds else "")
-        initial = state_cell(machine.state(machine.initial))
-    errors = (
-        ("On error", code(machine.on_error))
-        if machine.chart
-        else ("Error handlers", str(len(machine.error_handlers)))
+def page_view(machine: Machine) -> PageView:
+    """Every section of the page, in page order."""
+    chart = machine.chart
+    short_sha = machine.source_sha256[:SHA256_SHORT]
+    return PageView(
+        title=markdown.literal(machine.name),
+        provenance=(
+            f"Generated by statewright from {markdown.code(machine.source_path)} "
+            f"(sha256 {markdown.code(short_sha)}). Do not edit: change the spec and run "
+            f"{markdown.code('statewright docs')}."
+        ),
+        description=markdown_paragraph(machine.description),
+        overview=_overview(machine, short_sha),
+        mermaid=render_mermaid(machine),
+        states=_states(machine),
+        events=_events(machine),
+        internal_events=_internal_events(machine) if chart else (),
+        transition_groups=_transition_groups(machine),
+        error_handlers=None if chart else _error_handlers(machine),
+        on_error=_on_error(machine) if chart else "",
+        tags=_tags(machine),
+        handler_names=_handler_names(machine),
+        chart=chart,
     )
+
+
+def _initial_states(machine: Machine) -> tuple[str, ...]:
+    return machine.initial_targets or (machine.initial,)
+
+
+# -- overview -------------------------------------------------------------------------------------
+def _overview(machine: Machine, short_sha: str) -> Table:
+    if machine.chart:
+        initial = codes(_initial_states(machine))
+        errors = ("On error", code(machine.on_error))
+    else:
+        initial = state_cell(machine.state(machine.initial))
+        errors = ("Error handlers", str(len(machine.error_handlers)))
     rows: list[tuple[str, str]] = [
         ("Initial state", initial),
-        ("States", states),
+        ("States", state_counts_cell(machine)),
         ("Events", str(len(machine.events))),
         (
             "Transitions",
@@ -107,7 +149,7 @@ def _overview(machine: Machine) -> Table:
         ("Version", str(machine.version)),
         ("Generated module", code(machine.module_name)),
         ("Classes", codes(f"{machine.name}{suffix}" for suffix in ("State", "Event", "Machine"))),
-        ("Spec", f"{code(machine.source_path)} (sha256 {code(_short_sha(machine))})"),
+        ("Spec", f"{code(machine.source_path)} (sha256 {code(short_sha)})"),
     ]
     rows.extend(
         (markdown_cell(key), markdown_cell(metadata_text(value))) for key, value in machine.metadata
@@ -115,144 +157,207 @@ def _overview(machine: Machine) -> Table:
     return Table(("Item", "Value"), tuple(rows))
 
 
-def _short_sha(machine: Machine) -> str:
-    return machine.source_sha256[:SHA256_SHORT]
+# -- states and events ----------------------------------------------------------------------------
+def _states(machine: Machine) -> Table:
+    """One row per state; a chart's also show where each is in the tree and how it is entered.
+    (A flat machine's steps are all handler actions, so both show them the same way.)"""
+    chart = machine.chart
+    initial = _initial_states(machine)
+    columns: list[Column[State]] = [
+        Column(
+            "State",
+            lambda state: state_cell(state) + (" (initial)" if state.name in initial else ""),
+        ),
+        Column(
+            "Value",
+            lambda state: code(state.value),
+            shown=any(state.value != state.name for state in machine.states),
+        ),
+        Column("Parent", lambda state: code(state.parent) if state.parent else "", shown=chart),
+        Column("Kind", kind_text if chart else lambda state: state.kind.value),
+        Column("Default entry", default_entry_cell, shown=chart),
+        Column("Tags", lambda state: codes(state.tags)),
+        Column("Description", lambda state: markdown_prose_cell(state.description)),
+        Column("Entry actions", lambda state: steps_cell(state.entry)),
+        Column("Exit actions", lambda state: steps_cell(state.exit)),
+        *metadata_columns(
+            (state.metadata for state in machine.states), lambda state: state.metadata
+        ),
+    ]
+    return table(columns, machine.states)
 
 
-def _states_table(machine: Machine) -> Table:
-    keys = metadata_keys(state.metadata for state in machine.states)
-    show_values = any(state.value != state.name for state in machine.states)
-    header = (
-        "State",
-        *(("Value",) if show_values else ()),
-        "Kind",
-        "Tags",
-        "Description",
-        "Entry actions",
-        "Exit actions",
-        *(markdown_cell(key) for key in keys),
-    )
-    rows = tuple(
-        (
-            state_cell(state) + (" (initial)" if state.name == machine.initial else ""),
-            *((code(state.value),) if show_values else ()),
-            _KIND_TEXT[state.kind],
-            codes(state.tags),
-            markdown_prose_cell(state.description),
-            codes(state.entry_actions),
-            codes(state.exit_actions),
-            *metadata_cells(state.metadata, keys),
-        )
-        for state in machine.states
-    )
-    return Table(header, rows)
+def _events(machine: Machine) -> Table:
+    columns: list[Column[Event]] = [
+        Column("Event", event_cell),
+        Column("Method", lambda event: code(f"{event.method}()")),
+        Column("Payload", payload_cell),
+        Column("Description", lambda event: markdown_prose_cell(event.description)),
+        *metadata_columns(
+            (event.metadata for event in machine.events), lambda event: event.metadata
+        ),
+    ]
+    return table(columns, machine.events)
 
 
-def _payload_cell(event: Event) -> str:
-    return "<br>".join(
-        code(f"{field.name}: {field.annotation}" + (" = None" if field.optional else ""))
-        for field in event.payload
-    )
+def _internal_events(machine: Machine) -> tuple[str, ...]:
+    """A chart's events it puts on its own queue, one line each, in event order."""
+    queued = _raised_and_sent(machine)
+    lines = []
+    for event in machine.events:
+        reasons = []
+        if event.value.startswith("done.state."):
+            reasons.append(_done_text(machine, event.value))
+        elif event.value == "error.execution" and machine.on_error == "event":
+            reasons.append("raised when a guard or an action raises an exception")
+        reasons += queued.get(event.name, [])
+        if reasons:
+            name = markdown.code(event.name) + (
+                f" (value {markdown.code(event.value)})" if event.value != event.name else ""
+            )
+            lines.append(f"{name}: {'; '.join(reasons)}.")
+    return tuple(lines)
 
 
-def _events_table(machine: Machine) -> Table:
-    keys = metadata_keys(event.metadata for event in machine.events)
-    header = ("Event", "Method", "Payload", "Description", *(markdown_cell(key) for key in keys))
-    rows = tuple(
-        (
-            event_cell(event),
-            code(f"{event.method}()"),
-            _payload_cell(event),
-            markdown_prose_cell(event.description),
-            *metadata_cells(event.metadata, keys),
-        )
-        for event in machine.events
-    )
-    return Table(header, rows)
+def _raised_and_sent(machine: Machine) -> dict[str, list[str]]:
+    """For each event a ``raise`` or ``send`` step puts on the queue, where those steps are:
+    ``raised by the entry of `x` ``, ``sent by the exit of `y` after `5m` (id `t`)``."""
+    places: list[tuple[str, tuple[Step, ...]]] = [("the initial transition", machine.initial_steps)]
+    for state in machine.states:
+        name = code(state.name)
+        places += [
+            (f"the entry of {name}", state.entry),
+            (f"the exit of {name}", state.exit),
+            (f"the initial transition of {name}", state.initial_steps),
+            (f"the default of {name}", state.default_steps),
+        ]
+    places += [
+        (f"the transition at line {rule.line}", (*rule.steps, *rule.then)) for rule in machine.rules
+    ]
+    found: dict[str, list[str]] = {}
+    for place, steps in places:
+        for step in steps:
+            if isinstance(step, RaiseStep):
+                reason = f"raised by {place}"
+            elif isinstance(step, SendStep):
+                reason = f"sent by {place} {timer_cell(step)}"
+            else:
+                continue
+            if reason not in found.setdefault(step.event, []):
+                found[step.event].append(reason)
+    for state in machine.states:
+        for timer in state.timers:
+            reason = f"sent by the timer of {code(state.name)}, {timer_cell(timer, with_id=False)}"
+            found.setdefault(timer.event, []).append(reason)
+    return found
 
 
-def _target_cell(machine: Machine, transition: Transition) -> str:
-    if not transition.returns_to_previous:
-        return code(transition.target)
-    candidates = machine.previous_candidates(transition.source)
-    return "previous state (" + (codes(candidates) if candidates else "none possible") + ")"
+def _done_text(machine: Machine, value: str) -> str:
+    state = next((s for s in machine.states if f"done.state.{s.value}" == value), None)
+    if state is None:
+        return "raised when the state it names is done"
+    if state.kind is StateKind.PARALLEL:
+        return f"raised when every region of {code(state.name)} is in a final state"
+    return f"raised when {code(state.name)} enters a final child"
 
 
-def _transition_groups(machine: Machine) -> tuple[_TransitionGroup, ...]:
-    keys = metadata_keys(rule.metadata for rule in machine.rules)
-    header = (
-        "Event",
-        "Target",
-        "Guard",
-        "Actions",
-        "Checkpoint",
-        "Description",
-        *(markdown_cell(key) for key in keys),
-        "Rule",
-    )
+# -- transitions ----------------------------------------------------------------------------------
+class _Alternative(NamedTuple):
+    """A row of a flat page: one concrete transition and the rule it came from."""
+
+    transition: Transition
+    rule: Rule
+
+
+def _transition_groups(machine: Machine) -> tuple[TransitionGroup, ...]:
+    """For each state, in state order, the transitions leaving it; a note when there are none.
+    A flat machine's rows are its concrete transitions, a chart's its rules."""
+    metadata = [rule.metadata for rule in machine.rules]
+    show_type = any(rule.internal for rule in machine.rules)
+    show_then = any(rule.then for rule in machine.rules)
+    flat: list[Column[_Alternative]] = [
+        Column("Event", lambda row: code(row.transition.event)),
+        Column("Target", lambda row: target_cell(machine, row.transition)),
+        Column(
+            "Guard",
+            lambda row: code(row.transition.guard_text) if row.transition.guard_text else "",
+        ),
+        Column("Actions", lambda row: codes(row.transition.actions)),
+        Column("Checkpoint", lambda row: "yes" if row.transition.checkpoint else ""),
+        Column("Description", lambda row: markdown_prose_cell(row.rule.description)),
+        *metadata_columns(metadata, lambda row: row.rule.metadata),
+        Column("Rule", lambda row: rule_cell(row.rule)),
+    ]
+    chart: list[Column[Rule]] = [
+        Column("Trigger", lambda rule: trigger_cell(machine, rule)),
+        Column("Target", lambda rule: rule_targets_cell(machine, rule)),
+        Column("Type", lambda rule: "internal" if rule.internal else "", shown=show_type),
+        Column("Guard", lambda rule: code(rule.guard_text) if rule.guard_text else ""),
+        Column("Actions", lambda rule: steps_cell(rule.steps)),
+        Column("Then", lambda rule: steps_cell(rule.then), shown=show_then),
+        Column("Checkpoint", lambda rule: "yes" if rule.checkpoint else ""),
+        Column("Description", lambda rule: markdown_prose_cell(rule.description)),
+        *metadata_columns(metadata, lambda rule: rule.metadata),
+        Column("Rule", rule_cell),
+    ]
     groups = []
     for state in machine.states:
-        transitions = [t for t in machine.transitions if t.source == state.name]
-        rows = []
-        for transition in transitions:
-            rule = machine.rules[transition.rule_index]
-            rows.append(
-                (
-                    code(transition.event),
-                    _target_cell(machine, transition),
-                    code(transition.guard_text) if transition.guard_text else "",
-                    codes(transition.actions),
-                    "yes" if transition.checkpoint else "",
-                    markdown_prose_cell(rule.description),
-                    *metadata_cells(rule.metadata, keys),
-                    rule_cell(rule),
-                )
-            )
-        if rows:
-            note = ""
-        elif state.is_final:
-            note = "Final state: accepts no event."
+        if machine.chart:
+            rules = [rule for rule in machine.rules if state.name in rule.sources]
+            found = table(chart, rules) if rules else None
         else:
-            note = "No transitions: every event is rejected here."
-        groups.append(
-            _TransitionGroup(
-                heading=f"From {code(state.name)}",
-                note=note,
-                table=Table(header, tuple(rows)) if rows else None,
-            )
-        )
+            alternatives = [
+                _Alternative(transition, machine.rules[transition.rule_index])
+                for transition in machine.transitions
+                if transition.source == state.name
+            ]
+            found = table(flat, alternatives) if alternatives else None
+        note = "" if found else no_transitions_note(machine, state)
+        groups.append(TransitionGroup(f"From {code(state.name)}", note, found))
     return tuple(groups)
 
 
-def _chart_transition_groups(machine: Machine) -> tuple[_TransitionGroup, ...]:
-    return tuple(
-        _TransitionGroup(f"From {code(state.name)}", note, table)
-        for state, note, table in chart_docs.transition_tables(machine)
-    )
-
-
-def _error_handlers_table(machine: Machine) -> Table | None:
+# -- errors, tags, handlers -----------------------------------------------------------------------
+def _error_handlers(machine: Machine) -> Table | None:
+    """A flat machine's error handlers (a chart says what an error does: :func:`_on_error`)."""
     if not machine.error_handlers:
         return None
-    rows = tuple(
-        (
-            (
+    columns: list[Column[ErrorHandler]] = [
+        Column(
+            "From",
+            lambda handler: (
                 markdown_cell(handler.source.describe())
                 + (f" ({codes(handler.sources)})" if handler.sources else "")
                 if handler.source.is_wildcard
                 else codes(handler.sources)
             ),
-            code(handler.target),
-            codes(handler.actions),
-            markdown_prose_cell(handler.description),
-            f"line {handler.line}",
+        ),
+        Column("To", lambda handler: code(handler.target)),
+        Column("Actions", lambda handler: codes(handler.actions)),
+        Column("Description", lambda handler: markdown_prose_cell(handler.description)),
+        Column("Rule", lambda handler: f"line {handler.line}"),
+    ]
+    return table(columns, machine.error_handlers)
+
+
+def _on_error(machine: Machine) -> str:
+    """What an exception in a chart's guard or action does (``machine.on_error``)."""
+    setting = markdown.code(f'on_error = "{machine.on_error}"')
+    if machine.on_error == "event":
+        error = markdown.code("error.execution")
+        prefixes = f"{markdown.code('error')}, {markdown.code('error.*')}"
+        return (
+            f"{setting}: a guard that raises an exception counts as false, an action that raises "
+            f"skips the rest of its block, and either raises the internal event {error}, which "
+            f"transitions on it (or on {prefixes}) handle like any other event."
         )
-        for handler in machine.error_handlers
+    return (
+        f"{setting}: a guard or an action that raises an exception leaves the machine as it was "
+        "before the event, and the exception propagates to the caller."
     )
-    return Table(("From", "To", "Actions", "Description", "Rule"), rows)
 
 
-def _tags_table(machine: Machine) -> Table | None:
+def _tags(machine: Machine) -> Table | None:
     if not machine.tags:
         return None
     return Table(
@@ -260,13 +365,8 @@ def _tags_table(machine: Machine) -> Table | None:
     )
 
 
-def _page(machine: Machine) -> _PageView:
-    provenance = (
-        f"Generated by statewright from {markdown.code(machine.source_path)} "
-        f"(sha256 {markdown.code(_short_sha(machine))}). Do not edit: change the spec and run "
-        f"{markdown.code('statewright docs')}."
-    )
-    handler_names = (
+def _handler_names(machine: Machine) -> tuple[str, ...]:
+    return (
         f"Guards: {codes(machine.guards) or 'none'}.",
         f"Actions: {codes(machine.actions) or 'none'}.",
         *(
@@ -275,26 +375,3 @@ def _page(machine: Machine) -> _PageView:
             else ()
         ),
     )
-    return _PageView(
-        title=markdown.literal(machine.name),
-        provenance=provenance,
-        description=markdown_paragraph(machine.description),
-        overview=_overview(machine),
-        mermaid=render_mermaid(machine),
-        states=chart_docs.states_table(machine) if machine.chart else _states_table(machine),
-        events=_events_table(machine),
-        transition_groups=(
-            _chart_transition_groups(machine) if machine.chart else _transition_groups(machine)
-        ),
-        error_handlers=_error_handlers_table(machine),
-        tags=_tags_table(machine),
-        handler_names=handler_names,
-        chart=machine.chart,
-        internal_events=chart_docs.internal_events(machine) if machine.chart else (),
-        on_error=chart_docs.on_error_text(machine) if machine.chart else "",
-    )
-
-
-def render_markdown(machine: Machine) -> str:
-    """The Markdown page documenting ``machine``: same model, same bytes."""
-    return template_environment().get_template("machine.md.jinja").render(page=_page(machine))
