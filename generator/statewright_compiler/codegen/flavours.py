@@ -9,7 +9,7 @@ from __future__ import annotations
 import textwrap
 from collections import defaultdict
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from typing import TYPE_CHECKING
 
 from statewright_compiler.codegen.formatter import WIDTH
@@ -67,8 +67,9 @@ class FlavourView:
 
         def typed_send(self, asynchronous: bool) -> list[str]: ...
 
+    @cached_property
     def flavours(self) -> tuple[Flavour, Flavour]:
-        """The sync flavour, then the async one."""
+        """The sync flavour, then the async one (computed once: the template reads it twice)."""
         machine = self.machine
         name = machine.name
         has_handlers = bool(machine.guards or machine.actions or machine.delays)
