@@ -22,9 +22,9 @@ import types
 from pathlib import Path
 
 from statewright import MachineOptions
-from statewright_compiler.load import parse_spec_text
+from statewright_compiler.check.validate import validate_source
 from statewright_compiler.pipeline import module_source
-from statewright_compiler.validate import validate_source
+from statewright_compiler.spec.load import parse_spec_text
 
 EVENTS = 100
 PER_STATE = 10

@@ -1,8 +1,13 @@
 """statewright's compiler: TOML state-machine specs in, typed Python modules and docs out.
 
-The pipeline, one module per step: :mod:`load` -> :mod:`validate` (with :mod:`semantics`) ->
-:mod:`model` -> :mod:`render` -> :mod:`formatter` -> :mod:`emit`. The command line lives in
-:mod:`cli`, entered through :mod:`launch`.
+The pipeline, one folder per stage: :mod:`spec` (load the TOML, keeping positions, and the
+shape pass) -> :mod:`check` (the semantic pass: :mod:`check.validate` runs both) ->
+:mod:`model` (the compiled machine every renderer reads) -> :mod:`codegen` (render the module
+through ``templates/``, then lay it out) -> :mod:`emit` (write, or compare for staleness);
+:mod:`pipeline` runs them for a set of specs. Beside the module: :mod:`docs` (the Markdown
+page), :mod:`diagrams` (Mermaid and Graphviz), :mod:`scxml` (import and export) and
+:mod:`commands` (init, tools). The command line lives in :mod:`cli`, entered through
+:mod:`launch`; :mod:`mypy_plugin` is the mypy plugin.
 
 Importing this package imports nothing else, so the ``statewright`` command can tell a user of a
 runtime-only install what is missing; the names below load on first use.
@@ -14,9 +19,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from statewright_compiler.check.validate import compile_spec, validate_source
     from statewright_compiler.diagnostics import Diagnostic, ExitCode, SpecError
     from statewright_compiler.model import Machine
-    from statewright_compiler.validate import compile_spec, validate_source
 
 __all__ = [
     "Diagnostic",
@@ -35,8 +40,8 @@ _LAZY = {
     "ExitCode": "statewright_compiler.diagnostics",
     "SpecError": "statewright_compiler.diagnostics",
     "Machine": "statewright_compiler.model",
-    "compile_spec": "statewright_compiler.validate",
-    "validate_source": "statewright_compiler.validate",
+    "compile_spec": "statewright_compiler.check.validate",
+    "validate_source": "statewright_compiler.check.validate",
 }
 
 

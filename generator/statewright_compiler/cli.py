@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from statewright_compiler import __version__
+from statewright_compiler.check.validate import compile_spec
 from statewright_compiler.config import Config, ConfigError, find_config
 from statewright_compiler.diagnostics import Diagnostic, ExitCode, SpecError, format_diagnostic
 from statewright_compiler.emit import (
@@ -24,8 +25,7 @@ from statewright_compiler.emit import (
 )
 from statewright_compiler.model import Machine
 from statewright_compiler.pipeline import BuildResult, build, display_path
-from statewright_compiler.schema import schema_json
-from statewright_compiler.validate import compile_spec
+from statewright_compiler.spec.schema import schema_json
 
 __all__ = ["main"]
 
@@ -114,7 +114,7 @@ def command_validate(arguments: argparse.Namespace) -> ExitCode:
 
 
 def command_init(arguments: argparse.Namespace) -> ExitCode:
-    from statewright_compiler.scaffold import InitConflict, Step, plan_init, write_plan
+    from statewright_compiler.commands.init import InitConflict, Step, plan_init, write_plan
 
     root = Path.cwd()
     try:
@@ -150,7 +150,7 @@ def command_tools(arguments: argparse.Namespace) -> ExitCode:
     """Each state's events as tool definitions (what ``machine.tools()`` gives at run time)."""
     import json
 
-    from statewright_compiler.tools import tool_definitions
+    from statewright_compiler.commands.tools import tool_definitions
 
     machine = _compile_one(Path(arguments.spec))
     if machine is None:
@@ -169,7 +169,7 @@ def command_tools(arguments: argparse.Namespace) -> ExitCode:
 
 def command_import_scxml(arguments: argparse.Namespace) -> ExitCode:
     """Translate an SCXML chart into a spec; any error means nothing is written."""
-    from statewright_compiler.scxml_import import import_scxml
+    from statewright_compiler.scxml.importer import import_scxml
 
     source = Path(arguments.scxml)
     if not source.is_file():
@@ -189,7 +189,7 @@ def command_import_scxml(arguments: argparse.Namespace) -> ExitCode:
 
 def command_export_scxml(arguments: argparse.Namespace) -> ExitCode:
     """Write a spec as SCXML 1.0; anything SCXML cannot say means nothing is written."""
-    from statewright_compiler.scxml_export import export_scxml
+    from statewright_compiler.scxml.exporter import export_scxml
 
     spec = Path(arguments.spec)
     if not spec.is_file():

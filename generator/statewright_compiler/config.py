@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from statewright_compiler.toml_compat import tomllib
+from statewright_compiler.spec.toml_compat import tomllib
 
 __all__ = ["Config", "ConfigError", "find_config", "has_statewright_table"]
 

@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from statewright_compiler.check.validate import compile_spec
+from statewright_compiler.codegen.formatter import format_source
+from statewright_compiler.codegen.render import render_module
 from statewright_compiler.diagnostics import Diagnostic, SpecError
 from statewright_compiler.emit import Artifact
-from statewright_compiler.formatter import format_source
 from statewright_compiler.model import Machine
-from statewright_compiler.render import render_module
-from statewright_compiler.validate import compile_spec
 
 __all__ = ["BuildResult", "build", "display_path", "module_source"]
 
@@ -79,7 +79,7 @@ def build(specs: Sequence[Path], output: Path, docs: Path | None, root: Path) ->
         module_path = output / f"{machine.module_name}.py"
         result.artifacts.append(Artifact(module_path, module_source(machine)))
         if docs is not None:
-            from statewright_compiler.docs import render_markdown
+            from statewright_compiler.docs.page import render_markdown
 
             page = docs / f"{machine.module_name}.md"
             result.artifacts.append(Artifact(page, render_markdown(machine)))

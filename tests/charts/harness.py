@@ -26,9 +26,9 @@ from statewright import (
     MachineOptions,
     StatewrightError,
 )
-from statewright_compiler.load import parse_spec_text
+from statewright_compiler.check.validate import validate_source
 from statewright_compiler.pipeline import module_source
-from statewright_compiler.validate import validate_source
+from statewright_compiler.spec.load import parse_spec_text
 
 from tests.charts.reference import MAX_MICROSTEPS, Abandoned, NotSettled, Reference
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from statewright_compiler.toml_compat import tomllib  # tomllib, or tomli on Python 3.10
+from statewright_compiler.spec.toml_compat import tomllib  # tomllib, or tomli on Python 3.10
 
 __all__ = [
     "Event",

@@ -12,7 +12,7 @@ import contextlib
 from collections.abc import Iterator
 from unittest import mock
 
-from statewright_compiler import render
+from statewright_compiler.codegen import render
 
 
 @contextlib.contextmanager

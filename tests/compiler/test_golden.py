@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from statewright_compiler.check.validate import compile_spec
 from statewright_compiler.pipeline import module_source
-from statewright_compiler.validate import compile_spec
 
 from tests.compiler.shapes import large_shape
 from tests.conftest import check_golden

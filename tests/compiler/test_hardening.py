@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from statewright_compiler.load import parse_spec_text
+from statewright_compiler.check.validate import validate_source
 from statewright_compiler.pipeline import module_source
-from statewright_compiler.validate import validate_source
+from statewright_compiler.spec.load import parse_spec_text
 
 from tests.compiler.soundness import lint_findings
 from tests.conftest import REPO, run_cli

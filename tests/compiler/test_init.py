@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from statewright_compiler.schema import schema_json
-from statewright_compiler.toml_compat import tomllib
+from statewright_compiler.spec.schema import schema_json
+from statewright_compiler.spec.toml_compat import tomllib
 
 from tests.conftest import run_cli
 

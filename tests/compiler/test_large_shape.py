@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from statewright_compiler.formatter import format_source
-from statewright_compiler.load import parse_spec_text
+from statewright_compiler.check.validate import compile_spec, validate_source
+from statewright_compiler.codegen.formatter import format_source
 from statewright_compiler.pipeline import module_source
-from statewright_compiler.validate import compile_spec, validate_source
+from statewright_compiler.spec.load import parse_spec_text
 
 from tests.compiler.shapes import large_shape
 from tests.compiler.soundness import lint_findings, ruff_formatted

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from statewright_compiler.check.validate import compile_spec
 from statewright_compiler.pipeline import module_source
-from statewright_compiler.validate import compile_spec
 
 SPEC = """\
 [machine]

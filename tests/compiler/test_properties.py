@@ -14,11 +14,11 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from statewright import InvalidTransition, MachineOptions
-from statewright_compiler.formatter import format_source
-from statewright_compiler.load import parse_spec_text
+from statewright_compiler.check.validate import validate_source
+from statewright_compiler.codegen.formatter import format_source
+from statewright_compiler.codegen.render import render_module
 from statewright_compiler.pipeline import module_source
-from statewright_compiler.render import render_module
-from statewright_compiler.validate import validate_source
+from statewright_compiler.spec.load import parse_spec_text
 
 from tests.compiler.soundness import lint_findings, ruff_formatted
 from tests.compiler.specgen import RandomSpec, random_specs

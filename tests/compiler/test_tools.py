@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
-from statewright_compiler.tools import tool_definitions
-from statewright_compiler.validate import compile_spec
+from statewright_compiler.check.validate import compile_spec
+from statewright_compiler.commands.tools import tool_definitions
 
 from tests.conftest import REPO, run_cli
 

@@ -40,7 +40,7 @@ def test_diagnostic(spec: Path) -> None:
 def test_reserved_method_names_cover_both_machines() -> None:
     """An event's method must not shadow anything the runtime's machines define."""
     import statewright
-    from statewright_compiler.validate import RESERVED_METHOD_NAMES
+    from statewright_compiler.check.validate import RESERVED_METHOD_NAMES
 
     public = {
         name

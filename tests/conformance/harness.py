@@ -21,15 +21,15 @@ from pathlib import Path
 from typing import Any, Final
 
 from statewright import MachineOptions
+from statewright_compiler.check.validate import validate_source
 from statewright_compiler.diagnostics import Diagnostic, SpecError
-from statewright_compiler.guards import guard_names, parse_guard
-from statewright_compiler.load import parse_spec_text
 from statewright_compiler.pipeline import module_source
-from statewright_compiler.scxml_import import import_scxml
-from statewright_compiler.scxml_read import Element, read_xml
-from statewright_compiler.scxml_spec import COND_METADATA
-from statewright_compiler.toml_compat import tomllib
-from statewright_compiler.validate import validate_source
+from statewright_compiler.scxml.importer import import_scxml
+from statewright_compiler.scxml.read import Element, read_xml
+from statewright_compiler.scxml.spec_text import COND_METADATA
+from statewright_compiler.spec.guards import guard_names, parse_guard
+from statewright_compiler.spec.load import parse_spec_text
+from statewright_compiler.spec.toml_compat import tomllib
 
 __all__ = [
     "CHARTS",

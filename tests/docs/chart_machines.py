@@ -15,9 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from statewright_compiler import compile_spec
-from statewright_compiler.load import parse_spec_text
+from statewright_compiler.check.validate import validate_source
 from statewright_compiler.model import Machine
-from statewright_compiler.validate import validate_source
+from statewright_compiler.spec.load import parse_spec_text
 
 from tests.compiler.specgen import toml_string
 from tests.docs.tools import REPOSITORY

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from statewright_compiler.diagrams import render_mermaid
-from statewright_compiler.docs import render_markdown
+from statewright_compiler.docs.page import render_markdown
 
 from tests.docs.chart_machines import CASES, CHART_MACHINES
 from tests.docs.sample_machines import ALL_MACHINES

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from statewright_compiler.diagrams import render_dot, render_mermaid
-from statewright_compiler.docs import render_markdown
+from statewright_compiler.docs.page import render_markdown
 from statewright_compiler.model import Machine
 
 from tests.conftest import check_golden

@@ -25,7 +25,7 @@ from statewright_compiler.diagrams import (
     render_mermaid,
     selector_key,
 )
-from statewright_compiler.graphviz import anchor_id
+from statewright_compiler.diagrams.graphviz import anchor_id
 from statewright_compiler.model import Machine, StateKind
 
 from tests.docs.chart_machines import CHART_MACHINES, NASTY_TEXTS

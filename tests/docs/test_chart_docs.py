@@ -8,7 +8,7 @@ import re
 
 import pytest
 from statewright_compiler.diagrams import render_mermaid
-from statewright_compiler.docs import render_markdown
+from statewright_compiler.docs.page import render_markdown
 
 from tests.docs.chart_machines import CHART_MACHINES, NASTY_TEXTS
 from tests.docs.test_markdown import tables

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from statewright_compiler.diagrams import render_dot
-from statewright_compiler.docs import render_markdown
+from statewright_compiler.docs.page import render_markdown
 
 from tests.docs.seeds import GOLDEN, SPECS, compile_seed
 from tests.docs.tools import MermaidResult, run_dot

@@ -13,11 +13,11 @@ import random
 from html.parser import HTMLParser
 
 import pytest
-from statewright_compiler.docs import render_markdown
-from statewright_compiler.load import parse_spec_text
-from statewright_compiler.markdown import visible
+from statewright_compiler.check.validate import validate_source
+from statewright_compiler.docs.markdown import visible
+from statewright_compiler.docs.page import render_markdown
 from statewright_compiler.model import Machine
-from statewright_compiler.validate import validate_source
+from statewright_compiler.spec.load import parse_spec_text
 
 from tests.compiler.specgen import toml_string
 from tests.docs.tools import run_renderers

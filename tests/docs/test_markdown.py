@@ -8,12 +8,12 @@ from html import escape as html_escape
 
 import pytest
 from statewright_compiler.diagrams import render_mermaid
-from statewright_compiler.docs import (
+from statewright_compiler.docs.cells import (
     markdown_cell,
     markdown_paragraph,
     markdown_prose_cell,
-    render_markdown,
 )
+from statewright_compiler.docs.page import render_markdown
 from statewright_compiler.model import Machine
 
 from tests.docs.sample_machines import ALL_MACHINES, NASTY_LABEL, door, nasty

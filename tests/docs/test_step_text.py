@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from statewright_compiler.durations import MAX_DELAY, parse_duration
 from statewright_compiler.model import CancelStep, LogStep, RaiseStep, SendStep
-from statewright_compiler.step_text import delay_text, duration_text, step_text
+from statewright_compiler.model.step_text import delay_text, duration_text, step_text
+from statewright_compiler.spec.durations import MAX_DELAY, parse_duration
 
 from tests.docs.chart_machines import CHART_MACHINES
 

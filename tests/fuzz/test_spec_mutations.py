@@ -22,12 +22,12 @@ import types
 from pathlib import Path
 
 import pytest
+from statewright_compiler.check.validate import validate_source
 from statewright_compiler.diagnostics import SpecError
-from statewright_compiler.docs import render_markdown
-from statewright_compiler.load import parse_spec_text
+from statewright_compiler.docs.page import render_markdown
 from statewright_compiler.pipeline import module_source
-from statewright_compiler.toml_compat import tomllib
-from statewright_compiler.validate import validate_source
+from statewright_compiler.spec.load import parse_spec_text
+from statewright_compiler.spec.toml_compat import tomllib
 
 from tests.compiler.soundness import RULES, VERBATIM_TEXT_CODES
 from tests.compiler.specgen import toml_string

@@ -9,8 +9,8 @@ import textwrap
 from pathlib import Path
 from types import ModuleType
 
+from statewright_compiler.check.validate import compile_spec
 from statewright_compiler.pipeline import module_source
-from statewright_compiler.validate import compile_spec
 
 __all__ = ["compile_chart"]
 

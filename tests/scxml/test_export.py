@@ -11,10 +11,9 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from statewright_compiler.durations import parse_duration
-from statewright_compiler.load import parse_spec_text
+from statewright_compiler.check.validate import validate_source
 from statewright_compiler.model import Machine
-from statewright_compiler.scxml_document import (
+from statewright_compiler.scxml.document import (
     Cancel,
     Document,
     Node,
@@ -23,11 +22,12 @@ from statewright_compiler.scxml_document import (
     Step,
     Transition,
 )
-from statewright_compiler.scxml_export import export_scxml
-from statewright_compiler.scxml_import import read_document
-from statewright_compiler.scxml_names import machine_name, state_names
-from statewright_compiler.scxml_read import parse_xml
-from statewright_compiler.validate import validate_source
+from statewright_compiler.scxml.exporter import export_scxml
+from statewright_compiler.scxml.importer import read_document
+from statewright_compiler.scxml.names import machine_name, state_names
+from statewright_compiler.scxml.read import parse_xml
+from statewright_compiler.spec.durations import parse_duration
+from statewright_compiler.spec.load import parse_spec_text
 
 from tests.conftest import check_golden, run_cli
 from tests.scxml.test_import import VALID

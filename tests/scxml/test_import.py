@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from statewright_compiler.load import parse_spec_text
-from statewright_compiler.scxml_import import UNSUPPORTED
-from statewright_compiler.scxml_read import MAX_XML_DEPTH
-from statewright_compiler.toml_compat import tomllib
-from statewright_compiler.validate import validate_source
+from statewright_compiler.check.validate import validate_source
+from statewright_compiler.scxml.importer import UNSUPPORTED
+from statewright_compiler.scxml.read import MAX_XML_DEPTH
+from statewright_compiler.spec.load import parse_spec_text
+from statewright_compiler.spec.toml_compat import tomllib
 
 from tests.conftest import check_golden, run_cli
 

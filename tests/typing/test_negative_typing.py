@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from statewright_compiler.check.validate import compile_spec
 from statewright_compiler.pipeline import module_source
-from statewright_compiler.validate import compile_spec
 
 from tests.compiler.shapes import large_shape
 from tests.typing import CASES, REPO, Message, Run, expectations, generate, run, run_mypy

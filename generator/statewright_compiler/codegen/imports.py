@@ -1,0 +1,111 @@
+"""The import block of a generated module: exactly the names it uses (so ``ruff check`` finds
+no unused import, F401), in the sections and order isort and ruff's ``I`` rules expect."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Protocol
+
+from statewright_compiler.codegen.chart_view import Region
+from statewright_compiler.codegen.formatter import WIDTH
+from statewright_compiler.model import CancelStep, Event, LogStep, Machine, RaiseStep, SendStep
+from statewright_compiler.spec.naming import RUNTIME_IMPORTS, STDLIB_MODULES, TYPING_IMPORTS
+
+__all__ = ["ImportNeeds", "import_blocks", "import_statement", "used_imports"]
+
+
+class ImportNeeds(Protocol):
+    """What the module view knows that decides an import."""
+
+    guard_functions: Mapping[str, str]
+    match_dispatch: bool
+
+    def send_groups(self) -> list[tuple[Event, ...]]: ...
+
+    def regions(self) -> list[Region]: ...
+
+
+def used_imports(machine: Machine, view: ImportNeeds) -> dict[str, list[str]]:
+    """Module -> names, only what the module uses, so it passes ``ruff check`` (F401)."""
+    payload_typing = {
+        name for event in machine.events for field in event.payload for name in field.typing_names
+    }
+    has_events = bool(machine.events)
+    chart = machine.chart
+    overloaded = len(view.send_groups()) > 1
+    steps = [
+        step
+        for state in machine.states
+        for step in (*state.entry, *state.exit, *state.initial_steps, *state.default_steps)
+    ]
+    steps += [step for rule in machine.rules for step in (*rule.steps, *rule.then)]
+    optional = {
+        "Any": bool(view.guard_functions) or overloaded or "Any" in payload_typing,
+        "Literal": has_events or "Literal" in payload_typing or bool(view.regions()),
+        "NamedTuple": bool(view.regions()),
+        "TypeAlias": any(region.alias for region in view.regions()),
+        "TypedDict": has_events,
+        "final": has_events or bool(view.regions()),
+        "overload": overloaded,
+        "PREVIOUS": any(t.returns_to_previous for t in machine.transitions),
+        "ErrorRoute": bool(machine.error_handlers) and not chart,
+        "GuardFunction": not view.match_dispatch and not chart,
+        "assert_never": view.match_dispatch,
+        "ERROR_ROUTE": bool(machine.error_handlers) and chart,
+        "Alternative": not chart,
+        "Previous": not chart,
+        "Machine": not chart,
+        "AsyncMachine": not chart,
+        "Chart": chart,
+        "ChartMachine": chart,
+        "AsyncChartMachine": chart,
+        "ChartNode": chart,
+        "ChartTransition": chart,
+        "Raise": any(isinstance(step, RaiseStep) for step in steps),
+        "Log": any(isinstance(step, LogStep) for step in steps),
+        "Send": any(isinstance(step, SendStep) for step in steps)
+        or any(state.timers for state in machine.states),
+        "Cancel": any(isinstance(step, CancelStep) for step in steps),
+    }
+    has_handlers = bool(machine.guards or machine.actions or machine.delays)
+    abc = ["Awaitable", "Mapping"] if has_handlers else ["Mapping"]
+    abc += ["Container"] if chart and view.guard_functions else []
+    imports: dict[str, list[str]] = {
+        "__future__": ["annotations"],
+        "collections.abc": abc,
+        "typing": [name for name in TYPING_IMPORTS if optional.get(name, True)],
+        "statewright": [name for name in RUNTIME_IMPORTS if optional.get(name, True)],
+    }
+    used = {
+        name for event in machine.events for field in event.payload for name in field.imported_names
+    }
+    for item in machine.imports:
+        if item.name in used:
+            imports.setdefault(item.module, []).append(item.name)
+    return imports
+
+
+def _name_order(name: str) -> tuple[int, str, str]:
+    """isort's ``order-by-type`` (ruff's default): constants, then classes, then the rest."""
+    kind = 0 if len(name) > 1 and name.isupper() else 1 if name[:1].isupper() else 2
+    return (kind, name.lower(), name)
+
+
+def import_statement(module: str, names: list[str]) -> str:
+    ordered = sorted(dict.fromkeys(names), key=_name_order)
+    line = f"from {module} import {', '.join(ordered)}"
+    if len(line) <= WIDTH:
+        return line
+    return "".join([f"from {module} import (\n", *(f"    {name},\n" for name in ordered), ")"])
+
+
+def import_blocks(imports: dict[str, list[str]]) -> list[list[str]]:
+    """The import statements in the sections and order isort (and ruff's ``I`` rules) expect:
+    ``__future__``, the standard library, then everything else; modules sorted by name."""
+    sections: list[list[str]] = [[], [], []]
+    for module in sorted(imports, key=lambda module: (module.lower(), module)):
+        section = (
+            0 if module == "__future__" else 1 if module.split(".")[0] in STDLIB_MODULES else 2
+        )
+        sections[section].append(import_statement(module, imports[module]))
+    return [section for section in sections if section]

@@ -1,0 +1,98 @@
+"""The events of an imported chart: which it declares, their names, and how a transition's
+descriptors are written as an ``on`` key.
+
+statewright's events are a closed set, SCXML's are not: any name may arrive. Every event a chart
+raises is declared; a descriptor token is declared as an event only when nothing else it matches
+exists, so ``error`` next to ``error.execution`` adds no event of its own. The compiler declares
+``error.execution`` and ``done.state.<id>`` itself when a descriptor matches them, under names
+(``error_execution``, ``done_state_<name>``) the importer keeps free.
+
+A key without ``.``, ``*`` or a space is an event's *name* to the compiler, not a descriptor, so
+a lone token ``foo`` is written as the name of the event ``foo``, or as ``"foo.*"`` when events
+such as ``foo.bar`` exist, which SCXML's ``foo`` also matches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from statewright_compiler.scxml.document import Document, Node, NodeKind, Raise, Send, Step
+from statewright_compiler.scxml.names import event_names
+from statewright_compiler.spec.descriptors import is_descriptor, matches
+
+__all__ = ["ChartEvents", "chart_events", "descriptor_event", "steps_of"]
+
+
+def descriptor_event(token: str) -> str | None:
+    """The event a descriptor token names (``foo`` for ``foo.*``), None for ``*``."""
+    if token == "*":
+        return None
+    return token.removesuffix(".*").rstrip(".")
+
+
+def steps_of(node: Node) -> Iterator[Step]:
+    """Every step of a node's executable content."""
+    yield from node.entry
+    yield from node.exit
+    yield from node.initial_steps
+    yield from node.default_steps
+    for transition in node.transitions:
+        yield from transition.steps
+
+
+@dataclass(frozen=True)
+class ChartEvents:
+    """The declared events (SCXML name to statewright name, in document order) and every event
+    value the chart can see (those plus the compiler's own)."""
+
+    names: dict[str, str]
+    values: frozenset[str]
+
+    def key(self, tokens: Sequence[str]) -> str:
+        """The ``on`` key (or ``[[transitions]]`` event) for a transition's descriptor."""
+        text = " ".join(tokens)
+        if is_descriptor(text):
+            return text
+        if any(value.startswith(text + ".") for value in self.values):
+            return f"{text}.*"
+        return self.names[text]
+
+
+def _implicit(document: Document, states: Sequence[str]) -> dict[str, str]:
+    """The events the compiler declares itself when matched: value to name."""
+    implicit = {"error.execution": "error_execution"}
+    nodes = document.nodes
+    for index, node in enumerate(nodes):
+        children = [nodes[child].kind for child in document.children(index)]
+        if node.id is not None and (
+            node.kind is NodeKind.PARALLEL or (children and NodeKind.FINAL in children)
+        ):
+            implicit[f"done.state.{node.id}"] = f"done_state_{states[index]}"
+    return implicit
+
+
+def chart_events(document: Document, states: Sequence[str]) -> ChartEvents:
+    """The events of ``document``, whose nodes are named ``states``."""
+    appearances: dict[str, bool] = {}  # value -> raised (else only named by descriptors)
+    for node in document.nodes:
+        for step in steps_of(node):
+            if isinstance(step, Raise | Send):
+                appearances[step.event] = True
+        for transition in node.transitions:
+            for token in transition.events:
+                value = descriptor_event(token)
+                if value is not None:
+                    appearances.setdefault(value, False)
+    implicit = _implicit(document, states)
+    known = {*appearances, *implicit}
+    declared = [
+        value
+        for value, raised in appearances.items()
+        if raised
+        or not (
+            value in implicit or any(other != value and matches((value,), other) for other in known)
+        )
+    ]
+    taken = [name for value, name in implicit.items() if value not in declared]
+    return ChartEvents(event_names(declared, taken), frozenset({*declared, *implicit}))

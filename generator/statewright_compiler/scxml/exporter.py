@@ -1,0 +1,270 @@
+"""``statewright export-scxml``: a compiled spec as SCXML 1.0, when SCXML can say all of it.
+
+The exporter reads the compiled model (never the TOML) and builds the same
+:class:`~document.Document` the importer reads, then writes it with :mod:`write`.
+SCXML has states, compound, parallel, final and history states, transitions with descriptors,
+targets and ``type``, ``<raise>``, ``<log>`` and ``In()``. What a spec says beyond that (handler
+guards and actions, payloads, ``<previous>``, error handlers, checkpoints, timers, ...) has no
+SCXML without a data model; each such thing is an ``scxml-unsupported`` diagnostic at the place
+the spec writes it, and nothing is written. One exception keeps import and export inverse: a
+named guard the importer made from a ``cond`` (its ``scxml_cond`` metadata) is that ``cond``
+again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from statewright_compiler.diagnostics import Diagnostic
+from statewright_compiler.model import (
+    And,
+    GuardCall,
+    GuardExpression,
+    InState,
+    LogStep,
+    Machine,
+    Not,
+    Or,
+    RaiseStep,
+    Rule,
+    SendStep,
+    State,
+    StateKind,
+)
+from statewright_compiler.model import Step as SpecStep
+from statewright_compiler.scxml.document import (
+    Cancel,
+    Document,
+    Log,
+    Node,
+    NodeKind,
+    Raise,
+    Send,
+    Step,
+)
+from statewright_compiler.scxml.document import Transition as ScxmlTransition
+from statewright_compiler.scxml.spec_text import COND_METADATA
+from statewright_compiler.scxml.write import scxml_text, xml_representable
+from statewright_compiler.spec.descriptors import EVENT_NAME, is_descriptor
+from statewright_compiler.spec.guards import guard_names
+
+__all__ = ["export_scxml"]
+
+_KINDS: Final = {
+    StateKind.NORMAL: NodeKind.STATE,
+    StateKind.PARALLEL: NodeKind.PARALLEL,
+    StateKind.FINAL: NodeKind.FINAL,
+    StateKind.HISTORY: NodeKind.HISTORY,
+}
+#: What SCXML's parser (and statewright's importer) reads as one event name.
+
+
+def _duration(seconds: float) -> str:
+    """SCXML's (CSS2) time: whole milliseconds where they say it exactly, else seconds."""
+    milliseconds = seconds * 1000
+    if milliseconds == int(milliseconds) and 0 < seconds < 1:
+        return f"{int(milliseconds)}ms"
+    return f"{seconds:.6f}".rstrip("0").rstrip(".") + "s"
+
+
+class _Exporter:
+    def __init__(self, machine: Machine, shown: str) -> None:
+        self.machine = machine
+        self.shown = shown
+        self.diagnostics: list[Diagnostic] = []
+        self.values = {state.name: state.value for state in machine.states}
+        self.event_values = {event.name: event.value for event in machine.events}
+
+    def refuse(self, line: int, column: int, what: str, why: str) -> None:
+        self.diagnostics.append(
+            Diagnostic(
+                "scxml-unsupported",
+                self.shown,
+                line,
+                column,
+                f"{what} cannot be exported: {why}",
+            )
+        )
+
+    def text(self, text: str, line: int, what: str) -> str:
+        if not xml_representable(text):
+            self.refuse(line, 1, what, f"{text!r} has characters XML 1.0 cannot hold")
+        return text
+
+    def state_id(self, name: str, line: int) -> str:
+        value = self.values[name]
+        if not value or value != "".join(value.split()):
+            self.refuse(line, 1, f"state {name!r}", f"its value {value!r} is no SCXML id")
+        return self.text(value, line, f"state {name!r}")
+
+    def event(self, name: str, line: int) -> str:
+        value = self.event_values[name]
+        if not EVENT_NAME.fullmatch(value):
+            self.refuse(line, 1, f"event {name!r}", f"its value {value!r} is no SCXML event name")
+        return value
+
+    def steps(self, steps: Sequence[SpecStep], line: int, where: str) -> tuple[Step, ...]:
+        exported: list[Step] = []
+        for step in steps:
+            if isinstance(step, RaiseStep):
+                exported.append(Raise(self.event(step.event, line)))
+            elif isinstance(step, LogStep):
+                label = self.text(step.label, line, "a log label") or None
+                exported.append(Log(self.text(step.text, line, "a log text"), label))
+            elif isinstance(step, str):
+                self.refuse(line, 1, f"the action {step!r} {where}", "SCXML runs no handler")
+            elif isinstance(step, SendStep):
+                send = self.send(step, line, where)
+                exported += [send] if send is not None else []
+            else:
+                exported.append(Cancel(step.id))
+        return tuple(exported)
+
+    def send(self, step: SendStep, line: int, where: str) -> Send | None:
+        """A delayed send with a fixed delay, as SCXML's ``<send delay>``."""
+        what = f"the delayed send of {step.event!r} {where}"
+        if step.delay is None:
+            self.refuse(line, 1, what, "SCXML has no delay handler (a delayexpr needs data)")
+            return None
+        if step.on_restore != "fire":
+            self.refuse(line, 1, what, f"SCXML has no on_restore = {step.on_restore!r}")
+        return Send(self.event(step.event, line), _duration(step.delay), step.id)
+
+    # -- states ----------------------------------------------------------------------------------
+    def node(self, index: int, state: State, index_of: dict[str, int]) -> Node:
+        line = state.line
+        if state.kind not in _KINDS:
+            why = "SCXML states have no kind but these; make it a normal state"
+            self.refuse(line, 1, f"state {state.name!r} of kind {state.kind.value!r}", why)
+        if state.timers:
+            why = "write them as <send delay> on entry and <cancel> on exit"
+            self.refuse(line, 1, f"the after timers of {state.name!r}", why)
+        where = f"of {state.name!r}"
+        initial: tuple[str, ...] = ()
+        # Written when not SCXML's default, or when an <initial> element holds content.
+        if state.initial_steps or (state.is_compound and state.initial != self.first_child(state)):
+            initial = tuple(self.state_id(target, line) for target in state.initial)
+        return Node(
+            self.state_id(state.name, line),
+            _KINDS.get(state.kind, NodeKind.STATE),
+            index_of[state.parent] if state.parent is not None else None,
+            initial,
+            self.steps(state.initial_steps, line, where),
+            self.steps(state.entry, line, f"on entering {state.name!r}"),
+            self.steps(state.exit, line, f"on leaving {state.name!r}"),
+            state.history or None,
+            tuple(self.state_id(target, line) for target in state.default),
+            self.steps(state.default_steps, line, where),
+            tuple(self.transition(rule, state) for rule in self.rules_of(state.name)),
+            line,
+        )
+
+    def first_child(self, state: State) -> tuple[str, ...]:
+        kinds = {other.name: other.kind for other in self.machine.states}
+        children = [child for child in state.children if kinds[child] is not StateKind.HISTORY]
+        return tuple(children[:1])
+
+    def rules_of(self, name: str) -> list[Rule]:
+        return [rule for rule in self.machine.rules if name in rule.sources]
+
+    # -- transitions -----------------------------------------------------------------------------
+    def transition(self, rule: Rule, state: State) -> ScxmlTransition:
+        line, column = rule.line, rule.column
+        what = f"the transition from {state.name!r} on {rule.event or '(eventless)'}"
+        for flag, why in (
+            (rule.checkpoint, "checkpoints are statewright's own"),
+            (bool(rule.then), "SCXML has no steps after entry ('then')"),
+        ):
+            if flag:
+                self.refuse(line, column, what, why)
+        targets = []
+        for target in rule.targets:
+            if target not in self.values:  # "<previous>"
+                self.refuse(line, column, what, f"SCXML has no {target!r} target")
+            else:
+                targets.append(self.state_id(target, line))
+        return ScxmlTransition(
+            self.descriptor(rule, line, column),
+            self.cond(rule, line, column, what),
+            tuple(targets),
+            rule.internal,
+            self.steps(rule.steps, line, f"in {what}"),
+            line,
+            column,
+        )
+
+    def descriptor(self, rule: Rule, line: int, column: int) -> tuple[str, ...]:
+        if not rule.event:
+            return ()
+        if is_descriptor(rule.event):
+            return tuple(rule.event.split())
+        value = self.event(rule.event, line)
+        wider = sorted(
+            other for other in self.event_values.values() if other.startswith(value + ".")
+        )
+        if wider:
+            self.refuse(
+                line, column, f"the trigger {rule.event!r}",
+                f"SCXML's {value!r} would match {', '.join(map(repr, wider))} too",
+            )  # fmt: skip
+        return (value,)
+
+    def cond(self, rule: Rule, line: int, column: int, what: str) -> str | None:
+        if rule.guard is None:
+            return None
+        metadata = dict(rule.metadata)
+        named = guard_names(rule.guard)
+        kept = metadata.get(COND_METADATA)
+        if named and isinstance(kept, str):
+            return self.text(kept, line, "a condition")  # the importer's own translation
+        if named:
+            self.refuse(
+                line, column, f"the guard {rule.guard_text!r} of {what}",
+                "SCXML has no handler guards (only In())",
+            )  # fmt: skip
+            return None
+        return self.expression(rule.guard, line)
+
+    def expression(self, guard: GuardExpression, line: int, parent: int = 0) -> str:
+        """``In('id')`` combined with Python's ``not``, ``and``, ``or`` (as the importer reads)."""
+        if isinstance(guard, InState):
+            return f"In({self.state_id(guard.name, line)!r})"
+        if isinstance(guard, Not):
+            return f"not {self.expression(guard.operand, line, 3)}"
+        if isinstance(guard, GuardCall):  # excluded by cond(); keeps the match exhaustive
+            return guard.name
+        joiner, level = (" and ", 2) if isinstance(guard, And) else (" or ", 1)
+        assert isinstance(guard, And | Or)
+        text = joiner.join(self.expression(operand, line, level) for operand in guard.operands)
+        return f"({text})" if parent > level else text
+
+    # -- the machine -----------------------------------------------------------------------------
+    def document(self) -> Document:
+        machine = self.machine
+        for handler in machine.error_handlers:
+            why = "SCXML turns errors into error.execution events"
+            self.refuse(handler.line, 1, "an error handler", why)
+        for event in machine.events:
+            if event.payload:
+                self.refuse(
+                    event.line, 1, f"the payload of {event.name!r}", "SCXML has no typed payloads"
+                )
+        if machine.initial_steps:
+            self.refuse(1, 1, "machine.initial's actions", "<scxml> has no <initial> element")
+        index_of = {state.name: index for index, state in enumerate(machine.states)}
+        nodes = tuple(self.node(i, state, index_of) for i, state in enumerate(machine.states))
+        top = [state.name for state in machine.states if state.parent is None]
+        targets = machine.initial_targets or (machine.initial,)
+        initial = () if list(targets) == top[:1] else tuple(self.state_id(t, 1) for t in targets)
+        return Document(machine.name, initial, nodes)
+
+
+def export_scxml(machine: Machine, shown: str) -> tuple[str | None, list[Diagnostic]]:
+    """SCXML for ``machine`` (compiled from ``shown``), or None and why it cannot be."""
+    exporter = _Exporter(machine, shown)
+    document = exporter.document()
+    if exporter.diagnostics:
+        unique = dict.fromkeys(exporter.diagnostics)  # a state's id is checked where it is used
+        return None, sorted(unique, key=lambda d: (d.line, d.column))
+    return scxml_text(document, f"Exported by statewright export-scxml from {shown}"), []

@@ -1,0 +1,259 @@
+"""From an SCXML element tree to a :class:`~document.Document`: what can be translated.
+
+Nothing is dropped in silence. Each element statewright has no equivalent for (a data model,
+scripts, ``<invoke>``, conditionals, a ``<send>`` to another system, ...) is an
+``scxml-unsupported`` error at the place it is written, saying why; a document SCXML itself
+forbids (a target that is no state, two states with one id, a misplaced element) is
+``scxml-invalid``; an attribute SCXML does not define is read past with an ``scxml-ignored``
+warning. Any error means no spec is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Final
+
+from statewright_compiler.diagnostics import Diagnostic, SpecError
+from statewright_compiler.scxml.content import UNSUPPORTED, ElementReader
+from statewright_compiler.scxml.document import (
+    Cancel,
+    Document,
+    Node,
+    NodeKind,
+    Send,
+    Step,
+    Transition,
+)
+from statewright_compiler.scxml.events import steps_of
+from statewright_compiler.scxml.read import Element, read_xml
+from statewright_compiler.scxml.spec_text import ImportedSpec, spec_text
+
+__all__ = ["UNSUPPORTED", "import_scxml", "read_document"]
+
+#: The children each kind of state may have (SCXML 1.0, section 3).
+_STATE_CHILDREN: Final[Mapping[NodeKind, frozenset[str]]] = {
+    NodeKind.STATE: frozenset(
+        {"onentry", "onexit", "transition", "initial", "state", "parallel", "final", "history"}
+    ),
+    NodeKind.PARALLEL: frozenset(
+        {"onentry", "onexit", "transition", "state", "parallel", "history"}
+    ),
+    NodeKind.FINAL: frozenset({"onentry", "onexit"}),
+    NodeKind.HISTORY: frozenset({"transition"}),
+}
+_KINDS: Final = {kind.value: kind for kind in NodeKind}
+
+
+def _tokens(text: str | None) -> tuple[str, ...]:
+    return tuple(text.split()) if text else ()
+
+
+class _Reader(ElementReader):
+    """One pass over the tree, collecting nodes in document order and diagnostics."""
+
+    def __init__(self, shown: str) -> None:
+        super().__init__(shown)
+        self.nodes: list[Node] = []
+
+    # -- the document ----------------------------------------------------------------------------
+    def document(self, root: Element) -> Document | None:
+        if not self.is_scxml(root) or root.name != "scxml":
+            self.report("scxml-invalid", root, f"the root element is {root.tag}, not <scxml>")
+            return None
+        self.check(root)
+        for child in root.children:
+            if self.is_scxml(child) and child.name in ("state", "parallel", "final"):
+                self.state(child, None)
+            else:
+                self.refuse(child, root)
+        if not self.nodes:
+            self.report("scxml-invalid", root, "<scxml> has no states")
+            return None
+        document = Document(root.get("name"), _tokens(root.get("initial")), tuple(self.nodes))
+        self.resolve(document, root)
+        return document
+
+    def state(self, element: Element, parent: int | None) -> None:
+        kind = _KINDS[element.name]
+        self.check(element)
+        index = len(self.nodes)
+        self.nodes.append(Node(None, kind))  # a placeholder: children come after it
+        identifier = element.get("id")
+        if identifier is not None and (not identifier or identifier != identifier.strip()):
+            self.report("scxml-invalid", element, f"{element.tag} has the id {identifier!r}")
+        entry: list[Step] = []
+        exit: list[Step] = []
+        transitions: list[Transition] = []
+        initial = _tokens(element.get("initial"))
+        initial_steps: tuple[Step, ...] = ()
+        initial_element: Element | None = None
+        history_type = None
+        default: tuple[str, ...] = ()
+        default_steps: tuple[Step, ...] = ()
+        if kind is NodeKind.HISTORY:
+            history_type = element.get("type") or "shallow"
+            if history_type not in ("shallow", "deep"):
+                self.report(
+                    "scxml-invalid", element, f"<history> has the type {history_type!r}",
+                    "the type is 'shallow' or 'deep'",
+                )  # fmt: skip
+        for child in element.children:
+            name = child.name
+            if not self.is_scxml(child) or name not in _STATE_CHILDREN[kind]:
+                self.refuse(child, element)
+            elif name == "onentry":
+                self.check(child)
+                entry += self.content(child)
+            elif name == "onexit":
+                self.check(child)
+                exit += self.content(child)
+            elif name in ("state", "parallel", "final", "history"):
+                self.state(child, index)
+            elif name == "initial":
+                if initial or initial_element is not None:
+                    self.report(
+                        "scxml-invalid", child, f"{element.tag} has more than one initial",
+                        "give either the initial attribute or one <initial> element",
+                    )  # fmt: skip
+                    continue
+                initial_element = child
+                initial, initial_steps = self.default_transition(child)
+            elif kind is NodeKind.HISTORY:
+                if default or default_steps:
+                    self.report("scxml-invalid", child, "<history> has more than one transition")
+                    continue
+                default, default_steps = self.default_transition(child, wrapped=False)
+            else:
+                transitions.append(self.transition(child))
+        if kind is NodeKind.PARALLEL and initial:
+            self.report("scxml-invalid", element, "a <parallel> has no initial state")
+        self.nodes[index] = Node(
+            identifier,
+            kind,
+            parent,
+            initial,
+            initial_steps,
+            tuple(entry),
+            tuple(exit),
+            history_type,
+            default,
+            default_steps,
+            tuple(transitions),
+            element.line,
+            element.column,
+        )
+
+    def default_transition(
+        self, element: Element, *, wrapped: bool = True
+    ) -> tuple[tuple[str, ...], tuple[Step, ...]]:
+        """The targets and content of ``<initial><transition>`` (``wrapped``) or of a history
+        state's ``<transition>``: a transition without event or condition."""
+        if wrapped:
+            self.check(element)
+            inner = [child for child in element.children if child.name == "transition"]
+            for child in element.children:
+                if child.name != "transition" or not self.is_scxml(child):
+                    self.refuse(child, element)
+            if len(inner) != 1:
+                self.report("scxml-invalid", element, "<initial> needs exactly one <transition>")
+                return (), ()
+            element = inner[0]
+        transition = self.transition(element)
+        if transition.events or transition.cond is not None or not transition.targets:
+            self.report(
+                "scxml-invalid", element, "a default transition has targets, no event, no cond"
+            )
+        return transition.targets, transition.steps
+
+    def transition(self, element: Element) -> Transition:
+        self.check(element)
+        events = _tokens(element.get("event"))
+        for token in events:
+            self.event_name(
+                element, token.removesuffix(".*").removesuffix("."), token, "descriptor"
+            )
+        kind = element.get("type") or "external"
+        if kind not in ("internal", "external"):
+            self.report("scxml-invalid", element, f"<transition> has the type {kind!r}")
+        return Transition(
+            events,
+            element.get("cond"),
+            _tokens(element.get("target")),
+            kind == "internal",
+            tuple(self.content(element)),
+            element.line,
+            element.column,
+        )
+
+    # -- references ------------------------------------------------------------------------------
+    def resolve(self, document: Document, root: Element) -> None:
+        """Every id a transition, an initial or a history default names is a state's, and
+        every id a ``<cancel>`` names a ``<send>``'s."""
+        where: dict[str, int] = {}
+        for index, node in enumerate(document.nodes):
+            if node.id is None:
+                continue
+            if node.id in where:
+                first = document.nodes[where[node.id]]
+                self.at(node.line, node.column, f"the id {node.id!r} is used twice "
+                        f"(first on line {first.line})")  # fmt: skip
+            else:
+                where[node.id] = index
+        for node in document.nodes:
+            place = (node.line, node.column)
+            for target in node.initial:
+                self.known(target, where, place, "initial state")
+            for target in node.default:
+                self.known(target, where, place, "history default")
+            for transition in node.transitions:
+                for target in transition.targets:
+                    self.known(target, where, (transition.line, transition.column), "target")
+        for target in document.initial:
+            self.known(target, where, (root.line, root.column), "initial state")
+        steps = [step for node in document.nodes for step in steps_of(node)]
+        sent = {step.id for step in steps if isinstance(step, Send)}
+        for step in steps:
+            if isinstance(step, Cancel) and step.id not in sent:
+                message = (
+                    f"<cancel sendid={step.id!r}> cannot be translated: no <send> in the chart "
+                    "has that id, and a spec's cancel names one of its own timers"
+                )
+                self.diagnostics.append(
+                    Diagnostic("scxml-unsupported", self.shown, step.line, step.column, message)
+                )
+
+    def known(
+        self, target: str, where: Mapping[str, int], place: tuple[int, int], what: str
+    ) -> None:
+        if target not in where:
+            self.at(*place, f"the {what} {target!r} is not the id of a state")
+
+    def at(self, line: int, column: int, message: str) -> None:
+        self.diagnostics.append(Diagnostic("scxml-invalid", self.shown, line, column, message))
+
+
+def read_document(root: Element, shown: str) -> tuple[Document | None, list[Diagnostic]]:
+    """The translatable chart in ``root`` and every diagnostic (errors and warnings) found."""
+    reader = _Reader(shown)
+    document = reader.document(root)
+    return document, reader.diagnostics
+
+
+def import_scxml(path: Path, shown: str) -> tuple[ImportedSpec | None, list[Diagnostic]]:
+    """The spec translated from the SCXML file at ``path`` (None when an error was found), and
+    every diagnostic, warnings included, in the order of their positions."""
+    try:
+        root = read_xml(path, shown)
+    except SpecError as error:
+        return None, list(error.diagnostics)
+    document, diagnostics = read_document(root, shown)
+    spec = None
+    if document is not None:
+        sound = not any(diagnostic.is_error for diagnostic in diagnostics)
+        spec, errors = spec_text(document, shown, path.stem, write=sound)
+        diagnostics += errors
+    diagnostics.sort(key=lambda diagnostic: (diagnostic.line, diagnostic.column))
+    if any(diagnostic.is_error for diagnostic in diagnostics):
+        return None, diagnostics
+    return spec, diagnostics

@@ -1,0 +1,287 @@
+"""From a :class:`~document.Document` to the text of a statewright spec (a statechart).
+
+The spec reads like a hand-written one: ``[machine]``, the events, then one ``[states.<name>]``
+table per SCXML state in document order, children naming their ``parent``. Transitions go in
+the state's ``on`` table, keyed by the SCXML descriptors as written. SCXML tries a state's
+transitions in document order whatever their events; an ``on`` table groups them by key, which
+keeps that order only while each key's transitions are written together, so a state whose
+descriptors interleave gets its evented transitions as ``[[transitions]]`` entries in document
+order instead. Every text reaches the file through :mod:`toml_text`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from statewright_compiler.diagnostics import Diagnostic
+from statewright_compiler.scxml.conditions import CondError, Guard, translate_cond
+from statewright_compiler.scxml.document import (
+    Cancel,
+    Document,
+    Log,
+    Node,
+    NodeKind,
+    Send,
+    Step,
+    Transition,
+)
+from statewright_compiler.scxml.events import chart_events, steps_of
+from statewright_compiler.scxml.names import TimerNames, machine_name, state_names
+from statewright_compiler.scxml.toml_text import (
+    inline_table,
+    toml_array,
+    toml_key,
+    toml_string,
+)
+from statewright_compiler.spec.literals import comment_text
+
+__all__ = ["COND_METADATA", "ImportedSpec", "spec_text"]
+
+#: The metadata key of a transition that keeps its SCXML ``cond`` (see :class:`ImportedSpec`).
+COND_METADATA: Final = "scxml_cond"
+_KIND_KEYS: Final = {
+    NodeKind.PARALLEL: "parallel",
+    NodeKind.FINAL: "final",
+    NodeKind.HISTORY: "history",
+}
+
+
+@dataclass(frozen=True)
+class ImportedSpec:
+    """The spec's text, and each named guard with the SCXML expression it stands for.
+
+    The spec carries the same: a transition with a named guard has ``metadata.scxml_cond``,
+    its whole ``cond``; when the guard also tests ``in(...)``, each named guard's own part of
+    the expression is under the guard's name too.
+    """
+
+    text: str
+    guards: tuple[tuple[str, str], ...]
+
+
+def _keeps_order(keys: Sequence[str]) -> bool:
+    """Whether grouping by key keeps document order (each key's transitions adjacent)."""
+    runs = [key for index, key in enumerate(keys) if index == 0 or keys[index - 1] != key]
+    return len(runs) == len(set(runs))
+
+
+class _Writer:
+    def __init__(self, document: Document, shown: str) -> None:
+        self.document = document
+        self.shown = shown
+        self.names = state_names([node.id for node in document.nodes])
+        self.by_id = {
+            node.id: name
+            for node, name in zip(document.nodes, self.names, strict=True)
+            if node.id is not None
+        }
+        self.chart_events = chart_events(document, self.names)
+        self.events = self.chart_events.names
+        self.timers = TimerNames(
+            step.id for node in document.nodes for step in steps_of(node)
+            if isinstance(step, Send) and step.id is not None
+        )  # fmt: skip
+        self.diagnostics: list[Diagnostic] = []
+        self.guard_count = 0
+        self.named_guards: list[tuple[str, str]] = []
+        self.guards: dict[int, Guard] = {}  # by id() of the transition
+        self.lines: list[str] = []
+
+    def new_guard(self) -> str:
+        self.guard_count += 1
+        return f"cond_{self.guard_count}"
+
+    def in_file_order(self, node: Node) -> tuple[bool, list[Transition]]:
+        """Whether the node's evented transitions go in its ``on`` table (else they are
+        ``[[transitions]]`` after it), and its transitions in the order the spec will hold
+        them, which is the compiler's (and so the exporter's) order too. Evented and eventless
+        transitions never compete, so only the order within each kind is SCXML's."""
+        evented = [transition for transition in node.transitions if transition.events]
+        eventless = [transition for transition in node.transitions if not transition.events]
+        if _keeps_order([self.chart_events.key(transition.events) for transition in evented]):
+            return True, evented + eventless
+        return False, eventless + evented
+
+    def translate_guards(self) -> None:
+        """Named guards are numbered in the order the spec will hold them: importing what
+        ``export-scxml`` wrote from an imported spec gives that spec again."""
+        for node in self.document.nodes:
+            for transition in self.in_file_order(node)[1]:
+                if transition.cond is None:
+                    continue
+                try:
+                    guard = translate_cond(transition.cond, self.by_id.get, self.new_guard)
+                except CondError as error:
+                    message = f"<transition cond={transition.cond!r}> cannot be translated: "
+                    self.diagnostics.append(
+                        Diagnostic(
+                            error.code,
+                            self.shown,
+                            transition.line,
+                            transition.column,
+                            message + str(error),
+                        )
+                    )
+                    continue
+                self.guards[id(transition)] = guard
+                self.named_guards += guard.named
+
+    # -- values ----------------------------------------------------------------------------------
+    def targets(self, ids: Sequence[str]) -> str:
+        if len(ids) == 1:
+            return toml_string(self.by_id[ids[0]])
+        return toml_array(toml_string(self.by_id[target]) for target in ids)
+
+    def step(self, step: Step) -> str:
+        if isinstance(step, Log):
+            items = [("log", toml_string(step.text))]
+            if step.label is not None:
+                items.append(("label", toml_string(step.label)))
+            return inline_table(items)
+        if isinstance(step, Cancel):
+            return inline_table([("cancel", toml_string(self.timers.of(step.id)))])
+        if isinstance(step, Send):
+            return inline_table(
+                [
+                    ("send", toml_string(self.events[step.event])),
+                    ("id", toml_string(self.timers.of(step.id))),
+                    ("delay", toml_string(step.delay)),
+                ]
+            )
+        return inline_table([("raise", toml_string(self.events[step.event]))])
+
+    def steps(self, steps: Sequence[Step], prefix: int | None) -> str:
+        return toml_array((self.step(step) for step in steps), prefix=prefix)
+
+    def with_steps(self, targets: Sequence[str], steps: Sequence[Step]) -> str:
+        """An initial or history default: targets, or a table when it has content."""
+        if not steps:
+            return self.targets(targets)
+        return inline_table([("to", self.targets(targets)), ("actions", self.steps(steps, None))])
+
+    def alternative(self, transition: Transition) -> list[tuple[str, str]]:
+        """The keys of one transition's table."""
+        items = [("to", self.targets(transition.targets))]
+        if transition.internal:
+            items.append(("type", toml_string("internal")))
+        guard = self.guards.get(id(transition))
+        if guard is not None:
+            items.append(("guard", toml_string(guard.expression)))
+        if transition.steps:
+            items.append(("actions", self.steps(transition.steps, None)))
+        if guard is not None and guard.named:
+            assert transition.cond is not None
+            metadata = [(COND_METADATA, toml_string(transition.cond))]
+            if guard.expression != guard.named[0][0]:
+                metadata += [(name, toml_string(text)) for name, text in guard.named]
+            items.append(("metadata", inline_table(metadata)))
+        return items
+
+    # -- tables ----------------------------------------------------------------------------------
+    def emit(self, key: str, value: str) -> None:
+        self.lines.append(f"{key} = {value}")
+
+    def emit_alternatives(
+        self, key: str, transitions: Sequence[Transition], *, short: bool
+    ) -> None:
+        """``key = "target"`` (``short``, when that says it all), a table, or an array of them."""
+        rendered = []
+        for transition in transitions:
+            items = self.alternative(transition)
+            plain = short and len(items) == 1 and len(transition.targets) == 1
+            rendered.append(items[0][1] if plain else inline_table(items))
+        value = rendered[0] if len(rendered) == 1 else toml_array(rendered, split=True)
+        self.emit(key, value)
+
+    def machine(self, stem: str) -> None:
+        document = self.document
+        if document.initial:
+            initial = [self.by_id[target] for target in document.initial]
+        else:
+            initial = [self.names[document.children(None)[0]]]
+        self.lines.append(
+            f"# Translated from SCXML by statewright import-scxml: {comment_text(self.shown)}"
+        )
+        self.lines.append("[machine]")
+        self.emit("name", toml_string(machine_name(document.name, stem)))
+        self.emit("initial", self.names_value(initial))
+        self.emit("on_error", toml_string("event"))
+        if self.events:
+            self.lines += ["", "[events]"]
+            for value, name in self.events.items():
+                table = [] if value == name else [("value", toml_string(value))]
+                self.emit(name, inline_table(table))
+
+    def names_value(self, names: Sequence[str]) -> str:
+        if len(names) == 1:
+            return toml_string(names[0])
+        return toml_array(map(toml_string, names))
+
+    def initial(self, index: int, node: Node) -> None:
+        """A compound state's initial, unless it is the default both languages share: the
+        first child that is not a history state."""
+        nodes = self.document.nodes
+        states = [i for i in self.document.children(index) if nodes[i].kind is not NodeKind.HISTORY]
+        default = (nodes[states[0]].id,) if states else ()
+        if node.initial_steps or (node.initial and node.initial != default):
+            self.emit("initial", self.with_steps(node.initial, node.initial_steps))
+
+    def state(self, index: int, node: Node) -> None:
+        name = self.names[index]
+        self.lines += ["", f"[states.{name}]"]
+        if node.parent is not None:
+            self.emit("parent", toml_string(self.names[node.parent]))
+        if node.kind in _KIND_KEYS:
+            self.emit("kind", toml_string(_KIND_KEYS[node.kind]))
+        if node.id is not None and node.id != name:
+            self.emit("value", toml_string(node.id))
+        if node.kind is NodeKind.HISTORY:
+            self.emit("history", toml_string(node.history or "shallow"))
+            if node.default:
+                self.emit("default", self.with_steps(node.default, node.default_steps))
+        self.initial(index, node)
+        for key, steps in (("entry", node.entry), ("exit", node.exit)):
+            if steps:
+                self.emit(key, self.steps(steps, len(key) + 3))
+        in_table, transitions = self.in_file_order(node)
+        evented = [transition for transition in transitions if transition.events]
+        eventless = [transition for transition in transitions if not transition.events]
+        keys = [self.chart_events.key(transition.events) for transition in evented]
+        if in_table:
+            groups: dict[str, list[Transition]] = {}
+            for key, transition in zip(keys, evented, strict=True):
+                groups.setdefault(key, []).append(transition)
+            for key, group in groups.items():
+                self.emit_alternatives(f"on.{toml_key(key)}", group, short=True)
+        if eventless:
+            self.emit_alternatives("always", eventless, short=False)
+        if in_table:
+            return
+        for key, transition in zip(keys, evented, strict=True):
+            self.lines += ["", "[[transitions]]"]
+            self.emit("from", toml_string(name))
+            self.emit("event", toml_string(key))
+            for item, value in self.alternative(transition):
+                self.emit(item, value)
+
+    def text(self, stem: str) -> str:
+        self.machine(stem)
+        for index, node in enumerate(self.document.nodes):
+            self.state(index, node)
+        return "\n".join(self.lines) + "\n"
+
+
+def spec_text(
+    document: Document, shown: str, stem: str, *, write: bool = True
+) -> tuple[ImportedSpec | None, list[Diagnostic]]:
+    """The spec for ``document`` (read from ``shown``, named after ``stem`` when it has no name),
+    or None and the diagnostics saying why it cannot be translated. With ``write`` False only
+    the conditions are checked: the document has errors already, but theirs are worth reporting
+    in the same run."""
+    writer = _Writer(document, shown)
+    writer.translate_guards()
+    if writer.diagnostics or not write:
+        return None, writer.diagnostics
+    return ImportedSpec(writer.text(stem), tuple(writer.named_guards)), []
