@@ -9,7 +9,7 @@ A generated machine is one runtime class, :class:`~statewright.Machine` or
 an engine, built once per class: :class:`~statewright._flat.FlatEngine` or
 :class:`~statewright._chart_engine.ChartEngine`, which answer the same questions
 (:class:`~statewright._engine.Engine`). An event off the trivial path is one generator,
-:meth:`BaseMachine._transition`: it asks the engine for an :class:`~statewright._engine.Outcome`,
+:meth:`BaseMachine._transition`: it asks the engine for an :data:`~statewright._engine.Outcome`,
 saves a checkpoint, commits and announces, and *yields* every call of user code and every save,
 which the flavour's driver answers (calling or awaiting). The trivial path is compiled from one
 text (:mod:`statewright._trivial`).
@@ -55,42 +55,41 @@ class BaseMachine(PersistentMachine[S, E, C]):
         commit. Returns the new state and what coroutine listeners returned."""
         if not self._started:  # an asyncio statechart enters with its first event
             yield from self._start_steps()
-        self._check_usable()
-        member = self._member(event)
-        engine = self._engine
-        if not engine.may_take(self._state, member):
-            raise self._reject(member)
-        wants_time = self._history is not None or bool(self._listeners)
-        self._enter_user_code()
+        if self._busy or self._stale is not None:
+            self._check_usable()
+        if type(event) is self._spec_table.spec.event_type:
+            member: E = event  # type: ignore[assignment]  # a member of the spec's event type E
+        else:
+            member = self._member(event)
+        clock = self._clock if self._history is not None or self._listeners else None
+        self._busy = True  # from the first guard to the commit, re-entrant sends are refused
+        self._fast = BUSY_ROW
         try:
-            outcome = yield from engine.step(
-                self._state,
-                self._prev,
-                self._chart,
-                member,
-                payload,
-                self._clock if wants_time else None,
+            outcome = yield from self._engine.step(
+                self._state, self._prev, self._chart, member, payload, clock
             )
-            if type(outcome) is str:
+            if isinstance(outcome, str):
                 raise self._reject(member, outcome)
-            assert isinstance(outcome, Outcome)
-            if outcome.error is not None:
-                self._routed(member, outcome.error, outcome.target)
+            target, working, error, checkpoint, stamp = outcome
+            if error is not None:
+                self._routed(member, error, target)
             store = self._options.store
-            if store is not None and (key is not None or outcome.checkpoint):
+            if store is not None and (key is not None or checkpoint):
                 yield (
                     SAVE,
                     store,
                     self._checkpoint(store, outcome, member, payload, key, lateness),
                 )
-            source = self._commit(outcome, member, payload, lateness)
-            self._remember_key(key)
+            source = self._commit(member, target, working, payload, error, stamp, lateness)
+            if key is not None:
+                self._remember_key(key)
         finally:
-            self._leave_user_code()
-        target = outcome.target
+            self._busy = False
+            if self._stale is None:
+                self._fast = self._spec_table.fast_rows[self._state]
         pending: list[Awaitable[object]] = []
         if self._listeners or self._log_cache.get(INFO, True):
-            pending = self._announce(source, member, target, payload, outcome.error, outcome.stamp)
+            pending = self._announce(source, member, target, payload, error, stamp)
         return target, pending
 
     def _start_steps(self) -> Generator[Request, Any, None]:
@@ -123,26 +122,30 @@ class BaseMachine(PersistentMachine[S, E, C]):
 
     def _commit(
         self,
-        outcome: Outcome,
         event: E,
+        target: S,
+        working: Any,
         payload: Mapping[str, Any],
+        error: str | None,
+        stamp: float | None,
         lateness: float | None,
     ) -> S:
-        """Apply the outcome and record it (after user code succeeded); returns the state
-        before. The fast row is set when user code is left."""
+        """Apply an engine's outcome and record it (after user code succeeded); returns the
+        state before. The fast row is set when user code is left."""
         source = self._state
-        target = outcome.target
-        index = self._counter(source, event, target)
+        index = self._spec_table.counter_index.get((source, event, target))
+        if index is None or index >= len(self._counts):
+            index = self._counter(source, event, target)
         history = self._history
         if history is not None:
             if lateness is not None:
-                history.append((index, outcome.stamp, payload, outcome.error, lateness))
-            elif outcome.error is not None:
-                history.append((index, outcome.stamp, payload, outcome.error))
+                history.append((index, stamp, payload, error, lateness))
+            elif error is not None:
+                history.append((index, stamp, payload, error))
             else:
-                history.append((index, outcome.stamp, payload))
-        if outcome.working is not None:
-            self._chart = outcome.working
+                history.append((index, stamp, payload))
+        if working is not None:
+            self._chart = working
         if target is not source:
             self._prev = source
         self._state = target
@@ -177,10 +180,11 @@ class BaseMachine(PersistentMachine[S, E, C]):
         history, previous, state, chart = self._history, self._prev, self._state, self._chart
         full = history is not None and len(history) == history.maxlen
         dropped = history[0] if history is not None and full else None
-        self._commit(outcome, event, payload, lateness)
-        index = self._spec_table.counter_index[(state, event, outcome.target)]
-        if outcome.working is not None:  # a statechart's snapshot is taken at its macrostep
-            self._checkpoint_time = outcome.working.time()
+        target, working, error, _, stamp = outcome
+        self._commit(event, target, working, payload, error, stamp, lateness)
+        index = self._spec_table.counter_index[(state, event, target)]
+        if working is not None:  # a statechart's snapshot is taken at its macrostep
+            self._checkpoint_time = working.time()
         evicted = self._remember_key(key)
         try:
             return self._save_payload(store)

@@ -40,6 +40,10 @@ class ChartEngine(ChartAlgorithm):
         super().__init__(chart, events_by_value)
         #: Each leaf state's events: its transitions' and its ancestors' (the machine's table).
         self.allowed_by_leaf = allowed_by_leaf
+        #: The transitions that ask for a durable save (most charts have none).
+        self.checkpointed = frozenset(
+            index for index, transition in enumerate(chart.transitions) if transition.checkpoint
+        )
 
     def initial(self, clock: Callable[[], float]) -> ChartState:
         """The chart's state before the initial configuration is entered."""
@@ -78,10 +82,14 @@ class ChartEngine(ChartAlgorithm):
             if member in self.allowed(state, chart):
                 return "no guard passed"
             return "the state is final" if chart.finished else ""
-        transitions = self.chart.transitions
-        checkpoint = any(transitions[index].checkpoint for _, indexes in taken for index in indexes)
+        checkpointed = self.checkpointed
+        checkpoint = bool(checkpointed) and any(
+            index in checkpointed for _, indexes in taken for index in indexes
+        )
         stamp = None if clock is None else working.time()
-        return Outcome(self.reported(working, state), working, error, checkpoint, stamp)
+        leaves = self.leaves(working)  # the first active leaf is what the machine reports
+        target = self.members[leaves[0]] if leaves else state
+        return target, working, error, checkpoint, stamp
 
     def can_take(
         self,

@@ -7,7 +7,7 @@ commits it inline from its fast row (:mod:`statewright._trivial`). Everything el
 documented order (guards in spec order, the first that passes wins; then exit actions of the
 source, the alternative's actions, entry actions of the target; an action that raises takes the
 source state's error route, if it has one). Nothing is committed here: the machine records the
-:class:`~statewright._requests.Outcome` once every step succeeded.
+:data:`~statewright._engine.Outcome` once every step succeeded.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ class FlatEngine:
             if isinstance(result, Failure):
                 target, error = yield from self._route(state, member, step, result.error, payload)
                 break
-        return Outcome(target, None, error, alt.checkpoint, stamp)
+        return target, None, error, alt.checkpoint, stamp
 
     def can_take(
         self,

@@ -28,6 +28,8 @@ from statewright._listeners import default_options, refuse_async_listeners
 from statewright._locks import NO_LOCK, Lock
 from statewright._trivial import (
     Compiled,
+    compile_chart_send,
+    compile_chart_try_send,
     compile_send,
     compile_try_send,
     install_event_methods,
@@ -118,8 +120,13 @@ class Machine(BaseMachine[S, E, C]):
             restore_event_methods(cls)
             return
         spec = cls.__dict__.get("spec")
-        if spec is not None and getattr(spec, "chart", None) is None:
+        if spec is None:
+            return
+        if getattr(spec, "chart", None) is None:
             install_event_methods(cls, spec)
+        else:  # a statechart: every event is a macrostep, none goes through a fast row
+            Compiled.install(cls, "send", compile_chart_send, _SEND_DOC)
+            Compiled.install(cls, "try_send", compile_chart_try_send, _TRY_SEND_DOC)
 
     # ----------------------------------------------------------------- the general path
 

@@ -23,7 +23,18 @@ from typing import Any, Final
 
 from statewright._listeners import INFO, refuse_async_listeners
 
-__all__ = ["COMMIT", "Compiled", "install_event_methods", "restore_event_methods"]
+__all__ = [
+    "COMMIT",
+    "Compiled",
+    "compile_async_send",
+    "compile_chart_send",
+    "compile_chart_try_send",
+    "compile_send",
+    "compile_try_send",
+    "install_event_methods",
+    "owner_of",
+    "restore_event_methods",
+]
 
 #: The commit of a trivial transition found in the fast row (``member, target, fast, index,
 #: moves``), then the announcement; ``{listeners}`` is what the flavour does with awaitables its
@@ -64,6 +75,18 @@ def {name}(self{parameters}):
         {identity}
         {commit}
         return {result}
+    finally:
+        lock.release()
+"""
+
+#: A statechart's sync entry point: its fast rows are empty (every event is a macrostep), so it
+#: goes the general way at once rather than through a failed lookup.
+_SYNC_GENERAL: Final = """\
+def {name}(self, event, /, **payload):
+    lock = self._lock
+    lock.acquire()
+    try:
+        return self.{general}(event, payload)
     finally:
         lock.release()
 """
@@ -115,23 +138,25 @@ def _fill(text: str, parts: Mapping[str, str]) -> str:
 
 
 def _compile(source: str, name: str, constants: Mapping[str, Any]) -> Callable[..., Any]:
-    """Compile ``source`` (one function ``name``) with ``constants`` as closure cells, and
-    register its text with linecache under a name that says what it is."""
-    import linecache  # only when the first entry point is compiled
+    """A new function ``name`` from ``source``, with ``constants`` as its closure cells. Each
+    text is compiled once, and registered with linecache under a name that says what it is."""
+    factory = _COMPILED.get((source, name))
+    if factory is None:
+        import linecache  # only when the first entry point is compiled
 
-    names = ", ".join(constants)
-    factory = f"def factory({names}):\n" + "".join(f"    {line}\n" for line in source.splitlines())
-    factory += f"    return {name}\n"
-    filename = f"<statewright trivial commit: {name} {len(_SOURCES)}>"
-    _SOURCES.append(filename)
-    linecache.cache[filename] = (len(factory), None, factory.splitlines(True), filename)
-    namespace: dict[str, Any] = {}
-    exec(compile(factory, filename, "exec"), namespace)  # the runtime's own text, see above
-    return namespace["factory"](*constants.values())  # type: ignore[no-any-return]
+        names = ", ".join(constants)
+        text = f"def factory({names}):\n" + "".join(f"    {line}\n" for line in source.splitlines())
+        text += f"    return {name}\n"
+        filename = f"<statewright trivial commit: {name} {len(_COMPILED)}>"
+        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+        namespace: dict[str, Any] = {}
+        exec(compile(text, filename, "exec"), namespace)  # the runtime's own text, see above
+        factory = _COMPILED[(source, name)] = namespace["factory"]
+    return factory(*constants.values())  # type: ignore[no-any-return]
 
 
-#: The file names registered with linecache, one per compiled function.
-_SOURCES: list[str] = []
+#: The compiled factory of each ``(text, function name)``.
+_COMPILED: dict[tuple[str, str], Callable[..., Any]] = {}
 
 
 def sync_source(name: str, general: str, result: str, fields: tuple[str, ...] | None) -> str:
@@ -179,6 +204,15 @@ def compile_try_send() -> Callable[..., Any]:
     return _compile(source, "try_send", _CONSTANTS)
 
 
+def compile_chart_send() -> Callable[..., Any]:
+    return _compile(_fill(_SYNC_GENERAL, {"name": "send", "general": "_send_slow"}), "send", {})
+
+
+def compile_chart_try_send() -> Callable[..., Any]:
+    source = _fill(_SYNC_GENERAL, {"name": "try_send", "general": "_try_slow"})
+    return _compile(source, "try_send", {})
+
+
 def compile_async_send() -> Callable[..., Any]:
     return _compile(async_source(), "send", _CONSTANTS)
 
@@ -196,6 +230,15 @@ class Compiled:
 
     def __set_name__(self, owner: type, name: str) -> None:
         self._owner, self._name = owner, name
+
+    @classmethod
+    def install(
+        cls, owner: type, name: str, build: Callable[[], Callable[..., Any]], doc: str
+    ) -> None:
+        """Put a method compiled on first lookup into ``owner`` after its class body ran."""
+        compiled = cls(build, doc)
+        compiled.__set_name__(owner, name)
+        setattr(owner, name, compiled)
 
     def __get__(self, instance: object, owner: type | None = None) -> Any:
         function = self._build()
