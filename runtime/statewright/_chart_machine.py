@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from statewright._options import MachineOptions
     from statewright._snapshot import Payload
     from statewright._snapshot_decode import Decoded
-    from statewright._store_protocol import Store
+    from statewright._stores.protocol import Store
 
 #: Set while :meth:`ChartCore.restore` builds a machine: the constructor must not enter the
 #: initial configuration (running entry actions) of a machine about to get its saved one.

@@ -19,7 +19,7 @@ from statewright._errors import ActionFailed, GuardFailed, InvalidTransition
 from statewright._hot_path import install_event_methods, restore_event_methods
 from statewright._locks import NO_LOCK, Lock
 from statewright._snapshot import SnapshotMixin
-from statewright._store_protocol import Store
+from statewright._stores.protocol import Store
 from statewright._table import CompiledAlt, Plan
 
 if TYPE_CHECKING:  # statewright._options is imported on first use: see statewright._core

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from statewright._chart_async import AsyncChartMachine
     from statewright._chart_machine import ChartMachine
     from statewright._options import MachineOptions
-    from statewright._store_protocol import TimerStore
+    from statewright._stores.protocol import TimerStore
 
 __all__ = ["fire_due_timers", "fire_due_timers_async"]
 

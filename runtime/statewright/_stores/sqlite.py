@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from statewright._errors import Conflict, SnapshotError, StoreError
-from statewright._store_codec import (
+from statewright._stores.codec import (
     MAX_REVISION,
     STORED_HISTORY_KEY,
     SnapshotUpdate,
@@ -47,7 +47,7 @@ from statewright._store_codec import (
     stored_update,
     whole_history,
 )
-from statewright._store_sqlite_schema import checksum_column, migrate
+from statewright._stores.sqlite_schema import checksum_column, migrate
 
 __all__ = ["SqliteStore"]
 

@@ -1,8 +1,8 @@
 """The store interface on its own, so the machines can name it cheaply.
 
 :class:`Store` is what any store does (a store of your own needs only these four methods).
-The built-in backends, one module each (``_store_memory``, ``_store_files``, ``_store_sqlite``,
-``_store_postgres``, with what they share in ``_store_codec``), also do the two other parts:
+The built-in backends, one module each (``memory``, ``files``, ``sqlite``, ``postgres`` in this
+package, with what they share in ``codec``), also do the two other parts:
 :class:`IncrementalStore` (saves that append history records instead of rewriting the whole
 snapshot) and :class:`TimerStore` (a due-timer index that workers claim from). The backends
 import json, pathlib, tempfile, sqlite3 or psycopg; the package imports them on first use, while
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 from statewright._errors import StoreError
 
 if TYPE_CHECKING:
-    from statewright._store_codec import SnapshotUpdate
+    from statewright._stores.codec import SnapshotUpdate
 
 __all__ = [
     "INSTANCE_ID_PATTERN",

@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from statewright._errors import SnapshotError, StoreError
 from statewright._jsondata import json_data, parse_json_text
-from statewright._store_protocol import check_instance_id
+from statewright._stores.protocol import check_instance_id
 
 __all__ = [
     "CHECKSUM_KEY",

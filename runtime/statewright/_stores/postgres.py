@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from statewright._errors import Conflict, SnapshotError, StoreError
-from statewright._store_codec import (
+from statewright._stores.codec import (
     MAX_REVISION,
     STORED_HISTORY_KEY,
     SnapshotUpdate,

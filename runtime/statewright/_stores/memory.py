@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from statewright._errors import Conflict
-from statewright._store_codec import (
+from statewright._stores.codec import (
     STORED_HISTORY_KEY,
     SnapshotUpdate,
     assemble,
