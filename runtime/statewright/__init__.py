@@ -44,7 +44,7 @@ from statewright._spec import (
     MachineSpec,
     Previous,
 )
-from statewright._stores.protocol import IncrementalStore, Store, TimerStore
+from statewright._stores.protocol import IncrementalStore, SnapshotUpdate, Store, TimerStore
 from statewright._version import RUNTIME_API, RuntimeVersionError, __version__, require_runtime
 
 if TYPE_CHECKING:
@@ -65,7 +65,6 @@ if TYPE_CHECKING:
     from statewright._options import ContextCodec, MachineOptions, Migration
     from statewright._payloads import PayloadCodec
     from statewright._registry import MachineRegistry
-    from statewright._stores.codec import SnapshotUpdate
     from statewright._stores.files import JsonFileStore
     from statewright._stores.memory import MemoryStore
     from statewright._stores.postgres import PostgresStore
@@ -98,7 +97,6 @@ else:
         "PayloadCodec": "statewright._payloads",
         "PostgresStore": "statewright._stores.postgres",
         "SendResult": "statewright._idempotency",
-        "SnapshotUpdate": "statewright._stores.codec",
         "ToolDefinition": "statewright._tools",
         "SqliteStore": "statewright._stores.sqlite",
         "TransitionRecord": "statewright._history",

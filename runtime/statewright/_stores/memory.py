@@ -15,7 +15,6 @@ from typing import Any
 from statewright._errors import Conflict
 from statewright._stores.codec import (
     STORED_HISTORY_KEY,
-    SnapshotUpdate,
     assemble,
     canonical,
     earliest_due,
@@ -28,6 +27,7 @@ from statewright._stores.codec import (
     whole_history,
     with_checksum,
 )
+from statewright._stores.protocol import SnapshotUpdate
 
 __all__ = ["MemoryStore"]
 

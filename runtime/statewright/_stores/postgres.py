@@ -28,7 +28,6 @@ from statewright._errors import Conflict, SnapshotError, StoreError
 from statewright._stores.codec import (
     MAX_REVISION,
     STORED_HISTORY_KEY,
-    SnapshotUpdate,
     assemble,
     canonical,
     checksum,
@@ -43,6 +42,7 @@ from statewright._stores.codec import (
     stored_update,
     whole_history,
 )
+from statewright._stores.protocol import SnapshotUpdate
 
 __all__ = ["PostgresStore"]
 

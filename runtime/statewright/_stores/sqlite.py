@@ -32,7 +32,6 @@ from statewright._errors import Conflict, SnapshotError, StoreError
 from statewright._stores.codec import (
     MAX_REVISION,
     STORED_HISTORY_KEY,
-    SnapshotUpdate,
     assemble,
     canonical,
     checksum,
@@ -47,6 +46,7 @@ from statewright._stores.codec import (
     stored_update,
     whole_history,
 )
+from statewright._stores.protocol import SnapshotUpdate
 from statewright._stores.sqlite_schema import checksum_column, migrate
 
 __all__ = ["SqliteStore"]
