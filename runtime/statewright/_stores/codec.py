@@ -17,7 +17,7 @@ is wrong is a :class:`SnapshotError`, a store that cannot do its job a :class:`S
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Final
 
 from statewright._errors import SnapshotError, StoreError
@@ -35,10 +35,8 @@ __all__ = [
     "checksum",
     "earliest_due",
     "encode_snapshot",
-    "head_of_row",
     "new_revision",
     "prune_below",
-    "record_rows",
     "record_text",
     "retained_of",
     "stored_record",
@@ -140,17 +138,6 @@ def record_text(record: dict[str, Any]) -> str:
     return canonical(record)
 
 
-def record_rows(
-    instance_id: str, records: Iterable[dict[str, Any]]
-) -> list[tuple[str, int, str, str]]:
-    """Database rows of records: ``(instance_id, event_id, text, checksum)``."""
-    return [
-        (instance_id, record["event_id"], text, checksum(text))
-        for record in records
-        for text in [record_text(record)]
-    ]
-
-
 def stored_update(
     instance_id: str, update: SnapshotUpdate, expected_revision: int
 ) -> tuple[int, dict[str, Any], list[dict[str, Any]], int]:
@@ -187,24 +174,6 @@ def stored_snapshot(
     if type(revision) is not int or not 1 <= revision <= MAX_REVISION:
         raise SnapshotError(
             f"{where}: the stored snapshot has no valid revision ({revision!r:.40})"
-        )
-    return data
-
-
-def head_of_row(row: Sequence[Any], where: str) -> dict[str, Any]:
-    """The stored snapshot or head of a database row ``(revision, text, checksum)``, checked
-    against its columns (the checksum covers the text as it is; a row from before checksums
-    has none and loads unverified)."""
-    revision, text, stored_checksum = row
-    if not isinstance(text, (str, bytes)):
-        raise SnapshotError(f"{where}: the snapshot column holds {type(text).__name__}")
-    if stored_checksum is not None and type(stored_checksum) is not str:
-        raise SnapshotError(f"{where}: the checksum column holds {stored_checksum!r:.40}")
-    data = stored_snapshot(text, where, stored_checksum)
-    if revision != data["revision"] or type(revision) is not int:
-        raise SnapshotError(
-            f"{where}: the revision column holds {revision!r:.40} but the snapshot says "
-            f"{data['revision']}"
         )
     return data
 
