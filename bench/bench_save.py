@@ -12,11 +12,12 @@ to append (or, without history, a new head to write):
   1,000-record machine (each with a revision of its own, as every save's head has, all made
   before the timing starts), on a connection of its own with the same settings: what storing the
   head costs when nothing else happens;
-* ``the save's SQL alone``: the statements a save of the 1,000-record machine runs (``BEGIN
-  IMMEDIATE``, the head's compare-and-swap ``UPDATE ... WHERE revision = ?``, the new record's
-  ``INSERT``, the ``DELETE`` of the record that fell out of the kept history, ``COMMIT``) with
-  precomputed texts, on a connection of its own: the least any save with this contract (a
-  revision check, history as rows, one transaction) can cost, Python's part taken out;
+* ``the save's SQL alone``: the statements a save of the 1,000-record machine runs, taken from
+  the store's dialect (``BEGIN IMMEDIATE``, the head's compare-and-swap ``UPDATE ... WHERE
+  revision = ?``, the new record's ``INSERT``, the ``DELETE`` of the record that fell out of the
+  kept history, ``COMMIT``) with precomputed texts, on a connection of its own: the least any
+  save with this contract (a revision check, history as rows, one transaction) can cost,
+  Python's part taken out;
 * ``save, no history``: ``machine.save()`` of a machine with ``record_history=False``;
 * ``save, 1 record kept``: the same with history on and ``history_limit=1``: each save writes
   the head and one record and drops the one before, as the 1,000-record save does, so the ratio
@@ -49,6 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "runtime"), str(ROOT)]
 
 from statewright import MachineOptions, SqliteStore  # noqa: E402
+from statewright._stores.dialect import SQLITE  # noqa: E402  # the store's own statements
 
 from tests.runtime.machines import PlainTaskMachine, TaskEvent  # noqa: E402
 
@@ -144,20 +146,10 @@ def sql_alone(path: Path, synchronous: str, text: str, record: str) -> Runner:
         start = time.perf_counter()
         for revision in range(first, first + count):
             event = state["event"] = state["event"] + 1
-            db.execute("BEGIN IMMEDIATE")
-            db.execute(
-                "UPDATE statewright_instances SET revision = ?, snapshot = ?, machine = ?, "
-                "updated_at = ?, checksum = ? WHERE instance_id = ? AND revision = ?",
-                (revision + 1, text, "Task", 0.0, "c", "sql", revision),
-            )
-            db.execute(
-                "INSERT OR REPLACE INTO statewright_history VALUES (?, ?, ?, ?)",
-                ("sql", event, record, "c"),
-            )
-            db.execute(
-                "DELETE FROM statewright_history WHERE instance_id = ? AND event_id < ?",
-                ("sql", event - 999),
-            )
+            db.execute(SQLITE.begin_write)
+            db.execute(SQLITE.update_head, ("Task", revision + 1, text, 0.0, "c", "sql", revision))
+            db.execute(SQLITE.upsert_record, ("sql", event, record, "c"))
+            db.execute(SQLITE.prune_records, ("sql", event - 999))
             db.execute("COMMIT")
         elapsed = time.perf_counter() - start
         state["revision"] = first + count

@@ -45,7 +45,7 @@ from statewright._spec import (
     MachineSpec,
     Previous,
 )
-from statewright._store_protocol import IncrementalStore, Store, TimerStore
+from statewright._stores.protocol import IncrementalStore, SnapshotUpdate, Store, TimerStore
 from statewright._version import RUNTIME_API, RuntimeVersionError, __version__, require_runtime
 
 if TYPE_CHECKING:
@@ -64,12 +64,11 @@ if TYPE_CHECKING:
     from statewright._options import ContextCodec, MachineOptions, Migration
     from statewright._payloads import PayloadCodec
     from statewright._registry import MachineRegistry
-    from statewright._store_codec import SnapshotUpdate
-    from statewright._store_files import JsonFileStore
-    from statewright._store_memory import MemoryStore
-    from statewright._store_postgres import PostgresStore
-    from statewright._store_sqlite import SqliteStore
-    from statewright._store_url import open_store
+    from statewright._stores.files import JsonFileStore
+    from statewright._stores.memory import MemoryStore
+    from statewright._stores.postgres import PostgresStore
+    from statewright._stores.sqlite import SqliteStore
+    from statewright._stores.url import open_store
     from statewright._timer_driver import fire_due_timers, fire_due_timers_async
     from statewright._tools import ToolDefinition
 else:
@@ -86,22 +85,21 @@ else:
         "Raise": "statewright._chart_spec",
         "Send": "statewright._chart_spec",
         "ContextCodec": "statewright._options",
-        "JsonFileStore": "statewright._store_files",
+        "JsonFileStore": "statewright._stores.files",
         "Listener": "statewright._history",
         "MachineOptions": "statewright._options",
         "MachineRegistry": "statewright._registry",
-        "MemoryStore": "statewright._store_memory",
+        "MemoryStore": "statewright._stores.memory",
         "Migration": "statewright._options",
         "PayloadCodec": "statewright._payloads",
-        "PostgresStore": "statewright._store_postgres",
+        "PostgresStore": "statewright._stores.postgres",
         "SendResult": "statewright._idempotency",
-        "SnapshotUpdate": "statewright._store_codec",
         "ToolDefinition": "statewright._tools",
-        "SqliteStore": "statewright._store_sqlite",
+        "SqliteStore": "statewright._stores.sqlite",
         "TransitionRecord": "statewright._history",
         "fire_due_timers": "statewright._timer_driver",
         "fire_due_timers_async": "statewright._timer_driver",
-        "open_store": "statewright._store_url",
+        "open_store": "statewright._stores.url",
     }
 
     def __getattr__(name):

@@ -31,7 +31,7 @@ from statewright._persistence import PersistentMachine
 
 if TYPE_CHECKING:
     from statewright._snapshot import Payload
-    from statewright._store_protocol import Store
+    from statewright._stores.protocol import Store
 
 __all__ = ["BaseMachine"]
 

@@ -32,7 +32,7 @@ from statewright._history_views import (
 from statewright._listeners import DEBUG, default_options, log_cache, logger_of
 from statewright._locks import Lock
 from statewright._spec import MachineSpec  # at run time: class annotations name it
-from statewright._store_protocol import Store  # at run time: class annotations name it
+from statewright._stores.protocol import Store  # at run time: class annotations name it
 from statewright._table import Fast, Table, compile_spec
 
 if TYPE_CHECKING:

@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # statewright._options is imported on first use: see statewri
     from statewright._idempotency import SendResult
     from statewright._options import MachineOptions
     from statewright._snapshot_decode import Decoded
-    from statewright._store_protocol import Store
+    from statewright._stores.protocol import Store
 
 __all__ = ["ChartMachine", "Machine"]
 

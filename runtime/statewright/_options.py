@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from statewright._payloads import PayloadCodec
-from statewright._store_protocol import Store, is_instance_id
+from statewright._stores.protocol import Store, is_instance_id
 
 __all__ = ["ContextCodec", "MachineOptions", "Migration"]
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from statewright._options import MachineOptions
     from statewright._snapshot import Payload
     from statewright._snapshot_decode import Decoded
-    from statewright._store_protocol import Store
+    from statewright._stores.protocol import Store
 
 __all__ = ["M", "PersistentMachine", "Snapshot"]
 
@@ -207,7 +207,7 @@ class PersistentMachine(MachineInstance[S, E, C]):
         keeps history as records, else the whole snapshot."""
         if not incremental(type(store)):
             return self._build_snapshot(self._history_json(0))
-        from statewright._store_codec import SnapshotUpdate
+        from statewright._stores.protocol import SnapshotUpdate
 
         total = self.total_transitions
         retained = len(self._history) if self._history else 0

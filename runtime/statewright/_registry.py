@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 from statewright._errors import RegistrySaveError, StatewrightError, UnknownInstance
 from statewright._machine import Machine
 from statewright._persistence import PersistentMachine
-from statewright._store_protocol import Store
+from statewright._stores.protocol import Store
 
 __all__ = ["MachineRegistry"]
 

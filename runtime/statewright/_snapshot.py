@@ -8,7 +8,7 @@ versions can be upgraded by ``options.migrations``. Restoring goes through the s
 (:mod:`statewright._snapshot_decode`), the context through :mod:`statewright._context`.
 
 Saving: a store that keeps history as records (every built-in one) gets a
-:class:`~statewright._store_codec.SnapshotUpdate` instead of the whole snapshot: the snapshot
+:class:`~statewright._stores.protocol.SnapshotUpdate` instead of the whole snapshot: the snapshot
 without its history, and the records that are new since this machine last saved to (or was
 loaded from) that store, so a save costs the same whatever the history's length. Other stores
 get the whole snapshot. Checkpoints are durable or not applied:
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from statewright._history import RawRecord
-    from statewright._store_codec import SnapshotUpdate
+    from statewright._stores.protocol import SnapshotUpdate
 
     #: What a machine hands a store: a whole snapshot, or a head with its new records.
     Payload = dict[str, Any] | SnapshotUpdate

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Final
 from statewright._clock import is_epoch
 from statewright._errors import SnapshotError
 from statewright._history import format_timestamp
-from statewright._store_protocol import is_instance_id
+from statewright._stores.protocol import is_instance_id
 
 if TYPE_CHECKING:
     from statewright._chart_tables import ChartTables

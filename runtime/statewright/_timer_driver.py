@@ -10,6 +10,11 @@ reloads, and finds the timer gone.
 
 :func:`fire_due_timers_async` is the same driver for asyncio machines (whose handlers may be
 coroutines): the store's calls run in worker threads, so the event loop is never blocked.
+
+It lives beside the machines, not in ``_stores/``: it loads, fires and saves machines through
+nothing but the :class:`TimerStore` protocol, so it is a client of the stores like the registry
+is, and ``_stores/`` stays a layer below the machines that imports none of them (the machines
+import ``_stores.protocol``; a driver inside ``_stores/`` would import them back).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ if TYPE_CHECKING:
     from statewright._async import AsyncChartMachine
     from statewright._machine import ChartMachine
     from statewright._options import MachineOptions
-    from statewright._store_protocol import TimerStore
+    from statewright._stores.protocol import TimerStore
 
 __all__ = ["fire_due_timers", "fire_due_timers_async"]
 

@@ -42,12 +42,14 @@ DEFERRED = frozenset(
         "ssl",
         "statewright._idempotency",
         "statewright._registry",
-        "statewright._store_codec",
-        "statewright._store_files",
-        "statewright._store_memory",
-        "statewright._store_postgres",
-        "statewright._store_sqlite",
-        "statewright._store_url",
+        "statewright._stores.codec",
+        "statewright._stores.dialect",
+        "statewright._stores.files",
+        "statewright._stores.memory",
+        "statewright._stores.postgres",
+        "statewright._stores.sql",
+        "statewright._stores.sqlite",
+        "statewright._stores.url",
         "statewright._timer_driver",
         "subprocess",
         "tempfile",
@@ -187,14 +189,14 @@ def test_first_use_imports(statement: str, expected: set[str]) -> None:
     ("statement", "expected"),
     [
         ("from statewright import ToolDefinition", {"dataclasses"}),
-        ("from statewright import SqliteStore", {"sqlite3", "statewright._store_sqlite"}),
-        ("from statewright import MemoryStore", {"json", "statewright._store_memory"}),
+        ("from statewright import SqliteStore", {"sqlite3", "statewright._stores.sqlite"}),
+        ("from statewright import MemoryStore", {"json", "statewright._stores.memory"}),
         (
             "from statewright import JsonFileStore",
-            {"tempfile", "pathlib", "statewright._store_files", "statewright._store_codec"},
+            {"tempfile", "pathlib", "statewright._stores.files", "statewright._stores.codec"},
         ),
-        ("from statewright import open_store", {"statewright._store_url"}),
-        ("from statewright import PostgresStore", {"statewright._store_postgres"}),
+        ("from statewright import open_store", {"statewright._stores.url"}),
+        ("from statewright import PostgresStore", {"statewright._stores.postgres"}),
         ("from statewright import SendResult", {"statewright._idempotency", "dataclasses"}),
         ("import statewright; statewright.PayloadCodec", {"statewright._payloads"}),
         ("from statewright import MachineRegistry", {"statewright._registry"}),
@@ -222,10 +224,10 @@ def test_lazy_names_are_the_real_classes() -> None:
     )
     from statewright._async import AsyncMachine as RealAsyncMachine
     from statewright._registry import MachineRegistry as RealMachineRegistry
-    from statewright._store_files import JsonFileStore as RealJsonFileStore
-    from statewright._store_memory import MemoryStore as RealMemoryStore
-    from statewright._store_protocol import Store as StoresStore
-    from statewright._store_sqlite import SqliteStore as RealSqliteStore
+    from statewright._stores.files import JsonFileStore as RealJsonFileStore
+    from statewright._stores.memory import MemoryStore as RealMemoryStore
+    from statewright._stores.protocol import Store as StoresStore
+    from statewright._stores.sqlite import SqliteStore as RealSqliteStore
 
     assert AsyncMachine is RealAsyncMachine
     assert MachineRegistry is RealMachineRegistry

@@ -21,7 +21,7 @@ from statewright import (
     Store,
     StoreError,
 )
-from statewright._store_codec import PRUNE_EVERY
+from statewright._stores.codec import PRUNE_EVERY
 
 from tests.runtime.machines import PlainTaskMachine, TaskEvent
 from tests.runtime.store_kinds import KINDS, RECORD_KINDS, open_kind, stored_rows

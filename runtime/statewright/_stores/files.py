@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from statewright._errors import Conflict, SnapshotError, StoreError
-from statewright._store_codec import (
+from statewright._stores.codec import (
     canonical,
     earliest_due,
     encode_snapshot,
@@ -34,7 +34,7 @@ from statewright._store_codec import (
     stored_snapshot,
     with_checksum,
 )
-from statewright._store_protocol import INSTANCE_ID_PATTERN, check_instance_id, is_instance_id
+from statewright._stores.protocol import INSTANCE_ID_PATTERN, check_instance_id, is_instance_id
 
 __all__ = ["JsonFileStore"]
 

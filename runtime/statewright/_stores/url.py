@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from statewright._errors import StoreError
-from statewright._store_protocol import TimerStore
+from statewright._stores.protocol import TimerStore
 
 __all__ = ["open_store"]
 
@@ -37,24 +37,24 @@ def open_store(url: str) -> TimerStore:
     path = unquote(parts.path)
     if scheme == "memory":
         _no_options(url, options)
-        from statewright._store_memory import MemoryStore
+        from statewright._stores.memory import MemoryStore
 
         return MemoryStore()
     if scheme == "file":
         _no_options(url, options)
         if not path or parts.netloc not in ("", "localhost"):
             raise StoreError(f"{url!r}: expected file:///path/to/directory")
-        from statewright._store_files import JsonFileStore
+        from statewright._stores.files import JsonFileStore
 
         return JsonFileStore(path)
     if scheme == "sqlite":
         if not path or parts.netloc:
             raise StoreError(f"{url!r}: expected sqlite:///path/to/database")
-        from statewright._store_sqlite import SqliteStore
+        from statewright._stores.sqlite import SqliteStore
 
         return SqliteStore(path, **_sqlite_options(url, options))
     if scheme in ("postgresql", "postgres"):
-        from statewright._store_postgres import PostgresStore
+        from statewright._stores.postgres import PostgresStore
 
         return PostgresStore(url)
     raise StoreError(

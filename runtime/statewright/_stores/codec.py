@@ -2,10 +2,11 @@
 the split of a snapshot into its head and its history records.
 
 A machine saving to a built-in store does not hand over its whole snapshot: it hands a
-:class:`SnapshotUpdate`, the snapshot without its history (the *head*) plus only the history
-records that are new since it last saved to (or loaded from) that store. The store keeps each
-record once, as its own row (or line), so a save costs the same with 1,000 records of history as
-with none. ``load`` puts the snapshot back together: the head with the last ``retained`` records.
+:class:`~statewright._stores.protocol.SnapshotUpdate`, the snapshot without its history (the
+*head*) plus only the history records that are new since it last saved to (or loaded from) that
+store. The store keeps each record once, as its own row (or line), so a save costs the same with
+1,000 records of history as with none. ``load`` puts the snapshot back together: the head with
+the last ``retained`` records.
 
 Checksums: a whole snapshot or a head carries a SHA-256 of its canonical JSON text (sorted keys,
 no spaces); so does every record. Where the text is kept in a file or in memory the checksum is
@@ -16,29 +17,26 @@ is wrong is a :class:`SnapshotError`, a store that cannot do its job a :class:`S
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Final
 
 from statewright._errors import SnapshotError, StoreError
 from statewright._jsondata import json_data, parse_json_text
-from statewright._store_protocol import check_instance_id
+from statewright._stores.protocol import SnapshotUpdate, check_instance_id
 
 __all__ = [
     "CHECKSUM_KEY",
     "MAX_REVISION",
     "PRUNE_EVERY",
     "STORED_HISTORY_KEY",
-    "SnapshotUpdate",
     "assemble",
     "canonical",
     "checked_update",
     "checksum",
     "earliest_due",
     "encode_snapshot",
-    "head_of_row",
     "new_revision",
     "prune_below",
-    "record_rows",
     "record_text",
     "retained_of",
     "stored_record",
@@ -56,47 +54,6 @@ STORED_HISTORY_KEY: Final = "stored_history"
 #: Stores delete the records that fell out of a machine's history window once every this many
 #: events, in one statement: at most ``retained + PRUNE_EVERY`` records per instance are kept.
 PRUNE_EVERY: Final = 64
-
-
-class SnapshotUpdate:
-    """A save as a machine hands it to a store that keeps history as records.
-
-    ``head`` is the snapshot without ``"history"``; ``records`` are the history records (their
-    JSON form, as in a snapshot) with event ids above ``since``, oldest first; ``retained`` is
-    how many records the snapshot has: the ones with the last ``retained`` event ids up to
-    ``head["total_transitions"]``. ``since`` is the event id up to which the store already holds
-    this instance's records (the machine saved to, or loaded from, this store then); ``None``
-    means "the store's records are not this machine's": ``records`` then holds every retained
-    record and the store replaces what it had.
-    """
-
-    __slots__ = ("head", "records", "retained", "since")
-
-    def __init__(
-        self,
-        head: dict[str, Any],
-        records: list[dict[str, Any]],
-        retained: int,
-        since: int | None,
-    ) -> None:
-        self.head = head
-        self.records = records
-        self.retained = retained
-        self.since = since
-
-    @property
-    def total(self) -> int:
-        """The event id of the newest transition (the head's ``total_transitions``)."""
-        total = self.head.get("total_transitions")
-        if type(total) is not int:
-            raise SnapshotError("an update's head needs an integer", field="total_transitions")
-        return total
-
-    def __repr__(self) -> str:
-        return (
-            f"SnapshotUpdate(total={self.head.get('total_transitions')}, "
-            f"new={len(self.records)}, retained={self.retained}, since={self.since})"
-        )
 
 
 def new_revision(instance_id: str, expected_revision: int) -> int:
@@ -181,17 +138,6 @@ def record_text(record: dict[str, Any]) -> str:
     return canonical(record)
 
 
-def record_rows(
-    instance_id: str, records: Iterable[dict[str, Any]]
-) -> list[tuple[str, int, str, str]]:
-    """Database rows of records: ``(instance_id, event_id, text, checksum)``."""
-    return [
-        (instance_id, record["event_id"], text, checksum(text))
-        for record in records
-        for text in [record_text(record)]
-    ]
-
-
 def stored_update(
     instance_id: str, update: SnapshotUpdate, expected_revision: int
 ) -> tuple[int, dict[str, Any], list[dict[str, Any]], int]:
@@ -228,24 +174,6 @@ def stored_snapshot(
     if type(revision) is not int or not 1 <= revision <= MAX_REVISION:
         raise SnapshotError(
             f"{where}: the stored snapshot has no valid revision ({revision!r:.40})"
-        )
-    return data
-
-
-def head_of_row(row: Sequence[Any], where: str) -> dict[str, Any]:
-    """The stored snapshot or head of a database row ``(revision, text, checksum)``, checked
-    against its columns (the checksum covers the text as it is; a row from before checksums
-    has none and loads unverified)."""
-    revision, text, stored_checksum = row
-    if not isinstance(text, (str, bytes)):
-        raise SnapshotError(f"{where}: the snapshot column holds {type(text).__name__}")
-    if stored_checksum is not None and type(stored_checksum) is not str:
-        raise SnapshotError(f"{where}: the checksum column holds {stored_checksum!r:.40}")
-    data = stored_snapshot(text, where, stored_checksum)
-    if revision != data["revision"] or type(revision) is not int:
-        raise SnapshotError(
-            f"{where}: the revision column holds {revision!r:.40} but the snapshot says "
-            f"{data['revision']}"
         )
     return data
 

@@ -1,27 +1,28 @@
 """The store interface on its own, so the machines can name it cheaply.
 
 :class:`Store` is what any store does (a store of your own needs only these four methods).
-The built-in backends, one module each (``_store_memory``, ``_store_files``, ``_store_sqlite``,
-``_store_postgres``, with what they share in ``_store_codec``), also do the two other parts:
+The built-in backends, one module each (``memory``, ``files``, ``sqlite``, ``postgres`` in this
+package, with what they share in ``codec``), also do the two other parts:
 :class:`IncrementalStore` (saves that append history records instead of rewriting the whole
 snapshot) and :class:`TimerStore` (a due-timer index that workers claim from). The backends
 import json, pathlib, tempfile, sqlite3 or psycopg; the package imports them on first use, while
 the machines, options and the registry, which only mention ``Store``, import this module.
+
+:class:`SnapshotUpdate` (what an :class:`IncrementalStore` is handed) lives here, beside the
+protocol that names it, so that ``codec`` imports this module and never the other way round.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
+from typing import Any, Final, Protocol, runtime_checkable
 
-from statewright._errors import StoreError
-
-if TYPE_CHECKING:
-    from statewright._store_codec import SnapshotUpdate
+from statewright._errors import SnapshotError, StoreError
 
 __all__ = [
     "INSTANCE_ID_PATTERN",
     "IncrementalStore",
+    "SnapshotUpdate",
     "Store",
     "TimerStore",
     "check_instance_id",
@@ -46,6 +47,47 @@ def check_instance_id(instance_id: str) -> str:
             "'-', starting with a letter or digit"
         )
     return instance_id
+
+
+class SnapshotUpdate:
+    """A save as a machine hands it to a store that keeps history as records.
+
+    ``head`` is the snapshot without ``"history"``; ``records`` are the history records (their
+    JSON form, as in a snapshot) with event ids above ``since``, oldest first; ``retained`` is
+    how many records the snapshot has: the ones with the last ``retained`` event ids up to
+    ``head["total_transitions"]``. ``since`` is the event id up to which the store already holds
+    this instance's records (the machine saved to, or loaded from, this store then); ``None``
+    means "the store's records are not this machine's": ``records`` then holds every retained
+    record and the store replaces what it had.
+    """
+
+    __slots__ = ("head", "records", "retained", "since")
+
+    def __init__(
+        self,
+        head: dict[str, Any],
+        records: list[dict[str, Any]],
+        retained: int,
+        since: int | None,
+    ) -> None:
+        self.head = head
+        self.records = records
+        self.retained = retained
+        self.since = since
+
+    @property
+    def total(self) -> int:
+        """The event id of the newest transition (the head's ``total_transitions``)."""
+        total = self.head.get("total_transitions")
+        if type(total) is not int:
+            raise SnapshotError("an update's head needs an integer", field="total_transitions")
+        return total
+
+    def __repr__(self) -> str:
+        return (
+            f"SnapshotUpdate(total={self.head.get('total_transitions')}, "
+            f"new={len(self.records)}, retained={self.retained}, since={self.since})"
+        )
 
 
 @runtime_checkable

@@ -13,9 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from statewright._errors import Conflict
-from statewright._store_codec import (
+from statewright._stores.codec import (
     STORED_HISTORY_KEY,
-    SnapshotUpdate,
     assemble,
     canonical,
     earliest_due,
@@ -28,6 +27,7 @@ from statewright._store_codec import (
     whole_history,
     with_checksum,
 )
+from statewright._stores.protocol import SnapshotUpdate
 
 __all__ = ["MemoryStore"]
 

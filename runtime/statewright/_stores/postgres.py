@@ -1,0 +1,156 @@
+"""The PostgreSQL store (``postgresql://...``): many workers on many hosts, one database.
+
+It keeps the SQLite store's contract, with its statements and steps
+(:mod:`statewright._stores.sql` over the ``POSTGRES`` dialect): optimistic revisions
+(:class:`Conflict`, nothing written), checksums over every stored text, history as one row per
+record, ``StoreError`` and ``SnapshotError`` and nothing else. A save is one transaction that
+first locks the instance's row (``SELECT ... FOR UPDATE``) and checks the revision *after* the
+lock is granted, so a writer that waited behind another one sees that one's revision and loses
+(``Conflict``) instead of overwriting it; the locked row also says where the instance's record
+rows end (its ``split`` and ``total_transitions`` columns). The due-timer index
+(``statewright_due``) is claimed with ``FOR UPDATE SKIP LOCKED`` plus a lease: workers never
+wait for each other's claims and never get the same instance while a lease runs.
+
+psycopg 3 is imported when a store is opened (``pip install 'statewright[postgres]'``); the
+runtime stays standard library only without it. Texts are stored as ``text`` (canonical JSON is
+ASCII), so the checksum is over exactly what was written. A lost connection (a database
+restart) is a :class:`StoreError` and the next call reconnects; a save whose COMMIT may or may
+not have reached the server cannot know which: reload the instance (its stored revision says).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, Final
+
+from statewright._errors import StoreError
+from statewright._stores import sql
+from statewright._stores.dialect import POSTGRES
+from statewright._stores.protocol import SnapshotUpdate
+
+__all__ = ["PostgresStore"]
+
+#: Taken while the tables are created: concurrent ``CREATE ... IF NOT EXISTS`` can race.
+_SCHEMA_LOCK: Final = "SELECT pg_advisory_xact_lock(7428001)"
+
+
+class PostgresStore:
+    """Snapshots in a PostgreSQL database (tables created on first use).
+
+    One connection per store object, shared by its threads under a lock; open one store per
+    process (connections must not cross ``fork``). ``url`` is any libpq connection string.
+    """
+
+    def __init__(self, url: str) -> None:
+        try:
+            import psycopg
+        except ImportError as exc:
+            raise StoreError(
+                "the PostgreSQL store needs psycopg 3: pip install 'statewright[postgres]'"
+            ) from exc
+        self._psycopg = psycopg
+        self.url = url
+        self._lock = threading.Lock()
+        self._connection: Any = None
+        with self._writing("open") as cursor:
+            cursor.execute(_SCHEMA_LOCK)  # one process creates the tables
+            for statement in POSTGRES.schema:
+                cursor.execute(statement)
+
+    @contextmanager
+    def _session(self, doing: str) -> Iterator[Any]:
+        """The connection (reconnecting after a lost one); psycopg errors become StoreError."""
+        psycopg = self._psycopg
+        try:
+            connection = self._connection
+            if connection is None or connection.closed or connection.broken:
+                if connection is not None and connection.closed and not connection.broken:
+                    raise StoreError(f"{self!r}: the store is closed")
+                self._connection = connection = psycopg.connect(self.url, autocommit=True)
+            yield connection
+        except psycopg.Error as exc:
+            raise StoreError(f"{self!r}: cannot {doing}: {exc}") from exc
+
+    @contextmanager
+    def _cursor(self, doing: str) -> Iterator[Any]:
+        """A cursor of :meth:`_session`, under the store's lock."""
+        with self._lock, self._session(doing) as connection, connection.cursor() as cursor:
+            yield cursor
+
+    @contextmanager
+    def _writing(self, doing: str) -> Iterator[Any]:
+        """:meth:`_cursor` in a write transaction."""
+        with self._cursor(doing) as cursor, sql.Transaction(cursor, POSTGRES.begin_write):
+            yield cursor
+
+    def close(self) -> None:
+        with self._lock:
+            if self._connection is not None:
+                self._connection.close()
+
+    def __enter__(self) -> PostgresStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def load(self, instance_id: str, /) -> dict[str, Any] | None:
+        where = f"postgresql {instance_id!r:.80}"
+        with self._cursor(f"load {instance_id!r:.80}") as cursor:
+            found = sql.read(cursor, POSTGRES, POSTGRES.select_head, instance_id, where)
+        return None if found is None else sql.snapshot_of(*found, where)
+
+    def save(self, instance_id: str, snapshot: Mapping[str, Any], expected_revision: int, /) -> int:
+        return self._save(sql.Write.whole(instance_id, snapshot, expected_revision))
+
+    def save_update(
+        self, instance_id: str, update: SnapshotUpdate, expected_revision: int, /
+    ) -> int:
+        """Update the head row and insert the new records (see :class:`SnapshotUpdate`)."""
+        return self._save(sql.Write.update(instance_id, update, expected_revision))
+
+    def _save(self, write: sql.Write) -> int:
+        instance_id = write.instance_id
+        with self._writing(f"save {instance_id!r}") as cursor:
+            sql.save(cursor, POSTGRES, write, f"postgresql {instance_id!r}", _records_end)
+        return write.revision
+
+    def delete(self, instance_id: str, /) -> bool:
+        with self._writing(f"delete {instance_id!r}") as cursor:
+            return sql.delete(cursor, POSTGRES, instance_id)
+
+    def list_ids(self) -> list[str]:
+        with self._cursor("list instances") as cursor:
+            rows = cursor.execute(POSTGRES.list_ids).fetchall()
+        return [str(row[0]) for row in rows]
+
+    def claim_due(self, now: float, limit: int, lease_seconds: float) -> list[str]:
+        """Instances with a timer due at ``now``, earliest first, leased to the caller for
+        ``lease_seconds``. ``FOR UPDATE SKIP LOCKED``: rows another worker is claiming (or a
+        save is updating) right now are skipped, not waited for."""
+        with self._cursor("claim due timers") as cursor:
+            return sql.claim_due(cursor, POSTGRES, now, limit, lease_seconds)
+
+    def release(self, instance_id: str, /) -> None:
+        """End the caller's lease on ``instance_id`` (see :meth:`claim_due`)."""
+        with self._cursor(f"release {instance_id!r}") as cursor:
+            cursor.execute(POSTGRES.release, (instance_id,))
+
+    def __repr__(self) -> str:
+        from urllib.parse import parse_qs, urlsplit
+
+        parts = urlsplit(self.url)  # never a password: user, host (or socket folder), database
+        host = parts.hostname or parse_qs(parts.query).get("host", [""])[-1]
+        user = f"{parts.username}@" if parts.username else ""
+        return f"PostgresStore('{parts.scheme}://{user}{host}{parts.path}')"
+
+
+def _records_end(cursor: sql.Cursor, old: Sequence[Any] | None, write: sql.Write) -> int | None:
+    """Where the record rows end, from the locked row ``(revision, split, total_transitions)``:
+    its ``total_transitions`` when it is a head (``split``), None for a whole snapshot (its
+    records are no rows yet) or no row."""
+    if old is None or not old[1] or old[2] is None:
+        return None
+    return int(old[2])
