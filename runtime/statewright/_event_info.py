@@ -1,0 +1,89 @@
+"""What a spec's expressions see at run time besides the machine's data: the ``_event`` value
+and the system variables (SCXML 5.10), and the one helper generated expressions call.
+
+The compiler prints each expression as Python over four names (``data``, ``event``, ``system``,
+``active``); the generated functions are the only code that runs, never the spec's text. An
+:class:`EventInfo` is built for each event an expression may look at; a machine's
+:class:`System` once, when the first expression needs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final, Generic, TypeVar
+
+__all__ = [
+    "EXTERNAL",
+    "INTERNAL",
+    "PLATFORM",
+    "SCXML_PROCESSOR",
+    "EventInfo",
+    "System",
+    "field",
+]
+
+D = TypeVar("D", covariant=True)
+
+#: ``_event.type`` (SCXML 5.10.1).
+PLATFORM: Final = "platform"
+INTERNAL: Final = "internal"
+EXTERNAL: Final = "external"
+#: The SCXML event I/O processor's type URI, and its short name.
+SCXML_PROCESSOR: Final = "http://www.w3.org/TR/scxml/#SCXMLEventProcessor"
+
+
+class EventInfo(Generic[D]):
+    """The event being processed, as ``_event``: its ``name`` (the event's value), ``type``
+    (platform, internal or external), ``sendid`` (the id of the ``send`` that sent it),
+    ``origin`` and ``origintype`` (where a reply goes), ``invokeid`` and ``data`` (its payload,
+    or what a ``send`` put in it)."""
+
+    __slots__ = ("data", "invokeid", "name", "origin", "origintype", "sendid", "type")
+
+    def __init__(
+        self,
+        name: str,
+        data: D,
+        type: str = EXTERNAL,  # SCXML's name for it
+        sendid: str | None = None,
+        origin: str | None = None,
+        origintype: str | None = None,
+        invokeid: str | None = None,
+    ) -> None:
+        self.name = name
+        self.data = data
+        self.type = type
+        self.sendid = sendid
+        self.origin = origin
+        self.origintype = origintype
+        self.invokeid = invokeid
+
+    def __repr__(self) -> str:
+        return f"EventInfo({self.name!r}, {self.data!r}, type={self.type!r})"
+
+
+class System:
+    """A machine's system variables: ``_sessionid`` (its instance id), ``_name`` (the machine's
+    name) and ``_ioprocessors`` (where other sessions send it events)."""
+
+    __slots__ = ("ioprocessors", "name", "sessionid")
+
+    def __init__(self, sessionid: str, name: str) -> None:
+        self.sessionid = sessionid
+        self.name = name
+        location = {"location": f"#_scxml_{sessionid}"}
+        self.ioprocessors: dict[str, dict[str, str]] = {
+            SCXML_PROCESSOR: location,
+            "scxml": dict(location),
+        }
+
+
+def field(value: object, name: str) -> Any:
+    """``value.name`` in an expression where ``value``'s type is unknown (``Any``): a mapping's
+    item (event data is a mapping: ``_event.data.aParam``), else the attribute. A missing one
+    raises ``KeyError`` or ``AttributeError``, which the machine turns into ``error.execution``."""
+    if isinstance(value, Mapping):
+        return value[name]
+    if name.startswith("_"):  # the compiler never prints one; refuse it here as well
+        raise AttributeError(name)
+    return getattr(value, name)
