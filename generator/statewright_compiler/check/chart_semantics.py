@@ -218,6 +218,7 @@ class ChartChecker:
                     payload=(),
                     metadata=(),
                     line=self.reporter.line(state.path) if state else 1,
+                    internal=True,
                 )
             )
         return events
@@ -248,6 +249,7 @@ class ChartChecker:
                     payload=(),
                     metadata=(),
                     line=self.reporter.line(raw.path),
+                    internal=True,
                 )
             )
             named.append(dataclasses.replace(raw, event=name))
