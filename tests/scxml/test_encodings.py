@@ -110,6 +110,16 @@ REFUSED = {
         "statewright reads Unicode (UTF-8, UTF-16, UTF-32) and encodings that write ASCII as "
         "ASCII",
     ),
+    "a codec for domain names": (
+        chart(encoding="idna").encode("utf-8"),
+        "lamp.scxml:1:31: error[scxml-syntax]: encoding 'idna' is not supported: statewright "
+        "reads Unicode (UTF-8, UTF-16, UTF-32) and encodings that write ASCII as ASCII",
+    ),
+    "a codec that only fails": (
+        chart(encoding="undefined").encode("utf-8"),
+        "lamp.scxml:1:31: error[scxml-syntax]: encoding 'undefined' is not supported: statewright "
+        "reads Unicode (UTF-8, UTF-16, UTF-32) and encodings that write ASCII as ASCII",
+    ),
     "ebcdic": (
         chart(encoding="cp500").encode("utf-8"),
         "lamp.scxml:1:31: error[scxml-syntax]: encoding 'cp500' is not supported: statewright "

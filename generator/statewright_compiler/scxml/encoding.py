@@ -54,8 +54,11 @@ _SHOWN: Final = {
     "utf-32-le": "UTF-32 (little-endian)",
     "utf-32-be": "UTF-32 (big-endian)",
 }
-#: Python codecs that write ASCII as ASCII but turn backslash sequences into characters.
-_ESCAPE_CODECS: Final = frozenset({"unicode-escape", "raw-unicode-escape"})
+#: Python codecs that read ASCII as ASCII yet are no character sets: escape sequences turn into
+#: characters, or the text is a domain name.
+_NOT_CHARACTER_SETS: Final = frozenset(
+    {"unicode-escape", "raw-unicode-escape", "idna", "punycode", "undefined"}
+)
 _UNSUPPORTED: Final = (
     "encoding {name!r} is not supported: statewright reads Unicode (UTF-8, UTF-16, UTF-32) "
     "and encodings that write ASCII as ASCII"
@@ -102,7 +105,10 @@ def decode_xml(data: bytes, shown: str) -> str:
     try:
         return body.decode(encoding)
     except UnicodeDecodeError as error:
-        valid = body[: error.start].decode(encoding, errors="replace")
+        try:
+            valid = body[: error.start].decode(encoding, errors="replace")
+        except (ValueError, LookupError):  # a codec without "replace": count bytes instead
+            valid = body[: error.start].decode("latin-1")
         bad = " ".join(f"{byte:#04x}" for byte in body[error.start : error.end][:4])
         if declared is not None:
             which = f"not {declared}, the encoding its XML declaration names"
@@ -134,11 +140,11 @@ def _writes_ascii_as_ascii(encoding: str) -> bool:
     """Whether each ASCII byte decodes, alone, to itself: what reading the declaration from the
     bytes assumes. False for UTF-7 (``+`` shifts), stateful and EBCDIC encodings, and codecs
     that are not character sets (``base64`` cannot decode to text at all)."""
-    if encoding in _ESCAPE_CODECS:
+    if encoding in _NOT_CHARACTER_SETS:
         return False
     try:
         return all(bytes([byte]).decode(encoding) == chr(byte) for byte in range(0x80))
-    except (UnicodeDecodeError, LookupError):
+    except (ValueError, LookupError):  # UnicodeError is a ValueError ("undefined" raises it)
         return False
 
 
