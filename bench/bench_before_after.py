@@ -47,7 +47,7 @@ TARGETS = {
 
 #: The child: times each variant (or, with a variant name, runs just that one, for callgrind)
 #: and prints JSON. Runs against whichever runtime PYTHONPATH puts first.
-CHILD = r'''
+CHILD = r"""
 import asyncio, gc, importlib.util, json, sys, time
 mode, n, chart_folder = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 import notebook_bcc_v2 as flat
@@ -129,7 +129,7 @@ if mode == "time":
     print(json.dumps({"ns": {k: v * 1e9 for k, v in best.items()}, "mro": mro}))
 elif mode != "none":
     VARIANTS[mode](n)
-'''
+"""
 
 
 def extract(ref: str, folder: Path) -> Path:
@@ -200,15 +200,19 @@ def callgrind(before: Path, after: Path, chart: Path, events: int, folder: Path)
         for statement in ("import remem", "pass"):
             out = folder / "callgrind.out"
             command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
-            subprocess.run([*command, sys.executable, "-c", statement], env=env, capture_output=True)
+            subprocess.run(
+                [*command, sys.executable, "-c", statement], env=env, capture_output=True
+            )
             found = re.search(r"^(?:summary|totals): (\d+)", out.read_text(), flags=re.M)
             assert found is not None
             pair.append(int(found.group(1)))
             out.unlink()
         counts.append(pair[0] - pair[1])
     ratio = counts[1] / counts[0]
-    print(f"{'import remem':<22}{counts[0]:>12}{counts[1]:>12}{ratio:>14.3f}  "
-          f"{_verdict('import remem', ratio)}")
+    print(
+        f"{'import remem':<22}{counts[0]:>12}{counts[1]:>12}{ratio:>14.3f}  "
+        f"{_verdict('import remem', ratio)}"
+    )
 
 
 def _verdict(name: str, ratio: float) -> str:
@@ -244,11 +248,18 @@ def main() -> None:
                 after = ns / runs["after"]["ns"]["floor"]
                 previous = runs["before"]["ns"][variant] / runs["before"]["ns"]["floor"]
                 ratios.setdefault(variant, []).append(after / previous)
-        print(f"CPython {platform.python_version()}: after (this tree) / before ({arguments.before})")
-        print(f"statewright classes in a generated machine's MRO: before {mros['before']}, "
-              f"after {mros['after']} (target <= 4 each: "
-              f"{'met' if max(mros['after'].values()) <= 4 else 'NOT met'})")
-        print(f"\nwall time per event, per-floor ratio after/before, median of {arguments.rounds} rounds")
+        print(
+            f"CPython {platform.python_version()}: after (this tree) / before ({arguments.before})"
+        )
+        print(
+            f"statewright classes in a generated machine's MRO: before {mros['before']}, "
+            f"after {mros['after']} (target <= 4 each: "
+            f"{'met' if max(mros['after'].values()) <= 4 else 'NOT met'})"
+        )
+        print(
+            "\nwall time per event, per-floor ratio after/before, "
+            f"median of {arguments.rounds} rounds"
+        )
         for variant, values in ratios.items():
             ratio = statistics.median(values)
             print(f"  {variant:<22}{ratio:>8.3f}  {_verdict(variant, ratio)}")

@@ -43,7 +43,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions, SendResult
 
-require_runtime(2, module="agent_task", generator_version="0.2.0")
+require_runtime(3, module="agent_task", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "examples/agent_task.toml"
@@ -90,7 +90,6 @@ _E_PLANNED: Final = AgentTaskEvent.PLANNED
 _E_TOOL_RESULT: Final = AgentTaskEvent.TOOL_RESULT
 _E_SUSPEND: Final = AgentTaskEvent.SUSPEND
 _E_RESUME: Final = AgentTaskEvent.RESUME
-_E_AFTER_TICKING_0: Final = AgentTaskEvent.AFTER_TICKING_0
 
 
 INITIAL_STATE: Final = AgentTaskState.PLANNING
@@ -272,6 +271,7 @@ SPEC: Final[MachineSpec[AgentTaskState, AgentTaskEvent]] = MachineSpec(
         AgentTaskEvent.AFTER_TICKING_0: "Sent when ticking has been active for 30 s."
     },
     chart=CHART,
+    internal_events=frozenset({AgentTaskEvent.AFTER_TICKING_0}),
 )
 
 
@@ -348,10 +348,6 @@ class AgentTaskMachine(ChartMachine[AgentTaskState, AgentTaskEvent, ContextT]):
         def send(self, event: Literal[AgentTaskEvent.SUSPEND], /) -> AgentTaskState: ...
         @overload
         def send(self, event: Literal[AgentTaskEvent.RESUME], /) -> AgentTaskState: ...
-        @overload
-        def send(
-            self, event: Literal[AgentTaskEvent.AFTER_TICKING_0], /
-        ) -> AgentTaskState: ...
         def send(self, event: AgentTaskEvent, /, **payload: Any) -> AgentTaskState:
             return super().send(event, **payload)
 
@@ -365,10 +361,6 @@ class AgentTaskMachine(ChartMachine[AgentTaskState, AgentTaskEvent, ContextT]):
         def try_send(self, event: Literal[AgentTaskEvent.SUSPEND], /) -> bool: ...
         @overload
         def try_send(self, event: Literal[AgentTaskEvent.RESUME], /) -> bool: ...
-        @overload
-        def try_send(
-            self, event: Literal[AgentTaskEvent.AFTER_TICKING_0], /
-        ) -> bool: ...
         def try_send(self, event: AgentTaskEvent, /, **payload: Any) -> bool:
             return super().try_send(event, **payload)
 
@@ -382,10 +374,6 @@ class AgentTaskMachine(ChartMachine[AgentTaskState, AgentTaskEvent, ContextT]):
         def can_send(self, event: Literal[AgentTaskEvent.SUSPEND], /) -> bool: ...
         @overload
         def can_send(self, event: Literal[AgentTaskEvent.RESUME], /) -> bool: ...
-        @overload
-        def can_send(
-            self, event: Literal[AgentTaskEvent.AFTER_TICKING_0], /
-        ) -> bool: ...
         def can_send(self, event: AgentTaskEvent, /, **payload: Any) -> bool:
             return super().can_send(event, **payload)
 
@@ -404,10 +392,6 @@ class AgentTaskMachine(ChartMachine[AgentTaskState, AgentTaskEvent, ContextT]):
         @overload
         def send_once(
             self, key: str, event: Literal[AgentTaskEvent.RESUME], /
-        ) -> SendResult[AgentTaskState]: ...
-        @overload
-        def send_once(
-            self, key: str, event: Literal[AgentTaskEvent.AFTER_TICKING_0], /
         ) -> SendResult[AgentTaskState]: ...
         def send_once(
             self, key: str, event: AgentTaskEvent, /, **payload: Any
@@ -429,10 +413,6 @@ class AgentTaskMachine(ChartMachine[AgentTaskState, AgentTaskEvent, ContextT]):
     def resume(self) -> AgentTaskState:
         """Send RESUME."""
         return self.send(_E_RESUME)
-
-    def after_ticking_0(self) -> AgentTaskState:
-        """Sent when ticking has been active for 30 s."""
-        return self.send(_E_AFTER_TICKING_0)
 
 
 class AgentTaskAsyncMachine(
@@ -478,10 +458,6 @@ class AgentTaskAsyncMachine(
         async def send(
             self, event: Literal[AgentTaskEvent.RESUME], /
         ) -> AgentTaskState: ...
-        @overload
-        async def send(
-            self, event: Literal[AgentTaskEvent.AFTER_TICKING_0], /
-        ) -> AgentTaskState: ...
         async def send(
             self, event: AgentTaskEvent, /, **payload: Any
         ) -> AgentTaskState:
@@ -497,10 +473,6 @@ class AgentTaskAsyncMachine(
         async def try_send(self, event: Literal[AgentTaskEvent.SUSPEND], /) -> bool: ...
         @overload
         async def try_send(self, event: Literal[AgentTaskEvent.RESUME], /) -> bool: ...
-        @overload
-        async def try_send(
-            self, event: Literal[AgentTaskEvent.AFTER_TICKING_0], /
-        ) -> bool: ...
         async def try_send(self, event: AgentTaskEvent, /, **payload: Any) -> bool:
             return await super().try_send(event, **payload)
 
@@ -514,10 +486,6 @@ class AgentTaskAsyncMachine(
         async def can_send(self, event: Literal[AgentTaskEvent.SUSPEND], /) -> bool: ...
         @overload
         async def can_send(self, event: Literal[AgentTaskEvent.RESUME], /) -> bool: ...
-        @overload
-        async def can_send(
-            self, event: Literal[AgentTaskEvent.AFTER_TICKING_0], /
-        ) -> bool: ...
         async def can_send(self, event: AgentTaskEvent, /, **payload: Any) -> bool:
             return await super().can_send(event, **payload)
 
@@ -536,10 +504,6 @@ class AgentTaskAsyncMachine(
         @overload
         async def send_once(
             self, key: str, event: Literal[AgentTaskEvent.RESUME], /
-        ) -> SendResult[AgentTaskState]: ...
-        @overload
-        async def send_once(
-            self, key: str, event: Literal[AgentTaskEvent.AFTER_TICKING_0], /
         ) -> SendResult[AgentTaskState]: ...
         async def send_once(
             self, key: str, event: AgentTaskEvent, /, **payload: Any
@@ -561,7 +525,3 @@ class AgentTaskAsyncMachine(
     async def resume(self) -> AgentTaskState:
         """Send RESUME."""
         return await self.send(_E_RESUME)
-
-    async def after_ticking_0(self) -> AgentTaskState:
-        """Sent when ticking has been active for 30 s."""
-        return await self.send(_E_AFTER_TICKING_0)

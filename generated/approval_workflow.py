@@ -46,7 +46,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions, SendResult
 
-require_runtime(2, module="approval_workflow", generator_version="0.2.0")
+require_runtime(3, module="approval_workflow", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "spec/approval_workflow.toml"
@@ -112,7 +112,6 @@ _E_REJECT: Final = ApprovalWorkflowEvent.REJECT
 _E_APPLY_RESULT: Final = ApprovalWorkflowEvent.APPLY_RESULT
 _E_TIMEOUT: Final = ApprovalWorkflowEvent.TIMEOUT
 _E_RESUBMIT: Final = ApprovalWorkflowEvent.RESUBMIT
-_E_AFTER_REVIEWING_0: Final = ApprovalWorkflowEvent.AFTER_REVIEWING_0
 
 
 INITIAL_STATE: Final = ApprovalWorkflowState.SUBMITTED
@@ -556,6 +555,7 @@ SPEC: Final[MachineSpec[ApprovalWorkflowState, ApprovalWorkflowEvent]] = Machine
         ApprovalWorkflowEvent.AFTER_REVIEWING_0: "Sent when reviewing has been active for 300 s.",
     },
     chart=CHART,
+    internal_events=frozenset({ApprovalWorkflowEvent.AFTER_REVIEWING_0}),
 )
 
 
@@ -687,10 +687,6 @@ class ApprovalWorkflowMachine(
             *,
             note: str | None = None,
         ) -> ApprovalWorkflowState: ...
-        @overload
-        def send(
-            self, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_0], /
-        ) -> ApprovalWorkflowState: ...
         def send(
             self, event: ApprovalWorkflowEvent, /, **payload: Any
         ) -> ApprovalWorkflowState:
@@ -750,10 +746,6 @@ class ApprovalWorkflowMachine(
             *,
             note: str | None = None,
         ) -> bool: ...
-        @overload
-        def try_send(
-            self, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_0], /
-        ) -> bool: ...
         def try_send(self, event: ApprovalWorkflowEvent, /, **payload: Any) -> bool:
             return super().try_send(event, **payload)
 
@@ -810,10 +802,6 @@ class ApprovalWorkflowMachine(
             /,
             *,
             note: str | None = None,
-        ) -> bool: ...
-        @overload
-        def can_send(
-            self, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_0], /
         ) -> bool: ...
         def can_send(self, event: ApprovalWorkflowEvent, /, **payload: Any) -> bool:
             return super().can_send(event, **payload)
@@ -878,10 +866,6 @@ class ApprovalWorkflowMachine(
             *,
             note: str | None = None,
         ) -> SendResult[ApprovalWorkflowState]: ...
-        @overload
-        def send_once(
-            self, key: str, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_0], /
-        ) -> SendResult[ApprovalWorkflowState]: ...
         def send_once(
             self, key: str, event: ApprovalWorkflowEvent, /, **payload: Any
         ) -> SendResult[ApprovalWorkflowState]:
@@ -927,10 +911,6 @@ class ApprovalWorkflowMachine(
     def resubmit(self, *, note: str | None = None) -> ApprovalWorkflowState:
         """从 error_state 重新提交（人工干预后）。"""
         return self.send(_E_RESUBMIT, note=note)
-
-    def after_reviewing_0(self) -> ApprovalWorkflowState:
-        """Sent when reviewing has been active for 300 s."""
-        return self.send(_E_AFTER_REVIEWING_0)
 
 
 class ApprovalWorkflowAsyncMachine(
@@ -1006,10 +986,6 @@ class ApprovalWorkflowAsyncMachine(
             *,
             note: str | None = None,
         ) -> ApprovalWorkflowState: ...
-        @overload
-        async def send(
-            self, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_0], /
-        ) -> ApprovalWorkflowState: ...
         async def send(
             self, event: ApprovalWorkflowEvent, /, **payload: Any
         ) -> ApprovalWorkflowState:
@@ -1069,10 +1045,6 @@ class ApprovalWorkflowAsyncMachine(
             *,
             note: str | None = None,
         ) -> bool: ...
-        @overload
-        async def try_send(
-            self, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_0], /
-        ) -> bool: ...
         async def try_send(
             self, event: ApprovalWorkflowEvent, /, **payload: Any
         ) -> bool:
@@ -1131,10 +1103,6 @@ class ApprovalWorkflowAsyncMachine(
             /,
             *,
             note: str | None = None,
-        ) -> bool: ...
-        @overload
-        async def can_send(
-            self, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_0], /
         ) -> bool: ...
         async def can_send(
             self, event: ApprovalWorkflowEvent, /, **payload: Any
@@ -1201,10 +1169,6 @@ class ApprovalWorkflowAsyncMachine(
             *,
             note: str | None = None,
         ) -> SendResult[ApprovalWorkflowState]: ...
-        @overload
-        async def send_once(
-            self, key: str, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_0], /
-        ) -> SendResult[ApprovalWorkflowState]: ...
         async def send_once(
             self, key: str, event: ApprovalWorkflowEvent, /, **payload: Any
         ) -> SendResult[ApprovalWorkflowState]:
@@ -1257,7 +1221,3 @@ class ApprovalWorkflowAsyncMachine(
     async def resubmit(self, *, note: str | None = None) -> ApprovalWorkflowState:
         """从 error_state 重新提交（人工干预后）。"""
         return await self.send(_E_RESUBMIT, note=note)
-
-    async def after_reviewing_0(self) -> ApprovalWorkflowState:
-        """Sent when reviewing has been active for 300 s."""
-        return await self.send(_E_AFTER_REVIEWING_0)

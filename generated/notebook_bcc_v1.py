@@ -45,7 +45,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions, SendResult
 
-require_runtime(2, module="notebook_bcc_v1", generator_version="0.2.0")
+require_runtime(3, module="notebook_bcc_v1", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "spec/notebook_bcc_v1.toml"

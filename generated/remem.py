@@ -45,7 +45,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions, SendResult
 
-require_runtime(2, module="remem", generator_version="0.2.0")
+require_runtime(3, module="remem", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "spec/remem.toml"
@@ -117,7 +117,6 @@ _E_ACT: Final = ReMemEvent.ACT
 _E_TIMEOUT: Final = ReMemEvent.TIMEOUT
 _E_LOOP_DETECTED: Final = ReMemEvent.LOOP_DETECTED
 _E_RESET: Final = ReMemEvent.RESET
-_E_AFTER_RUNNING_0: Final = ReMemEvent.AFTER_RUNNING_0
 
 
 INITIAL_STATE: Final = ReMemState.UNINITIALIZED
@@ -591,6 +590,7 @@ SPEC: Final[MachineSpec[ReMemState, ReMemEvent]] = MachineSpec(
         ReMemEvent.AFTER_RUNNING_0: "Sent when running has been active for 30 s.",
     },
     chart=CHART,
+    internal_events=frozenset({ReMemEvent.AFTER_RUNNING_0}),
 )
 
 
@@ -700,8 +700,6 @@ class ReMemMachine(ChartMachine[ReMemState, ReMemEvent, ContextT]):
         ) -> ReMemState: ...
         @overload
         def send(self, event: Literal[ReMemEvent.RESET], /) -> ReMemState: ...
-        @overload
-        def send(self, event: Literal[ReMemEvent.AFTER_RUNNING_0], /) -> ReMemState: ...
         def send(self, event: ReMemEvent, /, **payload: Any) -> ReMemState:
             return super().send(event, **payload)
 
@@ -748,8 +746,6 @@ class ReMemMachine(ChartMachine[ReMemState, ReMemEvent, ContextT]):
         ) -> bool: ...
         @overload
         def try_send(self, event: Literal[ReMemEvent.RESET], /) -> bool: ...
-        @overload
-        def try_send(self, event: Literal[ReMemEvent.AFTER_RUNNING_0], /) -> bool: ...
         def try_send(self, event: ReMemEvent, /, **payload: Any) -> bool:
             return super().try_send(event, **payload)
 
@@ -796,8 +792,6 @@ class ReMemMachine(ChartMachine[ReMemState, ReMemEvent, ContextT]):
         ) -> bool: ...
         @overload
         def can_send(self, event: Literal[ReMemEvent.RESET], /) -> bool: ...
-        @overload
-        def can_send(self, event: Literal[ReMemEvent.AFTER_RUNNING_0], /) -> bool: ...
         def can_send(self, event: ReMemEvent, /, **payload: Any) -> bool:
             return super().can_send(event, **payload)
 
@@ -855,10 +849,6 @@ class ReMemMachine(ChartMachine[ReMemState, ReMemEvent, ContextT]):
         def send_once(
             self, key: str, event: Literal[ReMemEvent.RESET], /
         ) -> SendResult[ReMemState]: ...
-        @overload
-        def send_once(
-            self, key: str, event: Literal[ReMemEvent.AFTER_RUNNING_0], /
-        ) -> SendResult[ReMemState]: ...
         def send_once(
             self, key: str, event: ReMemEvent, /, **payload: Any
         ) -> SendResult[ReMemState]:
@@ -899,10 +889,6 @@ class ReMemMachine(ChartMachine[ReMemState, ReMemEvent, ContextT]):
     def reset(self) -> ReMemState:
         """reset()：清除所有状态和历史。"""
         return self.send(_E_RESET)
-
-    def after_running_0(self) -> ReMemState:
-        """Sent when running has been active for 30 s."""
-        return self.send(_E_AFTER_RUNNING_0)
 
 
 class ReMemAsyncMachine(AsyncChartMachine[ReMemState, ReMemEvent, ContextT]):
@@ -965,10 +951,6 @@ class ReMemAsyncMachine(AsyncChartMachine[ReMemState, ReMemEvent, ContextT]):
         ) -> ReMemState: ...
         @overload
         async def send(self, event: Literal[ReMemEvent.RESET], /) -> ReMemState: ...
-        @overload
-        async def send(
-            self, event: Literal[ReMemEvent.AFTER_RUNNING_0], /
-        ) -> ReMemState: ...
         async def send(self, event: ReMemEvent, /, **payload: Any) -> ReMemState:
             return await super().send(event, **payload)
 
@@ -1015,10 +997,6 @@ class ReMemAsyncMachine(AsyncChartMachine[ReMemState, ReMemEvent, ContextT]):
         ) -> bool: ...
         @overload
         async def try_send(self, event: Literal[ReMemEvent.RESET], /) -> bool: ...
-        @overload
-        async def try_send(
-            self, event: Literal[ReMemEvent.AFTER_RUNNING_0], /
-        ) -> bool: ...
         async def try_send(self, event: ReMemEvent, /, **payload: Any) -> bool:
             return await super().try_send(event, **payload)
 
@@ -1065,10 +1043,6 @@ class ReMemAsyncMachine(AsyncChartMachine[ReMemState, ReMemEvent, ContextT]):
         ) -> bool: ...
         @overload
         async def can_send(self, event: Literal[ReMemEvent.RESET], /) -> bool: ...
-        @overload
-        async def can_send(
-            self, event: Literal[ReMemEvent.AFTER_RUNNING_0], /
-        ) -> bool: ...
         async def can_send(self, event: ReMemEvent, /, **payload: Any) -> bool:
             return await super().can_send(event, **payload)
 
@@ -1126,10 +1100,6 @@ class ReMemAsyncMachine(AsyncChartMachine[ReMemState, ReMemEvent, ContextT]):
         async def send_once(
             self, key: str, event: Literal[ReMemEvent.RESET], /
         ) -> SendResult[ReMemState]: ...
-        @overload
-        async def send_once(
-            self, key: str, event: Literal[ReMemEvent.AFTER_RUNNING_0], /
-        ) -> SendResult[ReMemState]: ...
         async def send_once(
             self, key: str, event: ReMemEvent, /, **payload: Any
         ) -> SendResult[ReMemState]:
@@ -1170,7 +1140,3 @@ class ReMemAsyncMachine(AsyncChartMachine[ReMemState, ReMemEvent, ContextT]):
     async def reset(self) -> ReMemState:
         """reset()：清除所有状态和历史。"""
         return await self.send(_E_RESET)
-
-    async def after_running_0(self) -> ReMemState:
-        """Sent when running has been active for 30 s."""
-        return await self.send(_E_AFTER_RUNNING_0)

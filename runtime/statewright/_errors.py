@@ -57,7 +57,8 @@ class InvalidTransition(StatewrightError):
 
 
 class UnknownEvent(InvalidTransition, ValueError):
-    """A string (or foreign object) that is not an event of this machine was sent."""
+    """A string (or foreign object) that is not an event of this machine was sent, or an
+    internal event (one only the machine sends itself) came through ``send_external``."""
 
 
 class InvalidPayload(StatewrightError, ValueError):

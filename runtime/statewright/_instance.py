@@ -196,7 +196,7 @@ class MachineInstance(Generic[S, E, C]):
 
     def allowed_events(self) -> frozenset[E]:
         """Events some transition of the current state (or an active state or its ancestors)
-        takes; guards not evaluated."""
+        takes, guards not evaluated; internal events (only the machine sends them) left out."""
         return self._engine.allowed(self._state, self._chart)
 
     def is_in(self, states: S | Collection[S], /) -> bool:
@@ -280,9 +280,10 @@ class MachineInstance(Generic[S, E, C]):
         self._listeners.remove(callback)
 
     def tools(self, state: S | None = None, /) -> list[ToolDefinition]:
-        """The events the current state (or ``state``) accepts, guards not evaluated, as tool
-        definitions: the event's name, its description from the spec and its payload's JSON
-        Schema. A model's call of one goes to ``send_external`` as it is."""
+        """The events the current state (or ``state``) accepts from outside, guards not
+        evaluated, as tool definitions: the event's name, its description from the spec and its
+        payload's JSON Schema. A model's call of one goes to ``send_external`` as it is; an
+        internal event is never one of them."""
         from statewright._boundary import tool_definitions
 
         table = self._spec_table
@@ -293,18 +294,22 @@ class MachineInstance(Generic[S, E, C]):
         self, event: str, arguments: Mapping[str, Any] | str | bytes | None
     ) -> tuple[E, dict[str, Any]]:
         """The member named ``event`` (its name or its value) and the checked payload, or
-        :class:`UnknownEvent` / :class:`InvalidPayload`; nothing is sent here."""
+        :class:`UnknownEvent` (an internal event too: only the machine sends those) /
+        :class:`InvalidPayload`; nothing is sent here."""
         from statewright._boundary import checked_payload, external_member
 
         table = self._spec_table
         member = external_member(table, event)
-        if member is None:
+        if member is None or member in table.internal:
+            name = table.spec.name
             raise self._logged(
                 UnknownEvent(
                     str(self._state),
                     event if isinstance(event, str) else repr(event),
                     self.allowed_events(),
-                    f"{event!r} is not the name or value of an event of {table.spec.name}",
+                    f"{event!r} is not the name or value of an event of {name}"
+                    if member is None
+                    else f"{event!r} is an internal event of {name}: only the machine sends it",
                 )
             )
         return member, checked_payload(table, member, arguments, self._options)

@@ -99,6 +99,7 @@ class MachineSpec(FrozenValue, Generic[StateT, EventT]):
         "payloads",
         "event_descriptions",
         "chart",
+        "internal_events",
     )
     __slots__ = __match_args__
 
@@ -126,6 +127,10 @@ class MachineSpec(FrozenValue, Generic[StateT, EventT]):
     #: A statechart's nesting, regions, history and transitions (run by the chart engine);
     #: ``None`` for a flat machine, which ``transitions`` describes entirely.
     chart: Chart | None
+    #: Events only the machine sends itself (timers, ``done.state.*``, ``error.*``, and what the
+    #: spec declares ``internal = true``): never offered as tools nor taken by ``send_external``.
+    #: The runtime adds what a chart implies (see ``statewright._table``).
+    internal_events: frozenset[EventT]
 
     def __init__(
         self,
@@ -145,6 +150,7 @@ class MachineSpec(FrozenValue, Generic[StateT, EventT]):
         payloads: Mapping[EventT, tuple[tuple[str, tuple[Any, ...], bool], ...]] | None = None,
         event_descriptions: Mapping[EventT, str] | None = None,
         chart: Chart | None = None,
+        internal_events: frozenset[EventT] = frozenset(),
     ) -> None:
         _set(self, "name", name)
         _set(self, "version", version)
@@ -162,3 +168,4 @@ class MachineSpec(FrozenValue, Generic[StateT, EventT]):
         _set(self, "payloads", {} if payloads is None else payloads)
         _set(self, "event_descriptions", {} if event_descriptions is None else event_descriptions)
         _set(self, "chart", chart)
+        _set(self, "internal_events", internal_events)

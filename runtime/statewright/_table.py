@@ -21,7 +21,7 @@ from typing import Any, cast
 from statewright._frozen import FrozenValue
 from statewright._spec import Alternative, MachineSpec, Previous
 
-__all__ = ["CompiledAlt", "Plan", "Table", "compile_spec"]
+__all__ = ["CompiledAlt", "Plan", "Table", "compile_spec", "internal_events"]
 
 #: A trivial transition: ``(event, target, target_fast_row, counter_index, sets_previous)``.
 Fast = tuple[Any, Any, "dict[Any, Fast]", int, bool]
@@ -70,13 +70,15 @@ class Table(FrozenValue):
         "triples",
         "events_by_value",
         "states_by_value",
+        "internal",
     )
     __slots__ = __match_args__
 
     spec: MachineSpec[Any, Any]
     rows: dict[Any, dict[Any, Plan]]
     fast_rows: dict[Any, dict[Any, Fast]]
-    #: Events accepted per state (guards not evaluated); empty for final states.
+    #: Events accepted per state (guards not evaluated), internal ones left out; empty for
+    #: final states.
     allowed: dict[Any, frozenset[Any]]
     #: ``(source, event, target)`` -> index into a machine's counter list.
     counter_index: dict[tuple[Any, Any, Any], int]
@@ -86,6 +88,8 @@ class Table(FrozenValue):
     #: Event string value (and member) -> member, for accepting plain strings.
     events_by_value: dict[str, Any]
     states_by_value: dict[str, Any]
+    #: Events only the machine sends itself (see :func:`internal_events`).
+    internal: frozenset[Any]
 
     def __init__(
         self,
@@ -97,6 +101,7 @@ class Table(FrozenValue):
         triples: Sequence[tuple[Any, Any, Any]],
         events_by_value: dict[str, Any],
         states_by_value: dict[str, Any],
+        internal: frozenset[Any] = frozenset(),
     ) -> None:
         _set(self, "spec", spec)
         _set(self, "rows", rows)
@@ -106,6 +111,7 @@ class Table(FrozenValue):
         _set(self, "triples", triples)
         _set(self, "events_by_value", events_by_value)
         _set(self, "states_by_value", states_by_value)
+        _set(self, "internal", internal)
 
     def learn_triple(self, triple: tuple[Any, Any, Any]) -> int:
         """The counter index of a chart's ``(source, event, target)``, registered the first
@@ -180,8 +186,11 @@ def compile_spec(spec: MachineSpec[Any, Any]) -> Table:
                 )
             row[event] = (event, alts)
         allowed[state] = frozenset(row)
+    internal = internal_events(spec)
     if spec.chart is not None:
         allowed = _chart_allowed(spec)
+    if internal:
+        allowed = {state: events - internal for state, events in allowed.items()}
     return Table(
         spec=spec,
         rows=rows,
@@ -191,16 +200,40 @@ def compile_spec(spec: MachineSpec[Any, Any]) -> Table:
         triples=triples if spec.chart is not None else tuple(triples),
         events_by_value={str(e.value): e for e in events},
         states_by_value={str(s.value): s for s in states},
+        internal=internal,
     )
+
+
+def internal_events(spec: MachineSpec[Any, Any]) -> frozenset[Any]:
+    """The events only the machine sends itself: the spec's list, and what its chart implies
+    (the events its timers send, its ``done.state.*`` and ``error.*`` events), so that a spec
+    written by hand, or generated before the list existed (runtime API 2), keeps them out of
+    reach of untrusted input too."""
+    chart = spec.chart
+    if chart is None:
+        return frozenset(spec.internal_events)
+    events = cast("Iterable[Any]", spec.event_type)
+    return frozenset(
+        {
+            *spec.internal_events,
+            *(timer.event for node in chart.nodes for timer in node.timers),
+            *(node.done for node in chart.nodes if node.done is not None),
+            *(event for event in events if _reserved(str(event.value))),
+        }
+    )
+
+
+def _reserved(value: str) -> bool:
+    """SCXML's names for the events a chart sends itself: ``done.state.<id>``, ``error.*``."""
+    return value == "error" or value.startswith(("error.", "done.state."))
 
 
 def _chart_allowed(spec: MachineSpec[Any, Any]) -> dict[Any, frozenset[Any]]:
     """Each leaf state's events in a statechart: its transitions' and its ancestors'."""
     chart = spec.chart
     assert chart is not None
-    # Not ERROR_ROUTE, and not what ``after`` timers send: the machine sends those itself.
+    # Not ERROR_ROUTE (no event equals it); internal events are left out by the caller.
     members = set(cast("Iterable[Any]", spec.event_type))
-    members -= {timer.event for node in chart.nodes for timer in node.timers}
     events: list[set[Any]] = [set() for _ in chart.nodes]
     for transition in chart.transitions:
         events[transition.source] |= transition.events & members

@@ -23,6 +23,8 @@ and each such place says so:
   guards are not pure functions);
 * reaching a top-level final state stops the machine and keeps its configuration (SCXML's
   exitInterpreter would exit every state, running their onexit content);
+* a state's allowed events are the ones from outside: never ``done.state.*``, ``error.*``, a
+  timer's or an event declared ``internal = true`` (which only the machine sends);
 * eventless transitions and internal events still enabled after :data:`MAX_MICROSTEPS`
   microsteps of one macrostep are a loop: the macrostep fails (SCXML would run forever).
 """
@@ -102,9 +104,10 @@ class Reference:
         return not self.running
 
     def allowed_events(self) -> frozenset[str]:
-        """The values of the (declared) events a transition of an active state takes."""
+        """The values of the events from outside a transition of an active state takes (the
+        chart's own events, internal ones, are not among them)."""
         spec = self.spec
-        events = [*spec.events.values(), *filter(spec.is_declared, spec.chart_events())]
+        events = [event for event in spec.events.values() if not event.internal]
         triggers = [t.trigger for s in self.configuration for t in s.transitions if t.trigger]
         return frozenset(
             event.value for event in events if any(name_match(t, event, spec) for t in triggers)

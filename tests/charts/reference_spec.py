@@ -43,6 +43,19 @@ Guard = tuple[Any, ...]
 class Event:
     name: str
     value: str
+    #: Declared ``internal = true``: only the chart itself sends it.
+    declared_internal: bool = False
+
+    @property
+    def internal(self) -> bool:
+        """Only the chart sends it: declared so, or one of SCXML's ``done.state.*`` and
+        ``error.*`` events."""
+        value = self.value
+        return (
+            self.declared_internal
+            or value == "error"
+            or value.startswith(("error.", "done.state."))
+        )
 
 
 @dataclass(frozen=True)
@@ -170,7 +183,8 @@ def parse_spec(text: str) -> Spec:
             state.default_actions = actions
     machine = document["machine"]
     events = {
-        name: Event(name, body.get("value", name)) for name, body in document["events"].items()
+        name: Event(name, body.get("value", name), body.get("internal", False))
+        for name, body in document["events"].items()
     }
     spec = Spec(
         states, events, _names(machine["initial"], states), machine.get("on_error", "raise")

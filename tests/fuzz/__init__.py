@@ -1,4 +1,5 @@
-"""Fuzzing: mutated seed specs through the compiler, corrupted snapshots through the runtime.
+"""Fuzzing: mutated seed specs through the compiler, corrupted snapshots through the runtime,
+SCXML documents in hostile encodings through the importer.
 
 A bounded budget runs in ``make test``; ``make fuzz`` runs a long one with a fresh seed. The
 budget and the seed come from ``STATEWRIGHT_FUZZ_BUDGET`` (cases) and ``STATEWRIGHT_FUZZ_SEED``;

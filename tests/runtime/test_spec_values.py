@@ -45,11 +45,12 @@ def test_constructors_keep_the_dataclass_parameters_and_defaults() -> None:
     ]
     assert parameters(ErrorRoute) == [("target", empty), ("actions", ())]
     assert parameters(MachineSpec) == [
-        *((name, empty) for name in MachineSpec.__match_args__[:-4]),
+        *((name, empty) for name in MachineSpec.__match_args__[:-5]),
         ("handler_names", frozenset()),
         ("payloads", None),
         ("event_descriptions", None),
         ("chart", None),
+        ("internal_events", frozenset()),
     ]
     assert MachineSpec.__match_args__ == (
         "name",
@@ -68,6 +69,7 @@ def test_constructors_keep_the_dataclass_parameters_and_defaults() -> None:
         "payloads",
         "event_descriptions",
         "chart",
+        "internal_events",
     )
 
 

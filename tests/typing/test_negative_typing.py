@@ -39,7 +39,8 @@ class Checked:
 @pytest.fixture(scope="module", params=["small", "large"])
 def checked(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Checked:
     folder = tmp_path_factory.mktemp(f"consumer_{request.param}")
-    for spec in (REPO / "spec" / "pegasus_task.toml", REPO / "examples" / "door.toml"):
+    specs = (REPO / "spec" / "pegasus_task.toml", REPO / "examples" / "door.toml")
+    for spec in (*specs, CASES / "only_internal.toml"):
         if request.param == "small":
             generate(spec, folder)
             continue
@@ -52,7 +53,7 @@ def checked(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     shutil.copyfile(chart, folder / "chart_sink.py")
     for name in [*SNIPPETS, POSITIVE]:
         shutil.copyfile(CASES / f"{name}.py.txt", folder / f"{name}.py")
-    modules = ["pegasus_task.py", "door.py", "chart_sink.py"]
+    modules = ["pegasus_task.py", "door.py", "chart_sink.py", "only_internal.py"]
     files = [*modules, *(f"{name}.py" for name in [*SNIPPETS, POSITIVE])]
     result, messages = run_mypy(files, folder)
     assert result.code in {0, 1}, result.output  # 2 would be a mypy usage error or crash

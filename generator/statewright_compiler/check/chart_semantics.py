@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 from statewright_compiler.check.chart_tree import ChartTree
+from statewright_compiler.check.default_cycles import check_default_cycles
 from statewright_compiler.diagnostics import Severity, did_you_mean
 from statewright_compiler.model import PREVIOUS_TARGET, Event, Rule, StateKind
 from statewright_compiler.spec.declarations import Declarations, RawRule, RawState
@@ -45,6 +46,7 @@ class ChartChecker:
                 self.check_history(state)
             if state.initial:
                 self.check_initial(state)
+        check_default_cycles(self.tree, self.reporter)
 
     def check_regions(self) -> None:
         """A parallel chart's configuration has one field per region, named after it."""
@@ -218,6 +220,7 @@ class ChartChecker:
                     payload=(),
                     metadata=(),
                     line=self.reporter.line(state.path) if state else 1,
+                    internal=True,
                 )
             )
         return events
@@ -248,6 +251,7 @@ class ChartChecker:
                     payload=(),
                     metadata=(),
                     line=self.reporter.line(raw.path),
+                    internal=True,
                 )
             )
             named.append(dataclasses.replace(raw, event=name))

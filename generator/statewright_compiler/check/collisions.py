@@ -4,6 +4,7 @@ constants, payload classes, imported names, and what every generated module defi
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Final
 
 from statewright_compiler.diagnostics import Severity
 from statewright_compiler.model import Event, imported_names_used
@@ -17,9 +18,10 @@ from statewright_compiler.spec.naming import (
 from statewright_compiler.spec.positions import KeyPath
 from statewright_compiler.spec.reporter import Reporter
 
-__all__ = ["check_collisions", "generated_names"]
+__all__ = ["CLASS_SUFFIXES", "check_collisions", "generated_names"]
 
-_CLASS_SUFFIXES = (
+#: What a machine's name is followed by in the names of its generated classes.
+CLASS_SUFFIXES: Final = (
     "State",
     "Event",
     "Handlers",
@@ -34,7 +36,7 @@ def generated_names(
     prefix: str, tags: Iterable[str] = (), state_sets: Iterable[str] = ()
 ) -> frozenset[str]:
     """Top-level names a generated module defines, which imports and payloads must not reuse."""
-    classes = {f"{prefix}{suffix}" for suffix in _CLASS_SUFFIXES}
+    classes = {f"{prefix}{suffix}" for suffix in CLASS_SUFFIXES}
     constants = {tag_constant(tag) for tag in tags} | {state_set_constant(s) for s in state_sets}
     return MODULE_NAMES | classes | constants
 
@@ -86,7 +88,7 @@ def check_collisions(
     # The machine's classes next to what the module imports: a machine named AsyncChart would
     # define AsyncChartMachine over the runtime's base class of that name.
     clashes = [
-        name for suffix in _CLASS_SUFFIXES if (name := declarations.name + suffix) in MODULE_NAMES
+        name for suffix in CLASS_SUFFIXES if (name := declarations.name + suffix) in MODULE_NAMES
     ]
     if clashes:
         checker.error(

@@ -17,6 +17,7 @@ from statewright_compiler.check.chart_tree import ChartTree
 from statewright_compiler.check.collisions import check_collisions, generated_names
 from statewright_compiler.check.flat_semantics import FlatChecks
 from statewright_compiler.check.handlers import delay_handlers, handler_names
+from statewright_compiler.check.internal_events import mark_internal
 from statewright_compiler.diagnostics import did_you_mean
 from statewright_compiler.model import (
     PREVIOUS_TARGET,
@@ -54,6 +55,7 @@ class _Builder(FlatChecks):
             events += self.chart.implicit_events(raw.event for raw in declarations.rules)
             self.rules, timer_events = self.chart.timer_events(self.rules)
             events += timer_events
+        events = mark_internal(events, declarations, self.is_chart, self.all_steps(), reporter)
         self.events = {event.name: event for event in events}
         #: Every timer id a cancel step may name: ``after`` timers and delayed sends.
         self.timer_ids = {step.id for step in self.all_steps() if isinstance(step, SendStep)}

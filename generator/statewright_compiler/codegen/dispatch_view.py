@@ -16,6 +16,8 @@ __all__ = ["DispatchView", "EventMethod", "MatchCase"]
 
 #: States per chunk of the two-level state ``match``.
 MATCH_CHUNK: Final = 32
+#: ``send``'s signature in a machine whose every event is internal: no event type-checks.
+NOTHING_TO_SEND: Final = "self, event: NoReturn, /"
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,7 @@ class DispatchView:
 
     def typed_send(self, asynchronous: bool) -> list[str]:
         """Per-event signatures of ``send``, ``try_send``, ``can_send`` and ``send_once`` (whose
-        idempotency key comes first) (lines; "" = blank).
+        idempotency key comes first) (lines; "" = blank), for the events from outside.
 
         They narrow the runtime's generic methods (any member, any payload), which mypy calls an
         incompatible override: the ``type: ignore`` says so. A machine with one event has one
@@ -125,7 +127,8 @@ class DispatchView:
         """
         prefix = "async " if asynchronous else ""
         groups = self.send_groups()
-        signatures = [self.send_signature(events) for events in groups]
+        # Internal events have none: with only internal events, nothing may be sent at all.
+        signatures = [self.send_signature(events) for events in groups] or [NOTHING_TO_SEND]
         # send_once's key is positional-only: any name works that no payload field takes.
         names = {field.name for events in groups for field in events[0].payload}
         key_name = next(
@@ -155,11 +158,12 @@ class DispatchView:
     def send_groups(self) -> list[tuple[Event, ...]]:
         """The events that share one signature of ``send``: each event alone, except in a large
         machine, where events with the same payload fields share one (mypy checks every pair of
-        overloads, so a signature per event costs it time quadratic in the number of events)."""
+        overloads, so a signature per event costs it time quadratic in the number of events).
+        Internal events have none: only the machine sends them."""
         if self.match_dispatch:
-            return [(event,) for event in self.machine.events]
+            return [(event,) for event in self.machine.external_events]
         groups: dict[tuple[str, ...], list[Event]] = {}
-        for event in self.machine.events:
+        for event in self.machine.external_events:
             groups.setdefault(tuple(self.payload_parameters(event)), []).append(event)
         return [tuple(events) for events in groups.values()]
 
@@ -181,7 +185,8 @@ class DispatchView:
         ]
 
     def event_methods(self) -> list[EventMethod]:
-        return [self.event_method(event) for event in self.machine.events]
+        """One method per event from outside (internal events have none)."""
+        return [self.event_method(event) for event in self.machine.external_events]
 
     def event_method(self, event: Event) -> EventMethod:
         parameters = self.payload_parameters(event)

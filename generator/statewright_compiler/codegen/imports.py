@@ -41,7 +41,10 @@ def used_imports(machine: Machine, view: ImportNeeds) -> dict[str, list[str]]:
     steps += [step for rule in machine.rules for step in (*rule.steps, *rule.then)]
     optional = {
         "Any": bool(view.guard_functions) or overloaded or "Any" in payload_typing,
-        "Literal": has_events or "Literal" in payload_typing or bool(view.regions()),
+        "Literal": bool(machine.external_events)
+        or "Literal" in payload_typing
+        or bool(view.regions()),
+        "NoReturn": has_events and not machine.external_events,
         "NamedTuple": bool(view.regions()),
         "TypeAlias": any(region.alias for region in view.regions()),
         "TypedDict": has_events,

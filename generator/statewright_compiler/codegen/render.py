@@ -47,7 +47,7 @@ __all__ = ["GENERATOR_VERSION", "RUNTIME_API", "render_module"]
 
 GENERATOR_VERSION: Final = __version__
 #: The runtime API level generated modules require (see ``statewright._version``).
-RUNTIME_API: Final = 2
+RUNTIME_API: Final = 3
 #: Up to this many states and events, dispatch functions are exhaustive ``match`` statements that
 #: mypy proves complete. mypy narrows ``match`` cases in time quadratic in the enum's size
 #: (measured with mypy 2.4.1: ~118 s cold at 1,000 states x 100 events, ~4 s for the same module
@@ -162,6 +162,17 @@ class _ModuleView(DispatchView, ChartView, LargeMachineView, FlavourView):
             )
             for e in self.machine.events
         ]
+
+    def method_constants(self) -> list[str]:
+        """The members event methods send (``_E_<MEMBER>``): the events from outside."""
+        return [event.member for event in self.machine.external_events]
+
+    def internal_events_literal(self) -> str:
+        """``internal_events``: the events only the machine sends itself."""
+        members = ", ".join(
+            self.event_member[event.name] for event in self.machine.events if event.internal
+        )
+        return f"frozenset({{{members}}})"
 
     def state_set(self, names: Iterable[str]) -> str:
         members = ", ".join(self.state_member[name] for name in names)

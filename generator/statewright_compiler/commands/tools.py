@@ -29,9 +29,10 @@ def _tool(event: Event) -> ToolDefinition:
 
 
 def tool_definitions(machine: Machine, flavour: Format) -> dict[str, list[dict[str, Any]]]:
-    """State name -> the definitions of the events it accepts (guards not evaluated). A chart's
-    states are its leaves, which accept their own and their ancestors' events."""
-    tools = {event.name: _tool(event) for event in machine.events}
+    """State name -> the definitions of the events it accepts from outside (guards not
+    evaluated; internal events never). A chart's states are its leaves, which accept their own
+    and their ancestors' events."""
+    tools = {event.name: _tool(event) for event in machine.external_events}
     shape = {
         "openai": ToolDefinition.for_openai,
         "anthropic": ToolDefinition.for_anthropic,

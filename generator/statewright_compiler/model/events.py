@@ -76,6 +76,9 @@ class Event:
     payload: tuple[PayloadField, ...]
     metadata: tuple[tuple[str, MetadataValue], ...]
     line: int
+    internal: bool = False
+    """Sent only by the machine itself (a timer's event, ``done.state.*``, ``error.*``, or
+    declared ``internal = true``): no method, no typed ``send`` signature, never a tool."""
 
 
 def imported_names_used(events: Iterable[Event]) -> frozenset[str]:

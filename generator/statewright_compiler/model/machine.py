@@ -51,18 +51,23 @@ class Machine:
     """Handler methods that compute a timer's delay in seconds, sorted."""
 
     @cached_property
-    def timer_events(self) -> frozenset[str]:
-        """The events ``after`` timers send: the machine sends them itself, so they are not
-        among a state's allowed events (nor offered as tools)."""
-        return frozenset(timer.event for state in self.states for timer in state.timers)
+    def internal_events(self) -> frozenset[str]:
+        """The events only the machine sends itself (see :attr:`Event.internal`): not among a
+        state's allowed events, not offered as tools, without a method or a typed ``send``."""
+        return frozenset(event.name for event in self.events if event.internal)
+
+    @cached_property
+    def external_events(self) -> tuple[Event, ...]:
+        """The events from outside, in event order: each gets a method and a typed ``send``."""
+        return tuple(event for event in self.events if not event.internal)
 
     @cached_property
     def allowed_by_leaf(self) -> dict[str, tuple[str, ...]]:
         """Each leaf state's events (guards not evaluated), in event order: its transitions'
-        and, in a chart, its ancestors'; never eventless transitions nor a timer's event."""
+        and, in a chart, its ancestors'; never eventless transitions nor internal events."""
         own: dict[str, set[str]] = {state.name: set() for state in self.states}
         for transition in self.transitions:
-            if transition.event and transition.event not in self.timer_events:
+            if transition.event and transition.event not in self.internal_events:
                 own[transition.source].add(transition.event)
         found: dict[str, tuple[str, ...]] = {}
         for state in self.states:

@@ -2,8 +2,9 @@
 descriptors are written as an ``on`` key.
 
 statewright's events are a closed set, SCXML's are not: any name may arrive. Every event a chart
-raises is declared; a descriptor token is declared as an event only when nothing else it matches
-exists, so ``error`` next to ``error.execution`` adds no event of its own. The compiler declares
+raises is declared, and so is every event a descriptor token names (``f.b`` for ``f.b``,
+``f.b.*`` or ``f.b.``), even next to a longer one (``f.b.c``): SCXML's ``f.b`` transition takes
+an external ``f.b``, so the compiled chart must be able to receive it. The compiler declares
 ``error.execution`` and ``done.state.<id>`` itself when a descriptor matches them, under names
 (``error_execution``, ``done_state_<name>``) the importer keeps free.
 
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 
 from statewright_compiler.scxml.document import Document, Node, NodeKind, Raise, Send, Step
 from statewright_compiler.scxml.names import event_names
-from statewright_compiler.spec.descriptors import is_descriptor, matches
+from statewright_compiler.spec.descriptors import is_descriptor
 
 __all__ = ["ChartEvents", "chart_events", "descriptor_event", "steps_of"]
 
@@ -85,14 +86,7 @@ def chart_events(document: Document, states: Sequence[str]) -> ChartEvents:
                 if value is not None:
                     appearances.setdefault(value, False)
     implicit = _implicit(document, states)
-    known = {*appearances, *implicit}
-    declared = [
-        value
-        for value, raised in appearances.items()
-        if raised
-        or not (
-            value in implicit or any(other != value and matches((value,), other) for other in known)
-        )
-    ]
+    # An event the compiler declares itself is declared here only when the chart raises it.
+    declared = [value for value, raised in appearances.items() if raised or value not in implicit]
     taken = [name for value, name in implicit.items() if value not in declared]
     return ChartEvents(event_names(declared, taken), frozenset({*declared, *implicit}))

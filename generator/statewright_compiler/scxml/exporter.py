@@ -44,9 +44,10 @@ from statewright_compiler.scxml.document import (
     Step,
 )
 from statewright_compiler.scxml.document import Transition as ScxmlTransition
+from statewright_compiler.scxml.events import descriptor_event
 from statewright_compiler.scxml.spec_text import COND_METADATA
 from statewright_compiler.scxml.write import scxml_text, xml_representable
-from statewright_compiler.spec.descriptors import EVENT_NAME, is_descriptor
+from statewright_compiler.spec.descriptors import EVENT_NAME, is_descriptor, matches
 from statewright_compiler.spec.guards import guard_names
 
 __all__ = ["export_scxml"]
@@ -198,7 +199,7 @@ class _Exporter:
         if not rule.event:
             return ()
         if is_descriptor(rule.event):
-            return tuple(rule.event.split())
+            return self.closed_descriptor(rule.event)
         value = self.event(rule.event, line)
         wider = sorted(
             other for other in self.event_values.values() if other.startswith(value + ".")
@@ -209,6 +210,21 @@ class _Exporter:
                 f"SCXML's {value!r} would match {', '.join(map(repr, wider))} too",
             )  # fmt: skip
         return (value,)
+
+    def closed_descriptor(self, descriptor: str) -> tuple[str, ...]:
+        """The descriptor's tokens, each naming an event the machine has. The importer declares
+        the event every token names (SCXML's ``fault.*`` takes an event ``fault``); a token
+        whose event the machine lacks is written as the events it matches instead, which is
+        all it matches in the compiled machine."""
+        values = list(dict.fromkeys(self.event_values.values()))
+        tokens: list[str] = []
+        for token in descriptor.split():
+            named = descriptor_event(token)
+            if named is None or named in values:
+                tokens.append(token)
+            else:
+                tokens += [value for value in values if matches((named,), value)]
+        return tuple(dict.fromkeys(tokens))
 
     def cond(self, rule: Rule, line: int, column: int, what: str) -> str | None:
         if rule.guard is None:

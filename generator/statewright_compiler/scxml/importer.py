@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Final
 
 from statewright_compiler.diagnostics import Diagnostic, SpecError
+from statewright_compiler.scxml.compile_check import compiler_errors
 from statewright_compiler.scxml.content import UNSUPPORTED, ElementReader
 from statewright_compiler.scxml.document import (
     Cancel,
@@ -70,7 +71,8 @@ class _Reader(ElementReader):
         if not self.nodes:
             self.report("scxml-invalid", root, "<scxml> has no states")
             return None
-        document = Document(root.get("name"), _tokens(root.get("initial")), tuple(self.nodes))
+        initial = self.ids(root, "initial")
+        document = Document(root.get("name"), initial, tuple(self.nodes))
         self.resolve(document, root)
         return document
 
@@ -85,7 +87,7 @@ class _Reader(ElementReader):
         entry: list[Step] = []
         exit: list[Step] = []
         transitions: list[Transition] = []
-        initial = _tokens(element.get("initial"))
+        initial = self.ids(element, "initial")
         initial_steps: tuple[Step, ...] = ()
         initial_element: Element | None = None
         history_type = None
@@ -179,12 +181,25 @@ class _Reader(ElementReader):
         return Transition(
             events,
             element.get("cond"),
-            _tokens(element.get("target")),
+            self.ids(element, "target"),
             kind == "internal",
             tuple(self.content(element)),
             element.line,
             element.column,
         )
+
+    def ids(self, element: Element, attribute: str) -> tuple[str, ...]:
+        """The state ids an ``initial`` or ``target`` lists, each once: they name a set of
+        states (a second mention is a warning, not a second target)."""
+        ids = _tokens(element.get(attribute))
+        for repeated in dict.fromkeys(i for n, i in enumerate(ids) if i in ids[:n]):
+            self.report(
+                "scxml-ignored",
+                element,
+                f"the {attribute} {repeated!r} is listed twice: a transition enters a set of "
+                "states",
+            )
+        return tuple(dict.fromkeys(ids))
 
     # -- references ------------------------------------------------------------------------------
     def resolve(self, document: Document, root: Element) -> None:
@@ -253,6 +268,8 @@ def import_scxml(path: Path, shown: str) -> tuple[ImportedSpec | None, list[Diag
         sound = not any(diagnostic.is_error for diagnostic in diagnostics)
         spec, errors = spec_text(document, shown, path.stem, write=sound)
         diagnostics += errors
+    if spec is not None:
+        diagnostics += compiler_errors(spec, shown)
     diagnostics.sort(key=lambda diagnostic: (diagnostic.line, diagnostic.column))
     if any(diagnostic.is_error for diagnostic in diagnostics):
         return None, diagnostics

@@ -15,7 +15,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Final
 
-from statewright_compiler.spec.naming import camel_case, is_identifier
+from statewright_compiler.check.collisions import CLASS_SUFFIXES
+from statewright_compiler.spec.naming import MODULE_NAMES, camel_case, is_identifier
 from statewright_compiler.spec.read_events import RESERVED_METHOD_NAMES
 
 __all__ = ["TimerNames", "event_names", "machine_name", "state_names"]
@@ -129,11 +130,17 @@ class TimerNames:
 
 
 def machine_name(name: str | None, stem: str) -> str:
-    """A PascalCase class prefix from ``<scxml name>``, else from the file name."""
+    """A PascalCase class prefix from ``<scxml name>``, else from the file name, whose classes
+    (``<name>Machine``, ...) are not names the generated module imports (``ChartMachine``)."""
     text = name or stem
     if is_identifier(text) and text[0].isupper() and not _is_keyword(text):
-        return text
-    words = "".join(word[0].upper() + word[1:] for word in _WORDS.findall(text))
-    if not words[:1].isalpha():
+        words = text
+    else:
+        words = "".join(word[0].upper() + word[1:] for word in _WORDS.findall(text))
+        if not words[:1].isalpha():
+            words = f"Scxml{words}"
+        if _is_keyword(words):
+            words = f"{words}Chart"
+    if any(f"{words}{suffix}" in MODULE_NAMES for suffix in CLASS_SUFFIXES):
         words = f"Scxml{words}"
-    return f"{words}Chart" if _is_keyword(words) else words
+    return words

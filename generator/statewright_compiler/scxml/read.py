@@ -15,6 +15,7 @@ from typing import Final
 from xml.parsers import expat
 
 from statewright_compiler.diagnostics import Diagnostic, SpecError
+from statewright_compiler.scxml.encoding import decode_xml
 from statewright_compiler.spec.limits import MAX_SPEC_BYTES
 
 __all__ = ["MAX_XML_DEPTH", "SCXML_NAMESPACE", "Element", "parse_xml", "read_xml"]
@@ -168,7 +169,11 @@ class _TreeBuilder:
 
 
 def parse_xml(data: bytes, shown: str) -> Element:
-    """The root element of ``data``; malformed or hostile XML raises :class:`SpecError`."""
+    """The root element of ``data``; malformed or hostile XML raises :class:`SpecError`.
+
+    The bytes are decoded first (:mod:`encoding`), so expat reads text as UTF-8 and ignores the
+    declared encoding it could not have read."""
+    text = decode_xml(data, shown)
     parser = expat.ParserCreate(namespace_separator=_SEPARATOR)
     # Unbuffered, so that each chunk of text is reported with the position where it starts.
     parser.buffer_text = False
@@ -183,7 +188,7 @@ def parse_xml(data: bytes, shown: str) -> Element:
     parser.EntityDeclHandler = builder.refuse_doctype
     parser.ExternalEntityRefHandler = builder.refuse_doctype
     try:
-        parser.Parse(data, True)
+        parser.Parse(text, True)
     except _Refused as refused:
         raise SpecError(
             [Diagnostic(refused.code, shown, refused.line, refused.column, str(refused))]

@@ -29,6 +29,7 @@ from statewright_compiler.scxml.document import (
 )
 from statewright_compiler.scxml.events import chart_events, steps_of
 from statewright_compiler.scxml.names import TimerNames, machine_name, state_names
+from statewright_compiler.scxml.preemption import live_transitions
 from statewright_compiler.scxml.toml_text import (
     inline_table,
     toml_array,
@@ -54,11 +55,14 @@ class ImportedSpec:
 
     The spec carries the same: a transition with a named guard has ``metadata.scxml_cond``,
     its whole ``cond``; when the guard also tests ``in(...)``, each named guard's own part of
-    the expression is under the guard's name too.
+    the expression is under the guard's name too. ``origins`` holds, for each line of the text,
+    the line and column of the SCXML element it was written from, so that what the compiler
+    says of the spec can be said of the document.
     """
 
     text: str
     guards: tuple[tuple[str, str], ...]
+    origins: tuple[tuple[int, int], ...] = ()
 
 
 def _keeps_order(keys: Sequence[str]) -> bool:
@@ -88,18 +92,26 @@ class _Writer:
         self.named_guards: list[tuple[str, str]] = []
         self.guards: dict[int, Guard] = {}  # by id() of the transition
         self.lines: list[str] = []
+        self.origins: list[tuple[int, int]] = []  # per line: the SCXML element it came from
+        self.origin = (1, 1)
+        self.warnings: list[Diagnostic] = []
+        self.live: list[list[Transition]] = []  # per node: the transitions SCXML can take
+        for node in document.nodes:
+            live, warnings = live_transitions(node.transitions, self.chart_events.values, shown)
+            self.live.append(live)
+            self.warnings += warnings
 
     def new_guard(self) -> str:
         self.guard_count += 1
         return f"cond_{self.guard_count}"
 
-    def in_file_order(self, node: Node) -> tuple[bool, list[Transition]]:
+    def in_file_order(self, index: int) -> tuple[bool, list[Transition]]:
         """Whether the node's evented transitions go in its ``on`` table (else they are
-        ``[[transitions]]`` after it), and its transitions in the order the spec will hold
+        ``[[transitions]]`` after it), and its live transitions in the order the spec will hold
         them, which is the compiler's (and so the exporter's) order too. Evented and eventless
         transitions never compete, so only the order within each kind is SCXML's."""
-        evented = [transition for transition in node.transitions if transition.events]
-        eventless = [transition for transition in node.transitions if not transition.events]
+        evented = [transition for transition in self.live[index] if transition.events]
+        eventless = [transition for transition in self.live[index] if not transition.events]
         if _keeps_order([self.chart_events.key(transition.events) for transition in evented]):
             return True, evented + eventless
         return False, eventless + evented
@@ -107,8 +119,8 @@ class _Writer:
     def translate_guards(self) -> None:
         """Named guards are numbered in the order the spec will hold them: importing what
         ``export-scxml`` wrote from an imported spec gives that spec again."""
-        for node in self.document.nodes:
-            for transition in self.in_file_order(node)[1]:
+        for index in range(len(self.document.nodes)):
+            for transition in self.in_file_order(index)[1]:
                 if transition.cond is None:
                     continue
                 try:
@@ -180,20 +192,29 @@ class _Writer:
         return items
 
     # -- tables ----------------------------------------------------------------------------------
-    def emit(self, key: str, value: str) -> None:
-        self.lines.append(f"{key} = {value}")
+    def add(self, text: str, origins: Sequence[tuple[int, int]] = ()) -> None:
+        """Lines of spec text; each from the element in ``origins`` (default: ``origin``)."""
+        for number, line in enumerate(text.split("\n")):
+            self.lines.append(line)
+            self.origins.append(origins[number] if number < len(origins) else self.origin)
+
+    def emit(self, key: str, value: str, origins: Sequence[tuple[int, int]] = ()) -> None:
+        self.add(f"{key} = {value}", origins)
 
     def emit_alternatives(
         self, key: str, transitions: Sequence[Transition], *, short: bool
     ) -> None:
-        """``key = "target"`` (``short``, when that says it all), a table, or an array of them."""
+        """``key = "target"`` (``short``, when that says it all), a table, or an array of
+        tables (one a line: ``key = [``, then each alternative, then ``]``)."""
         rendered = []
         for transition in transitions:
             items = self.alternative(transition)
-            plain = short and len(items) == 1 and len(transition.targets) == 1
+            plain = short and len(transitions) == 1 and len(items) == 1
+            plain = plain and len(transition.targets) == 1
             rendered.append(items[0][1] if plain else inline_table(items))
         value = rendered[0] if len(rendered) == 1 else toml_array(rendered, split=True)
-        self.emit(key, value)
+        where = [(transition.line, transition.column) for transition in transitions]
+        self.emit(key, value, [where[0], *where, where[-1]] if len(rendered) > 1 else where)
 
     def machine(self, stem: str) -> None:
         document = self.document
@@ -201,15 +222,13 @@ class _Writer:
             initial = [self.by_id[target] for target in document.initial]
         else:
             initial = [self.names[document.children(None)[0]]]
-        self.lines.append(
-            f"# Translated from SCXML by statewright import-scxml: {comment_text(self.shown)}"
-        )
-        self.lines.append("[machine]")
+        self.add(f"# Translated from SCXML by statewright import-scxml: {comment_text(self.shown)}")
+        self.add("[machine]")
         self.emit("name", toml_string(machine_name(document.name, stem)))
         self.emit("initial", self.names_value(initial))
         self.emit("on_error", toml_string("event"))
         if self.events:
-            self.lines += ["", "[events]"]
+            self.add("\n[events]")
             for value, name in self.events.items():
                 table = [] if value == name else [("value", toml_string(value))]
                 self.emit(name, inline_table(table))
@@ -230,7 +249,8 @@ class _Writer:
 
     def state(self, index: int, node: Node) -> None:
         name = self.names[index]
-        self.lines += ["", f"[states.{name}]"]
+        self.origin = (node.line, node.column)
+        self.add(f"\n[states.{name}]")
         if node.parent is not None:
             self.emit("parent", toml_string(self.names[node.parent]))
         if node.kind in _KIND_KEYS:
@@ -245,7 +265,7 @@ class _Writer:
         for key, steps in (("entry", node.entry), ("exit", node.exit)):
             if steps:
                 self.emit(key, self.steps(steps, len(key) + 3))
-        in_table, transitions = self.in_file_order(node)
+        in_table, transitions = self.in_file_order(index)
         evented = [transition for transition in transitions if transition.events]
         eventless = [transition for transition in transitions if not transition.events]
         keys = [self.chart_events.key(transition.events) for transition in evented]
@@ -260,7 +280,8 @@ class _Writer:
         if in_table:
             return
         for key, transition in zip(keys, evented, strict=True):
-            self.lines += ["", "[[transitions]]"]
+            self.origin = (transition.line, transition.column)
+            self.add("\n[[transitions]]")
             self.emit("from", toml_string(name))
             self.emit("event", toml_string(key))
             for item, value in self.alternative(transition):
@@ -283,5 +304,6 @@ def spec_text(
     writer = _Writer(document, shown)
     writer.translate_guards()
     if writer.diagnostics or not write:
-        return None, writer.diagnostics
-    return ImportedSpec(writer.text(stem), tuple(writer.named_guards)), []
+        return None, writer.diagnostics + writer.warnings
+    text = writer.text(stem)
+    return ImportedSpec(text, tuple(writer.named_guards), tuple(writer.origins)), writer.warnings

@@ -102,4 +102,6 @@ class Declarations:
     on_error: str = "raise"
     #: Where the spec uses what only a statechart has; empty for a flat machine.
     chart_features: tuple[tuple[str, KeyPath], ...] = ()
+    #: Events whose table says ``internal = false``.
+    said_external: frozenset[str] = frozenset()
     initial_path: KeyPath = ("machine", "initial")

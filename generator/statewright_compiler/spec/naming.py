@@ -29,6 +29,7 @@ TYPING_IMPORTS: Final = (
     "Final",
     "Literal",
     "NamedTuple",
+    "NoReturn",
     "Protocol",
     "TypeAlias",
     "TypedDict",

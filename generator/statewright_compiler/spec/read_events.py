@@ -33,6 +33,12 @@ RESERVED_METHOD_NAMES: Final = frozenset(
 class EventReader(FieldReader):
     """Events and their payloads."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: Events whose table says ``internal = false`` (which a chart's ``done.state.*`` and
+        #: ``error.*`` events cannot be: the semantic pass says so).
+        self.said_external: list[str] = []
+
     def events(self, table: Mapping[str, Any], imported: Mapping[str, str]) -> list[Event]:
         events: list[Event] = []
         for key, body in table.items():
@@ -57,6 +63,9 @@ class EventReader(FieldReader):
                 )
                 continue
             value = self.text(body, "value", path, name) or name
+            internal = self.flag(body, "internal", path)
+            if body.get("internal") is False:
+                self.said_external.append(name)
             events.append(
                 Event(
                     name=name,
@@ -71,6 +80,7 @@ class EventReader(FieldReader):
                     ),
                     metadata=self.metadata(body, path),
                     line=self.reporter.line(path),
+                    internal=internal,
                 )
             )
         return events

@@ -87,6 +87,7 @@ class SpecReader(EventReader, RuleReader):
             declared_events=frozenset(self.table(document, "events", ())),
             on_error=on_error,
             chart_features=tuple(self.chart_features),
+            said_external=frozenset(self.said_external),
         )
 
     def machine_name(self, machine: Mapping[str, Any]) -> str | None:

@@ -226,6 +226,12 @@ SCHEMA: Final[dict[str, Any]] = {
                 "value": _TEXT,
                 "label": _TEXT,
                 "metadata": _METADATA,
+                "internal": {
+                    "type": "boolean",
+                    "description": "Only the machine sends it (a raise or send step): no method, "
+                    "never a tool, refused by send_external. A chart's done.state.* and error.* "
+                    "events and its timers' events always are.",
+                },
             },
         },
         "transition": {

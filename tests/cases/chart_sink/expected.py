@@ -44,7 +44,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions, SendResult
 
-require_runtime(2, module="spec", generator_version="0.2.0")
+require_runtime(3, module="spec", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "tests/cases/chart_sink/spec.toml"
@@ -105,8 +105,6 @@ _E_SUSPEND: Final = ChartSinkEvent.SUSPEND
 _E_RESUME: Final = ChartSinkEvent.RESUME
 _E_TOOL_FAILED: Final = ChartSinkEvent.TOOL_FAILED
 _E_TOOL_TIMEOUT: Final = ChartSinkEvent.TOOL_TIMEOUT
-_E_DONE_STATE_WORKING: Final = ChartSinkEvent.DONE_STATE_WORKING
-_E_ERROR_EXECUTION: Final = ChartSinkEvent.ERROR_EXECUTION
 
 
 INITIAL_STATE: Final = ChartSinkState.IDLE
@@ -489,6 +487,9 @@ SPEC: Final[MachineSpec[ChartSinkState, ChartSinkEvent]] = MachineSpec(
         ChartSinkEvent.ERROR_EXECUTION: "Raised when a guard or an action raised an exception.",
     },
     chart=CHART,
+    internal_events=frozenset(
+        {ChartSinkEvent.DONE_STATE_WORKING, ChartSinkEvent.ERROR_EXECUTION}
+    ),
 )
 
 
@@ -503,7 +504,6 @@ def _match_allowed_events(state: ChartSinkState) -> frozenset[ChartSinkEvent]:
                     ChartSinkEvent.SUSPEND,
                     ChartSinkEvent.TOOL_FAILED,
                     ChartSinkEvent.TOOL_TIMEOUT,
-                    ChartSinkEvent.DONE_STATE_WORKING,
                 }
             )
         case ChartSinkState.CALLED | ChartSinkState.EXPIRED:
@@ -512,7 +512,6 @@ def _match_allowed_events(state: ChartSinkState) -> frozenset[ChartSinkEvent]:
                     ChartSinkEvent.SUSPEND,
                     ChartSinkEvent.TOOL_FAILED,
                     ChartSinkEvent.TOOL_TIMEOUT,
-                    ChartSinkEvent.DONE_STATE_WORKING,
                 }
             )
         case ChartSinkState.WAITING:
@@ -522,11 +521,10 @@ def _match_allowed_events(state: ChartSinkState) -> frozenset[ChartSinkEvent]:
                     ChartSinkEvent.SUSPEND,
                     ChartSinkEvent.TOOL_FAILED,
                     ChartSinkEvent.TOOL_TIMEOUT,
-                    ChartSinkEvent.DONE_STATE_WORKING,
                 }
             )
         case ChartSinkState.SUSPENDED:
-            return frozenset({ChartSinkEvent.RESUME, ChartSinkEvent.ERROR_EXECUTION})
+            return frozenset({ChartSinkEvent.RESUME})
         case ChartSinkState.DONE:
             return frozenset()
         case _:
@@ -606,14 +604,6 @@ class ChartSinkMachine(ChartMachine[ChartSinkState, ChartSinkEvent, ContextT]):
         def send(
             self, event: Literal[ChartSinkEvent.TOOL_TIMEOUT], /
         ) -> ChartSinkState: ...
-        @overload
-        def send(
-            self, event: Literal[ChartSinkEvent.DONE_STATE_WORKING], /
-        ) -> ChartSinkState: ...
-        @overload
-        def send(
-            self, event: Literal[ChartSinkEvent.ERROR_EXECUTION], /
-        ) -> ChartSinkState: ...
         def send(self, event: ChartSinkEvent, /, **payload: Any) -> ChartSinkState:
             return super().send(event, **payload)
 
@@ -639,14 +629,6 @@ class ChartSinkMachine(ChartMachine[ChartSinkState, ChartSinkEvent, ContextT]):
         def try_send(self, event: Literal[ChartSinkEvent.TOOL_FAILED], /) -> bool: ...
         @overload
         def try_send(self, event: Literal[ChartSinkEvent.TOOL_TIMEOUT], /) -> bool: ...
-        @overload
-        def try_send(
-            self, event: Literal[ChartSinkEvent.DONE_STATE_WORKING], /
-        ) -> bool: ...
-        @overload
-        def try_send(
-            self, event: Literal[ChartSinkEvent.ERROR_EXECUTION], /
-        ) -> bool: ...
         def try_send(self, event: ChartSinkEvent, /, **payload: Any) -> bool:
             return super().try_send(event, **payload)
 
@@ -672,14 +654,6 @@ class ChartSinkMachine(ChartMachine[ChartSinkState, ChartSinkEvent, ContextT]):
         def can_send(self, event: Literal[ChartSinkEvent.TOOL_FAILED], /) -> bool: ...
         @overload
         def can_send(self, event: Literal[ChartSinkEvent.TOOL_TIMEOUT], /) -> bool: ...
-        @overload
-        def can_send(
-            self, event: Literal[ChartSinkEvent.DONE_STATE_WORKING], /
-        ) -> bool: ...
-        @overload
-        def can_send(
-            self, event: Literal[ChartSinkEvent.ERROR_EXECUTION], /
-        ) -> bool: ...
         def can_send(self, event: ChartSinkEvent, /, **payload: Any) -> bool:
             return super().can_send(event, **payload)
 
@@ -716,14 +690,6 @@ class ChartSinkMachine(ChartMachine[ChartSinkState, ChartSinkEvent, ContextT]):
         def send_once(
             self, key: str, event: Literal[ChartSinkEvent.TOOL_TIMEOUT], /
         ) -> SendResult[ChartSinkState]: ...
-        @overload
-        def send_once(
-            self, key: str, event: Literal[ChartSinkEvent.DONE_STATE_WORKING], /
-        ) -> SendResult[ChartSinkState]: ...
-        @overload
-        def send_once(
-            self, key: str, event: Literal[ChartSinkEvent.ERROR_EXECUTION], /
-        ) -> SendResult[ChartSinkState]: ...
         def send_once(
             self, key: str, event: ChartSinkEvent, /, **payload: Any
         ) -> SendResult[ChartSinkState]:
@@ -756,14 +722,6 @@ class ChartSinkMachine(ChartMachine[ChartSinkState, ChartSinkEvent, ContextT]):
     def tool_timeout(self) -> ChartSinkState:
         """Send tool_timeout."""
         return self.send(_E_TOOL_TIMEOUT)
-
-    def done_state_working(self) -> ChartSinkState:
-        """Raised when working is done (a final state inside it was reached)."""
-        return self.send(_E_DONE_STATE_WORKING)
-
-    def error_execution(self) -> ChartSinkState:
-        """Raised when a guard or an action raised an exception."""
-        return self.send(_E_ERROR_EXECUTION)
 
 
 class ChartSinkAsyncMachine(
@@ -825,14 +783,6 @@ class ChartSinkAsyncMachine(
         async def send(
             self, event: Literal[ChartSinkEvent.TOOL_TIMEOUT], /
         ) -> ChartSinkState: ...
-        @overload
-        async def send(
-            self, event: Literal[ChartSinkEvent.DONE_STATE_WORKING], /
-        ) -> ChartSinkState: ...
-        @overload
-        async def send(
-            self, event: Literal[ChartSinkEvent.ERROR_EXECUTION], /
-        ) -> ChartSinkState: ...
         async def send(
             self, event: ChartSinkEvent, /, **payload: Any
         ) -> ChartSinkState:
@@ -864,14 +814,6 @@ class ChartSinkAsyncMachine(
         async def try_send(
             self, event: Literal[ChartSinkEvent.TOOL_TIMEOUT], /
         ) -> bool: ...
-        @overload
-        async def try_send(
-            self, event: Literal[ChartSinkEvent.DONE_STATE_WORKING], /
-        ) -> bool: ...
-        @overload
-        async def try_send(
-            self, event: Literal[ChartSinkEvent.ERROR_EXECUTION], /
-        ) -> bool: ...
         async def try_send(self, event: ChartSinkEvent, /, **payload: Any) -> bool:
             return await super().try_send(event, **payload)
 
@@ -900,14 +842,6 @@ class ChartSinkAsyncMachine(
         @overload
         async def can_send(
             self, event: Literal[ChartSinkEvent.TOOL_TIMEOUT], /
-        ) -> bool: ...
-        @overload
-        async def can_send(
-            self, event: Literal[ChartSinkEvent.DONE_STATE_WORKING], /
-        ) -> bool: ...
-        @overload
-        async def can_send(
-            self, event: Literal[ChartSinkEvent.ERROR_EXECUTION], /
         ) -> bool: ...
         async def can_send(self, event: ChartSinkEvent, /, **payload: Any) -> bool:
             return await super().can_send(event, **payload)
@@ -945,14 +879,6 @@ class ChartSinkAsyncMachine(
         async def send_once(
             self, key: str, event: Literal[ChartSinkEvent.TOOL_TIMEOUT], /
         ) -> SendResult[ChartSinkState]: ...
-        @overload
-        async def send_once(
-            self, key: str, event: Literal[ChartSinkEvent.DONE_STATE_WORKING], /
-        ) -> SendResult[ChartSinkState]: ...
-        @overload
-        async def send_once(
-            self, key: str, event: Literal[ChartSinkEvent.ERROR_EXECUTION], /
-        ) -> SendResult[ChartSinkState]: ...
         async def send_once(
             self, key: str, event: ChartSinkEvent, /, **payload: Any
         ) -> SendResult[ChartSinkState]:
@@ -985,11 +911,3 @@ class ChartSinkAsyncMachine(
     async def tool_timeout(self) -> ChartSinkState:
         """Send tool_timeout."""
         return await self.send(_E_TOOL_TIMEOUT)
-
-    async def done_state_working(self) -> ChartSinkState:
-        """Raised when working is done (a final state inside it was reached)."""
-        return await self.send(_E_DONE_STATE_WORKING)
-
-    async def error_execution(self) -> ChartSinkState:
-        """Raised when a guard or an action raised an exception."""
-        return await self.send(_E_ERROR_EXECUTION)

@@ -43,7 +43,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions, SendResult
 
-require_runtime(2, module="spec", generator_version="0.2.0")
+require_runtime(3, module="spec", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "tests/cases/chart_sink/spec.toml"
@@ -117,8 +117,6 @@ _E_SUSPEND: Final = ChartSinkEvent.SUSPEND
 _E_RESUME: Final = ChartSinkEvent.RESUME
 _E_TOOL_FAILED: Final = ChartSinkEvent.TOOL_FAILED
 _E_TOOL_TIMEOUT: Final = ChartSinkEvent.TOOL_TIMEOUT
-_E_DONE_STATE_WORKING: Final = ChartSinkEvent.DONE_STATE_WORKING
-_E_ERROR_EXECUTION: Final = ChartSinkEvent.ERROR_EXECUTION
 
 
 INITIAL_STATE: Final = ChartSinkState.IDLE
@@ -479,6 +477,7 @@ SPEC: Final[MachineSpec[ChartSinkState, ChartSinkEvent]] = MachineSpec(
         _E.ERROR_EXECUTION: "Raised when a guard or an action raised an exception.",
     },
     chart=CHART,
+    internal_events=frozenset({_E.DONE_STATE_WORKING, _E.ERROR_EXECUTION}),
 )
 
 
@@ -486,25 +485,11 @@ SPEC: Final[MachineSpec[ChartSinkState, ChartSinkEvent]] = MachineSpec(
 #: mypy's ``match`` narrowing is quadratic in the number of members (docs/spec-language.md).
 _ALLOWED_EVENTS: Final[dict[ChartSinkState, frozenset[ChartSinkEvent]]] = {
     _S.IDLE: frozenset({_E.START}),
-    _S.CALLING: frozenset(
-        {
-            _E.TOOL_DONE,
-            _E.SUSPEND,
-            _E.TOOL_FAILED,
-            _E.TOOL_TIMEOUT,
-            _E.DONE_STATE_WORKING,
-        }
-    ),
-    _S.CALLED: frozenset(
-        {_E.SUSPEND, _E.TOOL_FAILED, _E.TOOL_TIMEOUT, _E.DONE_STATE_WORKING}
-    ),
-    _S.WAITING: frozenset(
-        {_E.TICK, _E.SUSPEND, _E.TOOL_FAILED, _E.TOOL_TIMEOUT, _E.DONE_STATE_WORKING}
-    ),
-    _S.EXPIRED: frozenset(
-        {_E.SUSPEND, _E.TOOL_FAILED, _E.TOOL_TIMEOUT, _E.DONE_STATE_WORKING}
-    ),
-    _S.SUSPENDED: frozenset({_E.RESUME, _E.ERROR_EXECUTION}),
+    _S.CALLING: frozenset({_E.TOOL_DONE, _E.SUSPEND, _E.TOOL_FAILED, _E.TOOL_TIMEOUT}),
+    _S.CALLED: frozenset({_E.SUSPEND, _E.TOOL_FAILED, _E.TOOL_TIMEOUT}),
+    _S.WAITING: frozenset({_E.TICK, _E.SUSPEND, _E.TOOL_FAILED, _E.TOOL_TIMEOUT}),
+    _S.EXPIRED: frozenset({_E.SUSPEND, _E.TOOL_FAILED, _E.TOOL_TIMEOUT}),
+    _S.SUSPENDED: frozenset({_E.RESUME}),
     _S.DONE: frozenset(),
 }
 
@@ -567,8 +552,6 @@ class ChartSinkMachine(ChartMachine[ChartSinkState, ChartSinkEvent, ContextT]):
                 ChartSinkEvent.RESUME,
                 ChartSinkEvent.TOOL_FAILED,
                 ChartSinkEvent.TOOL_TIMEOUT,
-                ChartSinkEvent.DONE_STATE_WORKING,
-                ChartSinkEvent.ERROR_EXECUTION,
             ],
             /,
         ) -> ChartSinkState: ...
@@ -596,8 +579,6 @@ class ChartSinkMachine(ChartMachine[ChartSinkState, ChartSinkEvent, ContextT]):
                 ChartSinkEvent.RESUME,
                 ChartSinkEvent.TOOL_FAILED,
                 ChartSinkEvent.TOOL_TIMEOUT,
-                ChartSinkEvent.DONE_STATE_WORKING,
-                ChartSinkEvent.ERROR_EXECUTION,
             ],
             /,
         ) -> bool: ...
@@ -625,8 +606,6 @@ class ChartSinkMachine(ChartMachine[ChartSinkState, ChartSinkEvent, ContextT]):
                 ChartSinkEvent.RESUME,
                 ChartSinkEvent.TOOL_FAILED,
                 ChartSinkEvent.TOOL_TIMEOUT,
-                ChartSinkEvent.DONE_STATE_WORKING,
-                ChartSinkEvent.ERROR_EXECUTION,
             ],
             /,
         ) -> bool: ...
@@ -656,8 +635,6 @@ class ChartSinkMachine(ChartMachine[ChartSinkState, ChartSinkEvent, ContextT]):
                 ChartSinkEvent.RESUME,
                 ChartSinkEvent.TOOL_FAILED,
                 ChartSinkEvent.TOOL_TIMEOUT,
-                ChartSinkEvent.DONE_STATE_WORKING,
-                ChartSinkEvent.ERROR_EXECUTION,
             ],
             /,
         ) -> SendResult[ChartSinkState]: ...
@@ -693,14 +670,6 @@ class ChartSinkMachine(ChartMachine[ChartSinkState, ChartSinkEvent, ContextT]):
     def tool_timeout(self) -> ChartSinkState:
         """Send tool_timeout."""
         return self.send(_E_TOOL_TIMEOUT)
-
-    def done_state_working(self) -> ChartSinkState:
-        """Raised when working is done (a final state inside it was reached)."""
-        return self.send(_E_DONE_STATE_WORKING)
-
-    def error_execution(self) -> ChartSinkState:
-        """Raised when a guard or an action raised an exception."""
-        return self.send(_E_ERROR_EXECUTION)
 
 
 class ChartSinkAsyncMachine(
@@ -751,8 +720,6 @@ class ChartSinkAsyncMachine(
                 ChartSinkEvent.RESUME,
                 ChartSinkEvent.TOOL_FAILED,
                 ChartSinkEvent.TOOL_TIMEOUT,
-                ChartSinkEvent.DONE_STATE_WORKING,
-                ChartSinkEvent.ERROR_EXECUTION,
             ],
             /,
         ) -> ChartSinkState: ...
@@ -782,8 +749,6 @@ class ChartSinkAsyncMachine(
                 ChartSinkEvent.RESUME,
                 ChartSinkEvent.TOOL_FAILED,
                 ChartSinkEvent.TOOL_TIMEOUT,
-                ChartSinkEvent.DONE_STATE_WORKING,
-                ChartSinkEvent.ERROR_EXECUTION,
             ],
             /,
         ) -> bool: ...
@@ -811,8 +776,6 @@ class ChartSinkAsyncMachine(
                 ChartSinkEvent.RESUME,
                 ChartSinkEvent.TOOL_FAILED,
                 ChartSinkEvent.TOOL_TIMEOUT,
-                ChartSinkEvent.DONE_STATE_WORKING,
-                ChartSinkEvent.ERROR_EXECUTION,
             ],
             /,
         ) -> bool: ...
@@ -842,8 +805,6 @@ class ChartSinkAsyncMachine(
                 ChartSinkEvent.RESUME,
                 ChartSinkEvent.TOOL_FAILED,
                 ChartSinkEvent.TOOL_TIMEOUT,
-                ChartSinkEvent.DONE_STATE_WORKING,
-                ChartSinkEvent.ERROR_EXECUTION,
             ],
             /,
         ) -> SendResult[ChartSinkState]: ...
@@ -879,11 +840,3 @@ class ChartSinkAsyncMachine(
     async def tool_timeout(self) -> ChartSinkState:
         """Send tool_timeout."""
         return await self.send(_E_TOOL_TIMEOUT)
-
-    async def done_state_working(self) -> ChartSinkState:
-        """Raised when working is done (a final state inside it was reached)."""
-        return await self.send(_E_DONE_STATE_WORKING)
-
-    async def error_execution(self) -> ChartSinkState:
-        """Raised when a guard or an action raised an exception."""
-        return await self.send(_E_ERROR_EXECUTION)

@@ -42,7 +42,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions, SendResult
 
-require_runtime(2, module="chart_task", generator_version="0.2.0")
+require_runtime(3, module="chart_task", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "tests/cases/chart_task/spec.toml"
@@ -98,7 +98,6 @@ _E_RESUME: Final = ChartTaskEvent.RESUME
 _E_RETRY: Final = ChartTaskEvent.RETRY
 _E_NOTE: Final = ChartTaskEvent.NOTE
 _E_CANCEL: Final = ChartTaskEvent.CANCEL
-_E_DONE_STATE_ACTIVE: Final = ChartTaskEvent.DONE_STATE_ACTIVE
 
 
 INITIAL_STATE: Final = ChartTaskState.PERCEIVING
@@ -417,6 +416,7 @@ SPEC: Final[MachineSpec[ChartTaskState, ChartTaskEvent]] = MachineSpec(
         ChartTaskEvent.DONE_STATE_ACTIVE: "Raised when active is done (a final state inside it was reached).",
     },
     chart=CHART,
+    internal_events=frozenset({ChartTaskEvent.DONE_STATE_ACTIVE}),
 )
 
 
@@ -429,7 +429,6 @@ def _match_allowed_events(state: ChartTaskState) -> frozenset[ChartTaskEvent]:
                     ChartTaskEvent.SUSPEND,
                     ChartTaskEvent.RETRY,
                     ChartTaskEvent.NOTE,
-                    ChartTaskEvent.DONE_STATE_ACTIVE,
                 }
             )
         case ChartTaskState.DRAFTING | ChartTaskState.REVIEWING:
@@ -440,17 +439,11 @@ def _match_allowed_events(state: ChartTaskState) -> frozenset[ChartTaskEvent]:
                     ChartTaskEvent.RETRY,
                     ChartTaskEvent.NOTE,
                     ChartTaskEvent.CANCEL,
-                    ChartTaskEvent.DONE_STATE_ACTIVE,
                 }
             )
         case ChartTaskState.FINISHED:
             return frozenset(
-                {
-                    ChartTaskEvent.SUSPEND,
-                    ChartTaskEvent.RETRY,
-                    ChartTaskEvent.NOTE,
-                    ChartTaskEvent.DONE_STATE_ACTIVE,
-                }
+                {ChartTaskEvent.SUSPEND, ChartTaskEvent.RETRY, ChartTaskEvent.NOTE}
             )
         case ChartTaskState.SUSPENDED:
             return frozenset({ChartTaskEvent.RESUME, ChartTaskEvent.CANCEL})
@@ -515,10 +508,6 @@ class ChartTaskMachine(ChartMachine[ChartTaskState, ChartTaskEvent, ContextT]):
         ) -> ChartTaskState: ...
         @overload
         def send(self, event: Literal[ChartTaskEvent.CANCEL], /) -> ChartTaskState: ...
-        @overload
-        def send(
-            self, event: Literal[ChartTaskEvent.DONE_STATE_ACTIVE], /
-        ) -> ChartTaskState: ...
         def send(self, event: ChartTaskEvent, /, **payload: Any) -> ChartTaskState:
             return super().send(event, **payload)
 
@@ -536,10 +525,6 @@ class ChartTaskMachine(ChartMachine[ChartTaskState, ChartTaskEvent, ContextT]):
         ) -> bool: ...
         @overload
         def try_send(self, event: Literal[ChartTaskEvent.CANCEL], /) -> bool: ...
-        @overload
-        def try_send(
-            self, event: Literal[ChartTaskEvent.DONE_STATE_ACTIVE], /
-        ) -> bool: ...
         def try_send(self, event: ChartTaskEvent, /, **payload: Any) -> bool:
             return super().try_send(event, **payload)
 
@@ -557,10 +542,6 @@ class ChartTaskMachine(ChartMachine[ChartTaskState, ChartTaskEvent, ContextT]):
         ) -> bool: ...
         @overload
         def can_send(self, event: Literal[ChartTaskEvent.CANCEL], /) -> bool: ...
-        @overload
-        def can_send(
-            self, event: Literal[ChartTaskEvent.DONE_STATE_ACTIVE], /
-        ) -> bool: ...
         def can_send(self, event: ChartTaskEvent, /, **payload: Any) -> bool:
             return super().can_send(event, **payload)
 
@@ -587,10 +568,6 @@ class ChartTaskMachine(ChartMachine[ChartTaskState, ChartTaskEvent, ContextT]):
         @overload
         def send_once(
             self, key: str, event: Literal[ChartTaskEvent.CANCEL], /
-        ) -> SendResult[ChartTaskState]: ...
-        @overload
-        def send_once(
-            self, key: str, event: Literal[ChartTaskEvent.DONE_STATE_ACTIVE], /
         ) -> SendResult[ChartTaskState]: ...
         def send_once(
             self, key: str, event: ChartTaskEvent, /, **payload: Any
@@ -620,10 +597,6 @@ class ChartTaskMachine(ChartMachine[ChartTaskState, ChartTaskEvent, ContextT]):
     def cancel(self) -> ChartTaskState:
         """Send CANCEL."""
         return self.send(_E_CANCEL)
-
-    def done_state_active(self) -> ChartTaskState:
-        """Raised when active is done (a final state inside it was reached)."""
-        return self.send(_E_DONE_STATE_ACTIVE)
 
 
 class ChartTaskAsyncMachine(
@@ -669,10 +642,6 @@ class ChartTaskAsyncMachine(
         async def send(
             self, event: Literal[ChartTaskEvent.CANCEL], /
         ) -> ChartTaskState: ...
-        @overload
-        async def send(
-            self, event: Literal[ChartTaskEvent.DONE_STATE_ACTIVE], /
-        ) -> ChartTaskState: ...
         async def send(
             self, event: ChartTaskEvent, /, **payload: Any
         ) -> ChartTaskState:
@@ -694,10 +663,6 @@ class ChartTaskAsyncMachine(
         ) -> bool: ...
         @overload
         async def try_send(self, event: Literal[ChartTaskEvent.CANCEL], /) -> bool: ...
-        @overload
-        async def try_send(
-            self, event: Literal[ChartTaskEvent.DONE_STATE_ACTIVE], /
-        ) -> bool: ...
         async def try_send(self, event: ChartTaskEvent, /, **payload: Any) -> bool:
             return await super().try_send(event, **payload)
 
@@ -717,10 +682,6 @@ class ChartTaskAsyncMachine(
         ) -> bool: ...
         @overload
         async def can_send(self, event: Literal[ChartTaskEvent.CANCEL], /) -> bool: ...
-        @overload
-        async def can_send(
-            self, event: Literal[ChartTaskEvent.DONE_STATE_ACTIVE], /
-        ) -> bool: ...
         async def can_send(self, event: ChartTaskEvent, /, **payload: Any) -> bool:
             return await super().can_send(event, **payload)
 
@@ -747,10 +708,6 @@ class ChartTaskAsyncMachine(
         @overload
         async def send_once(
             self, key: str, event: Literal[ChartTaskEvent.CANCEL], /
-        ) -> SendResult[ChartTaskState]: ...
-        @overload
-        async def send_once(
-            self, key: str, event: Literal[ChartTaskEvent.DONE_STATE_ACTIVE], /
         ) -> SendResult[ChartTaskState]: ...
         async def send_once(
             self, key: str, event: ChartTaskEvent, /, **payload: Any
@@ -780,7 +737,3 @@ class ChartTaskAsyncMachine(
     async def cancel(self) -> ChartTaskState:
         """Send CANCEL."""
         return await self.send(_E_CANCEL)
-
-    async def done_state_active(self) -> ChartTaskState:
-        """Raised when active is done (a final state inside it was reached)."""
-        return await self.send(_E_DONE_STATE_ACTIVE)

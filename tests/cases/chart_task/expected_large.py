@@ -41,7 +41,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions, SendResult
 
-require_runtime(2, module="chart_task", generator_version="0.2.0")
+require_runtime(3, module="chart_task", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "tests/cases/chart_task/spec.toml"
@@ -110,7 +110,6 @@ _E_RESUME: Final = ChartTaskEvent.RESUME
 _E_RETRY: Final = ChartTaskEvent.RETRY
 _E_NOTE: Final = ChartTaskEvent.NOTE
 _E_CANCEL: Final = ChartTaskEvent.CANCEL
-_E_DONE_STATE_ACTIVE: Final = ChartTaskEvent.DONE_STATE_ACTIVE
 
 
 INITIAL_STATE: Final = ChartTaskState.PERCEIVING
@@ -408,22 +407,17 @@ SPEC: Final[MachineSpec[ChartTaskState, ChartTaskEvent]] = MachineSpec(
         _E.DONE_STATE_ACTIVE: "Raised when active is done (a final state inside it was reached).",
     },
     chart=CHART,
+    internal_events=frozenset({_E.DONE_STATE_ACTIVE}),
 )
 
 
 #: This machine has more than 0 states or events, so dispatch reads a table:
 #: mypy's ``match`` narrowing is quadratic in the number of members (docs/spec-language.md).
 _ALLOWED_EVENTS: Final[dict[ChartTaskState, frozenset[ChartTaskEvent]]] = {
-    _S.PERCEIVING: frozenset(
-        {_E.PERCEIVED, _E.SUSPEND, _E.RETRY, _E.NOTE, _E.DONE_STATE_ACTIVE}
-    ),
-    _S.DRAFTING: frozenset(
-        {_E.PERCEIVED, _E.SUSPEND, _E.RETRY, _E.NOTE, _E.CANCEL, _E.DONE_STATE_ACTIVE}
-    ),
-    _S.REVIEWING: frozenset(
-        {_E.PERCEIVED, _E.SUSPEND, _E.RETRY, _E.NOTE, _E.CANCEL, _E.DONE_STATE_ACTIVE}
-    ),
-    _S.FINISHED: frozenset({_E.SUSPEND, _E.RETRY, _E.NOTE, _E.DONE_STATE_ACTIVE}),
+    _S.PERCEIVING: frozenset({_E.PERCEIVED, _E.SUSPEND, _E.RETRY, _E.NOTE}),
+    _S.DRAFTING: frozenset({_E.PERCEIVED, _E.SUSPEND, _E.RETRY, _E.NOTE, _E.CANCEL}),
+    _S.REVIEWING: frozenset({_E.PERCEIVED, _E.SUSPEND, _E.RETRY, _E.NOTE, _E.CANCEL}),
+    _S.FINISHED: frozenset({_E.SUSPEND, _E.RETRY, _E.NOTE}),
     _S.SUSPENDED: frozenset({_E.RESUME, _E.CANCEL}),
     _S.CANCELLED: frozenset(),
     _S.DONE: frozenset(),
@@ -468,7 +462,6 @@ class ChartTaskMachine(ChartMachine[ChartTaskState, ChartTaskEvent, ContextT]):
                 ChartTaskEvent.RESUME,
                 ChartTaskEvent.RETRY,
                 ChartTaskEvent.CANCEL,
-                ChartTaskEvent.DONE_STATE_ACTIVE,
             ],
             /,
         ) -> ChartTaskState: ...
@@ -488,7 +481,6 @@ class ChartTaskMachine(ChartMachine[ChartTaskState, ChartTaskEvent, ContextT]):
                 ChartTaskEvent.RESUME,
                 ChartTaskEvent.RETRY,
                 ChartTaskEvent.CANCEL,
-                ChartTaskEvent.DONE_STATE_ACTIVE,
             ],
             /,
         ) -> bool: ...
@@ -508,7 +500,6 @@ class ChartTaskMachine(ChartMachine[ChartTaskState, ChartTaskEvent, ContextT]):
                 ChartTaskEvent.RESUME,
                 ChartTaskEvent.RETRY,
                 ChartTaskEvent.CANCEL,
-                ChartTaskEvent.DONE_STATE_ACTIVE,
             ],
             /,
         ) -> bool: ...
@@ -529,7 +520,6 @@ class ChartTaskMachine(ChartMachine[ChartTaskState, ChartTaskEvent, ContextT]):
                 ChartTaskEvent.RESUME,
                 ChartTaskEvent.RETRY,
                 ChartTaskEvent.CANCEL,
-                ChartTaskEvent.DONE_STATE_ACTIVE,
             ],
             /,
         ) -> SendResult[ChartTaskState]: ...
@@ -566,10 +556,6 @@ class ChartTaskMachine(ChartMachine[ChartTaskState, ChartTaskEvent, ContextT]):
         """Send CANCEL."""
         return self.send(_E_CANCEL)
 
-    def done_state_active(self) -> ChartTaskState:
-        """Raised when active is done (a final state inside it was reached)."""
-        return self.send(_E_DONE_STATE_ACTIVE)
-
 
 class ChartTaskAsyncMachine(
     AsyncChartMachine[ChartTaskState, ChartTaskEvent, ContextT]
@@ -599,7 +585,6 @@ class ChartTaskAsyncMachine(
                 ChartTaskEvent.RESUME,
                 ChartTaskEvent.RETRY,
                 ChartTaskEvent.CANCEL,
-                ChartTaskEvent.DONE_STATE_ACTIVE,
             ],
             /,
         ) -> ChartTaskState: ...
@@ -621,7 +606,6 @@ class ChartTaskAsyncMachine(
                 ChartTaskEvent.RESUME,
                 ChartTaskEvent.RETRY,
                 ChartTaskEvent.CANCEL,
-                ChartTaskEvent.DONE_STATE_ACTIVE,
             ],
             /,
         ) -> bool: ...
@@ -641,7 +625,6 @@ class ChartTaskAsyncMachine(
                 ChartTaskEvent.RESUME,
                 ChartTaskEvent.RETRY,
                 ChartTaskEvent.CANCEL,
-                ChartTaskEvent.DONE_STATE_ACTIVE,
             ],
             /,
         ) -> bool: ...
@@ -662,7 +645,6 @@ class ChartTaskAsyncMachine(
                 ChartTaskEvent.RESUME,
                 ChartTaskEvent.RETRY,
                 ChartTaskEvent.CANCEL,
-                ChartTaskEvent.DONE_STATE_ACTIVE,
             ],
             /,
         ) -> SendResult[ChartTaskState]: ...
@@ -698,7 +680,3 @@ class ChartTaskAsyncMachine(
     async def cancel(self) -> ChartTaskState:
         """Send CANCEL."""
         return await self.send(_E_CANCEL)
-
-    async def done_state_active(self) -> ChartTaskState:
-        """Raised when active is done (a final state inside it was reached)."""
-        return await self.send(_E_DONE_STATE_ACTIVE)

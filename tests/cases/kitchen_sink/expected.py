@@ -43,7 +43,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions, SendResult
 
-require_runtime(2, module="kitchen_sink", generator_version="0.2.0")
+require_runtime(3, module="kitchen_sink", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "tests/cases/kitchen_sink/spec.toml"

@@ -1,0 +1,68 @@
+"""Which events are internal: the ones only the machine sends itself.
+
+A chart's timers' events and the ``done.state.<id>`` and ``error.execution`` events the compiler
+declares are internal from the start (:mod:`chart_semantics`). Here the declared events join them:
+in a statechart every event whose value is SCXML's ``done.state.*`` or ``error.*`` (the
+machine's own), and in any machine an event the spec declares ``internal = true``. An internal
+event gets no method and no typed ``send`` signature, is never offered as a tool and is refused
+by ``send_external``; the runtime sends it when a timer fires or a step raises or sends it.
+
+Misuse is an ``internal-event`` error: ``internal = false`` on an event that is internal anyway,
+and ``internal = true`` on an event no ``raise`` or ``send`` step names (it could never happen:
+nothing from outside may send it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+
+from statewright_compiler.model import Event, RaiseStep, SendStep, Step
+from statewright_compiler.spec.declarations import Declarations
+from statewright_compiler.spec.reporter import Reporter
+
+__all__ = ["is_reserved", "mark_internal"]
+
+
+def is_reserved(value: str) -> bool:
+    """SCXML's names for the events a chart sends itself: ``done.state.<id>`` and ``error.*``."""
+    return value == "error" or value.startswith(("error.", "done.state."))
+
+
+def mark_internal(
+    events: Sequence[Event],
+    declarations: Declarations,
+    chart: bool,
+    steps: Iterable[Step],
+    reporter: Reporter,
+) -> list[Event]:
+    """``events`` with :attr:`Event.internal` set where it holds; misuse is reported."""
+    sent = {step.event for step in steps if isinstance(step, RaiseStep | SendStep)}
+    declared = {event.name for event in declarations.events}
+    marked: list[Event] = []
+    for event in events:
+        reserved = chart and is_reserved(event.value)
+        if reserved and event.name in declarations.said_external:
+            reporter.report(
+                "internal-event",
+                ("events", event.name, "internal"),
+                f"event {event.name!r} has the value {event.value!r}: a statechart's "
+                "done.state.* and error.* events are its own, so it is always internal",
+                "remove 'internal = false', or give an event from outside another value",
+            )
+        elif event.internal and event.name in declared and event.name not in sent:
+            hint = (
+                f'raise it from an action ({{ raise = "{event.name}" }}) or send it from a '
+                "{ send = ... } step, or remove 'internal = true'"
+                if chart
+                else "a flat machine never sends itself events: remove 'internal = true'"
+            )
+            reporter.report(
+                "internal-event",
+                ("events", event.name, "internal"),
+                f"internal event {event.name!r} is never sent: no raise or send step names it, "
+                "and nothing from outside may",
+                hint,
+            )
+        marked.append(dataclasses.replace(event, internal=True) if reserved else event)
+    return marked
