@@ -35,10 +35,19 @@ from statewright._chart_tables import ROOT, ChartTables
 from statewright._engine import ACTION, DELAY, GUARD, LOG, Failure, Request, Steps
 from statewright._errors import ActionFailed, GuardFailed, StatewrightError
 
-__all__ = ["MAX_MICROSTEPS", "ChartAlgorithm"]
+__all__ = ["MAX_MICROSTEPS", "ChartAlgorithm", "repeating"]
 
 #: Microsteps one macrostep may take before its eventless transitions are called a loop.
 MAX_MICROSTEPS: Final = 10_000
+
+
+def repeating(path: list[str]) -> list[str]:
+    """The shortest cycle ``path`` ends with, repeated at least twice (its last eight steps when
+    none is): what a loop's error names."""
+    for length in range(1, len(path) // 2 + 1):
+        if path[-length:] == path[-2 * length : -length]:
+            return path[-length:]
+    return path[-8:]
 
 
 class ChartAlgorithm(ChartTables):
@@ -100,13 +109,7 @@ class ChartAlgorithm(ChartTables):
 
     def _loop_message(self, taken: list[Microstep]) -> str:
         recent = [self.chart.transitions[ids[0]] for _, ids in taken[-64:]]
-        path = [self.names[transition.source] for transition in recent]
-        for length in range(1, len(path) // 2 + 1):
-            if path[-length:] == path[-2 * length : -length]:
-                cycle = path[-length:]
-                break
-        else:
-            cycle = path[-8:]
+        cycle = repeating([self.names[transition.source] for transition in recent])
         return (
             f"eventless transitions did not settle after {MAX_MICROSTEPS} microsteps: "
             f"{' -> '.join([*cycle, cycle[0]])} repeats"

@@ -61,18 +61,20 @@ class ChartEngine(ChartAlgorithm):
         member: Any,
         payload: Mapping[str, Any],
         clock: Callable[[], float] | None,
+        now: float | None = None,
     ) -> Generator[Request, Any, Outcome | str]:
         """One external event as a macrostep on a copy of ``chart``: its outcome, or the reason
         no transition took it. An action that fails while a state with an error handler is
         active runs the error handler's macrostep instead (``ERROR_ROUTE``); ``clock`` (None when
-        nothing keeps the time) asks for the macrostep's time."""
-        working = chart.copy()
+        nothing keeps the time) asks for the macrostep's time, which is ``now`` when given (a
+        timer's due time: :mod:`statewright._timers`) and else the clock's first reading."""
+        working = chart.copy(now)
         error: str | None = None
         try:
             taken = yield from self.handle(working, member, payload)
         except ActionFailed as failure:  # an error route, or the failure as it is
             failed = working.selected
-            working = chart.copy()
+            working = chart.copy(now)
             taken = yield from self.handle(working, ERROR_ROUTE, payload)
             if taken is None:
                 raise
