@@ -70,7 +70,7 @@ class AgentTaskEvent(StrEnum):
     TOOL_RESULT = "TOOL_RESULT"
     SUSPEND = "SUSPEND"
     RESUME = "RESUME"
-    AFTER_TICKING_0 = "after.ticking.0"
+    AFTER_TICKING_30S = "after.ticking.30s"
     """Sent when ticking has been active for 30 s."""
 
 
@@ -82,7 +82,7 @@ class _E:
     TOOL_RESULT: Final = AgentTaskEvent.TOOL_RESULT
     SUSPEND: Final = AgentTaskEvent.SUSPEND
     RESUME: Final = AgentTaskEvent.RESUME
-    AFTER_TICKING_0: Final = AgentTaskEvent.AFTER_TICKING_0
+    AFTER_TICKING_30S: Final = AgentTaskEvent.AFTER_TICKING_30S
 
 
 # What the event methods send: a module global is the cheapest name for Python to look up.
@@ -90,7 +90,7 @@ _E_PLANNED: Final = AgentTaskEvent.PLANNED
 _E_TOOL_RESULT: Final = AgentTaskEvent.TOOL_RESULT
 _E_SUSPEND: Final = AgentTaskEvent.SUSPEND
 _E_RESUME: Final = AgentTaskEvent.RESUME
-_E_AFTER_TICKING_0: Final = AgentTaskEvent.AFTER_TICKING_0
+_E_AFTER_TICKING_30S: Final = AgentTaskEvent.AFTER_TICKING_30S
 
 
 INITIAL_STATE: Final = AgentTaskState.PLANNING
@@ -177,8 +177,8 @@ class ResumePayload(TypedDict):
 
 
 @final
-class AfterTicking0Payload(TypedDict):
-    """Payload of the after_ticking_0 event."""
+class AfterTicking30sPayload(TypedDict):
+    """Payload of the after_ticking_30s event."""
 
 
 class AgentTaskHandlers(Protocol[ContextT_contra]):
@@ -226,7 +226,7 @@ CHART: Final = Chart(
             parent=5,
             member=AgentTaskState.TICKING,
             timers=(
-                Send(AgentTaskEvent.AFTER_TICKING_0, "after.ticking.0", delay=30.0),
+                Send(AgentTaskEvent.AFTER_TICKING_30S, "after.ticking.30s", delay=30.0),
             ),
         ),
         ChartNode("resume_point", "deep", parent=0, default=(1,)),
@@ -246,7 +246,7 @@ CHART: Final = Chart(
             4, events=frozenset({AgentTaskEvent.TOOL_RESULT}), targets=(9,)
         ),
         ChartTransition(
-            6, events=frozenset({AgentTaskEvent.AFTER_TICKING_0}), targets=(9,)
+            6, events=frozenset({AgentTaskEvent.AFTER_TICKING_30S}), targets=(9,)
         ),
         ChartTransition(8, events=frozenset({AgentTaskEvent.RESUME}), targets=(7,)),
     ),
@@ -269,7 +269,7 @@ SPEC: Final[MachineSpec[AgentTaskState, AgentTaskEvent]] = MachineSpec(
     handler_names=frozenset({"succeeded"}),
     payloads={AgentTaskEvent.TOOL_RESULT: (("ok", ("bool",), True),)},
     event_descriptions={
-        AgentTaskEvent.AFTER_TICKING_0: "Sent when ticking has been active for 30 s."
+        AgentTaskEvent.AFTER_TICKING_30S: "Sent when ticking has been active for 30 s."
     },
     chart=CHART,
 )
@@ -350,7 +350,7 @@ class AgentTaskMachine(ChartMachine[AgentTaskState, AgentTaskEvent, ContextT]):
         def send(self, event: Literal[AgentTaskEvent.RESUME], /) -> AgentTaskState: ...
         @overload
         def send(
-            self, event: Literal[AgentTaskEvent.AFTER_TICKING_0], /
+            self, event: Literal[AgentTaskEvent.AFTER_TICKING_30S], /
         ) -> AgentTaskState: ...
         def send(self, event: AgentTaskEvent, /, **payload: Any) -> AgentTaskState:
             return super().send(event, **payload)
@@ -367,7 +367,7 @@ class AgentTaskMachine(ChartMachine[AgentTaskState, AgentTaskEvent, ContextT]):
         def try_send(self, event: Literal[AgentTaskEvent.RESUME], /) -> bool: ...
         @overload
         def try_send(
-            self, event: Literal[AgentTaskEvent.AFTER_TICKING_0], /
+            self, event: Literal[AgentTaskEvent.AFTER_TICKING_30S], /
         ) -> bool: ...
         def try_send(self, event: AgentTaskEvent, /, **payload: Any) -> bool:
             return super().try_send(event, **payload)
@@ -384,7 +384,7 @@ class AgentTaskMachine(ChartMachine[AgentTaskState, AgentTaskEvent, ContextT]):
         def can_send(self, event: Literal[AgentTaskEvent.RESUME], /) -> bool: ...
         @overload
         def can_send(
-            self, event: Literal[AgentTaskEvent.AFTER_TICKING_0], /
+            self, event: Literal[AgentTaskEvent.AFTER_TICKING_30S], /
         ) -> bool: ...
         def can_send(self, event: AgentTaskEvent, /, **payload: Any) -> bool:
             return super().can_send(event, **payload)
@@ -407,7 +407,7 @@ class AgentTaskMachine(ChartMachine[AgentTaskState, AgentTaskEvent, ContextT]):
         ) -> SendResult[AgentTaskState]: ...
         @overload
         def send_once(
-            self, key: str, event: Literal[AgentTaskEvent.AFTER_TICKING_0], /
+            self, key: str, event: Literal[AgentTaskEvent.AFTER_TICKING_30S], /
         ) -> SendResult[AgentTaskState]: ...
         def send_once(
             self, key: str, event: AgentTaskEvent, /, **payload: Any
@@ -430,9 +430,9 @@ class AgentTaskMachine(ChartMachine[AgentTaskState, AgentTaskEvent, ContextT]):
         """Send RESUME."""
         return self.send(_E_RESUME)
 
-    def after_ticking_0(self) -> AgentTaskState:
+    def after_ticking_30s(self) -> AgentTaskState:
         """Sent when ticking has been active for 30 s."""
-        return self.send(_E_AFTER_TICKING_0)
+        return self.send(_E_AFTER_TICKING_30S)
 
 
 class AgentTaskAsyncMachine(
@@ -480,7 +480,7 @@ class AgentTaskAsyncMachine(
         ) -> AgentTaskState: ...
         @overload
         async def send(
-            self, event: Literal[AgentTaskEvent.AFTER_TICKING_0], /
+            self, event: Literal[AgentTaskEvent.AFTER_TICKING_30S], /
         ) -> AgentTaskState: ...
         async def send(
             self, event: AgentTaskEvent, /, **payload: Any
@@ -499,7 +499,7 @@ class AgentTaskAsyncMachine(
         async def try_send(self, event: Literal[AgentTaskEvent.RESUME], /) -> bool: ...
         @overload
         async def try_send(
-            self, event: Literal[AgentTaskEvent.AFTER_TICKING_0], /
+            self, event: Literal[AgentTaskEvent.AFTER_TICKING_30S], /
         ) -> bool: ...
         async def try_send(self, event: AgentTaskEvent, /, **payload: Any) -> bool:
             return await super().try_send(event, **payload)
@@ -516,7 +516,7 @@ class AgentTaskAsyncMachine(
         async def can_send(self, event: Literal[AgentTaskEvent.RESUME], /) -> bool: ...
         @overload
         async def can_send(
-            self, event: Literal[AgentTaskEvent.AFTER_TICKING_0], /
+            self, event: Literal[AgentTaskEvent.AFTER_TICKING_30S], /
         ) -> bool: ...
         async def can_send(self, event: AgentTaskEvent, /, **payload: Any) -> bool:
             return await super().can_send(event, **payload)
@@ -539,7 +539,7 @@ class AgentTaskAsyncMachine(
         ) -> SendResult[AgentTaskState]: ...
         @overload
         async def send_once(
-            self, key: str, event: Literal[AgentTaskEvent.AFTER_TICKING_0], /
+            self, key: str, event: Literal[AgentTaskEvent.AFTER_TICKING_30S], /
         ) -> SendResult[AgentTaskState]: ...
         async def send_once(
             self, key: str, event: AgentTaskEvent, /, **payload: Any
@@ -562,6 +562,6 @@ class AgentTaskAsyncMachine(
         """Send RESUME."""
         return await self.send(_E_RESUME)
 
-    async def after_ticking_0(self) -> AgentTaskState:
+    async def after_ticking_30s(self) -> AgentTaskState:
         """Sent when ticking has been active for 30 s."""
-        return await self.send(_E_AFTER_TICKING_0)
+        return await self.send(_E_AFTER_TICKING_30S)

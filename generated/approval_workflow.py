@@ -88,7 +88,7 @@ class ApprovalWorkflowEvent(StrEnum):
     """任务执行超时（variables.timeout，默认 300 秒）。"""
     RESUBMIT = "RESUBMIT"
     """从 error_state 重新提交（人工干预后）。"""
-    AFTER_REVIEWING_0 = "after.reviewing.0"
+    AFTER_REVIEWING_5M = "after.reviewing.5m"
     """Sent when reviewing has been active for 300 s."""
 
 
@@ -102,7 +102,7 @@ class _E:
     APPLY_RESULT: Final = ApprovalWorkflowEvent.APPLY_RESULT
     TIMEOUT: Final = ApprovalWorkflowEvent.TIMEOUT
     RESUBMIT: Final = ApprovalWorkflowEvent.RESUBMIT
-    AFTER_REVIEWING_0: Final = ApprovalWorkflowEvent.AFTER_REVIEWING_0
+    AFTER_REVIEWING_5M: Final = ApprovalWorkflowEvent.AFTER_REVIEWING_5M
 
 
 # What the event methods send: a module global is the cheapest name for Python to look up.
@@ -112,7 +112,7 @@ _E_REJECT: Final = ApprovalWorkflowEvent.REJECT
 _E_APPLY_RESULT: Final = ApprovalWorkflowEvent.APPLY_RESULT
 _E_TIMEOUT: Final = ApprovalWorkflowEvent.TIMEOUT
 _E_RESUBMIT: Final = ApprovalWorkflowEvent.RESUBMIT
-_E_AFTER_REVIEWING_0: Final = ApprovalWorkflowEvent.AFTER_REVIEWING_0
+_E_AFTER_REVIEWING_5M: Final = ApprovalWorkflowEvent.AFTER_REVIEWING_5M
 
 
 INITIAL_STATE: Final = ApprovalWorkflowState.SUBMITTED
@@ -171,8 +171,8 @@ class ResubmitPayload(TypedDict):
 
 
 @final
-class AfterReviewing0Payload(TypedDict):
-    """Payload of the after_reviewing_0 event."""
+class AfterReviewing5mPayload(TypedDict):
+    """Payload of the after_reviewing_5m event."""
 
 
 class ApprovalWorkflowHandlers(Protocol[ContextT_contra]):
@@ -212,10 +212,10 @@ class ApprovalWorkflowHandlers(Protocol[ContextT_contra]):
     def kill_workflow(
         self,
         context: ContextT_contra,
-        payload: TimeoutPayload | AfterReviewing0Payload,
+        payload: TimeoutPayload | AfterReviewing5mPayload,
         /,
     ) -> None:
-        """Action used by: reviewing --after_reviewing_0--> error_state; any
+        """Action used by: reviewing --after_reviewing_5m--> error_state; any
         non-final state except error_state --TIMEOUT--> error_state."""
         ...
 
@@ -228,7 +228,7 @@ class ApprovalWorkflowHandlers(Protocol[ContextT_contra]):
             | ApplyResultPayload
             | TimeoutPayload
             | ResubmitPayload
-            | AfterReviewing0Payload
+            | AfterReviewing5mPayload
         ),
         /,
     ) -> None:
@@ -301,10 +301,10 @@ class ApprovalWorkflowAsyncHandlers(Protocol[ContextT_contra]):
     def kill_workflow(
         self,
         context: ContextT_contra,
-        payload: TimeoutPayload | AfterReviewing0Payload,
+        payload: TimeoutPayload | AfterReviewing5mPayload,
         /,
     ) -> Awaitable[None] | None:
-        """Action used by: reviewing --after_reviewing_0--> error_state; any
+        """Action used by: reviewing --after_reviewing_5m--> error_state; any
         non-final state except error_state --TIMEOUT--> error_state."""
         ...
 
@@ -317,7 +317,7 @@ class ApprovalWorkflowAsyncHandlers(Protocol[ContextT_contra]):
             | ApplyResultPayload
             | TimeoutPayload
             | ResubmitPayload
-            | AfterReviewing0Payload
+            | AfterReviewing5mPayload
         ),
         /,
     ) -> Awaitable[None] | None:
@@ -380,8 +380,8 @@ CHART: Final = Chart(
             entry=("request_approval",),
             timers=(
                 Send(
-                    ApprovalWorkflowEvent.AFTER_REVIEWING_0,
-                    "after.reviewing.0",
+                    ApprovalWorkflowEvent.AFTER_REVIEWING_5M,
+                    "after.reviewing.5m",
                     delay=300.0,
                 ),
             ),
@@ -427,7 +427,7 @@ CHART: Final = Chart(
         ),
         ChartTransition(
             1,
-            events=frozenset({ApprovalWorkflowEvent.AFTER_REVIEWING_0}),
+            events=frozenset({ApprovalWorkflowEvent.AFTER_REVIEWING_5M}),
             targets=(5,),
             steps=("kill_workflow",),
             checkpoint=True,
@@ -553,7 +553,7 @@ SPEC: Final[MachineSpec[ApprovalWorkflowState, ApprovalWorkflowEvent]] = Machine
         ApprovalWorkflowEvent.APPLY_RESULT: "apply_changes 的执行结果（result.apply_changes）。",
         ApprovalWorkflowEvent.TIMEOUT: "任务执行超时（variables.timeout，默认 300 秒）。",
         ApprovalWorkflowEvent.RESUBMIT: "从 error_state 重新提交（人工干预后）。",
-        ApprovalWorkflowEvent.AFTER_REVIEWING_0: "Sent when reviewing has been active for 300 s.",
+        ApprovalWorkflowEvent.AFTER_REVIEWING_5M: "Sent when reviewing has been active for 300 s.",
     },
     chart=CHART,
 )
@@ -689,7 +689,7 @@ class ApprovalWorkflowMachine(
         ) -> ApprovalWorkflowState: ...
         @overload
         def send(
-            self, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_0], /
+            self, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_5M], /
         ) -> ApprovalWorkflowState: ...
         def send(
             self, event: ApprovalWorkflowEvent, /, **payload: Any
@@ -752,7 +752,7 @@ class ApprovalWorkflowMachine(
         ) -> bool: ...
         @overload
         def try_send(
-            self, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_0], /
+            self, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_5M], /
         ) -> bool: ...
         def try_send(self, event: ApprovalWorkflowEvent, /, **payload: Any) -> bool:
             return super().try_send(event, **payload)
@@ -813,7 +813,7 @@ class ApprovalWorkflowMachine(
         ) -> bool: ...
         @overload
         def can_send(
-            self, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_0], /
+            self, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_5M], /
         ) -> bool: ...
         def can_send(self, event: ApprovalWorkflowEvent, /, **payload: Any) -> bool:
             return super().can_send(event, **payload)
@@ -880,7 +880,7 @@ class ApprovalWorkflowMachine(
         ) -> SendResult[ApprovalWorkflowState]: ...
         @overload
         def send_once(
-            self, key: str, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_0], /
+            self, key: str, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_5M], /
         ) -> SendResult[ApprovalWorkflowState]: ...
         def send_once(
             self, key: str, event: ApprovalWorkflowEvent, /, **payload: Any
@@ -928,9 +928,9 @@ class ApprovalWorkflowMachine(
         """从 error_state 重新提交（人工干预后）。"""
         return self.send(_E_RESUBMIT, note=note)
 
-    def after_reviewing_0(self) -> ApprovalWorkflowState:
+    def after_reviewing_5m(self) -> ApprovalWorkflowState:
         """Sent when reviewing has been active for 300 s."""
-        return self.send(_E_AFTER_REVIEWING_0)
+        return self.send(_E_AFTER_REVIEWING_5M)
 
 
 class ApprovalWorkflowAsyncMachine(
@@ -1008,7 +1008,7 @@ class ApprovalWorkflowAsyncMachine(
         ) -> ApprovalWorkflowState: ...
         @overload
         async def send(
-            self, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_0], /
+            self, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_5M], /
         ) -> ApprovalWorkflowState: ...
         async def send(
             self, event: ApprovalWorkflowEvent, /, **payload: Any
@@ -1071,7 +1071,7 @@ class ApprovalWorkflowAsyncMachine(
         ) -> bool: ...
         @overload
         async def try_send(
-            self, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_0], /
+            self, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_5M], /
         ) -> bool: ...
         async def try_send(
             self, event: ApprovalWorkflowEvent, /, **payload: Any
@@ -1134,7 +1134,7 @@ class ApprovalWorkflowAsyncMachine(
         ) -> bool: ...
         @overload
         async def can_send(
-            self, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_0], /
+            self, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_5M], /
         ) -> bool: ...
         async def can_send(
             self, event: ApprovalWorkflowEvent, /, **payload: Any
@@ -1203,7 +1203,7 @@ class ApprovalWorkflowAsyncMachine(
         ) -> SendResult[ApprovalWorkflowState]: ...
         @overload
         async def send_once(
-            self, key: str, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_0], /
+            self, key: str, event: Literal[ApprovalWorkflowEvent.AFTER_REVIEWING_5M], /
         ) -> SendResult[ApprovalWorkflowState]: ...
         async def send_once(
             self, key: str, event: ApprovalWorkflowEvent, /, **payload: Any
@@ -1258,6 +1258,6 @@ class ApprovalWorkflowAsyncMachine(
         """从 error_state 重新提交（人工干预后）。"""
         return await self.send(_E_RESUBMIT, note=note)
 
-    async def after_reviewing_0(self) -> ApprovalWorkflowState:
+    async def after_reviewing_5m(self) -> ApprovalWorkflowState:
         """Sent when reviewing has been active for 300 s."""
-        return await self.send(_E_AFTER_REVIEWING_0)
+        return await self.send(_E_AFTER_REVIEWING_5M)

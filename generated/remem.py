@@ -91,7 +91,7 @@ class ReMemEvent(StrEnum):
     """检测到循环：最近 5 次动作相同。"""
     RESET = "RESET"
     """reset()：清除所有状态和历史。"""
-    AFTER_RUNNING_0 = "after.running.0"
+    AFTER_RUNNING_30S = "after.running.30s"
     """Sent when running has been active for 30 s."""
 
 
@@ -106,7 +106,7 @@ class _E:
     TIMEOUT: Final = ReMemEvent.TIMEOUT
     LOOP_DETECTED: Final = ReMemEvent.LOOP_DETECTED
     RESET: Final = ReMemEvent.RESET
-    AFTER_RUNNING_0: Final = ReMemEvent.AFTER_RUNNING_0
+    AFTER_RUNNING_30S: Final = ReMemEvent.AFTER_RUNNING_30S
 
 
 # What the event methods send: a module global is the cheapest name for Python to look up.
@@ -117,7 +117,7 @@ _E_ACT: Final = ReMemEvent.ACT
 _E_TIMEOUT: Final = ReMemEvent.TIMEOUT
 _E_LOOP_DETECTED: Final = ReMemEvent.LOOP_DETECTED
 _E_RESET: Final = ReMemEvent.RESET
-_E_AFTER_RUNNING_0: Final = ReMemEvent.AFTER_RUNNING_0
+_E_AFTER_RUNNING_30S: Final = ReMemEvent.AFTER_RUNNING_30S
 
 
 INITIAL_STATE: Final = ReMemState.UNINITIALIZED
@@ -186,8 +186,8 @@ class ResetPayload(TypedDict):
 
 
 @final
-class AfterRunning0Payload(TypedDict):
-    """Payload of the after_running_0 event."""
+class AfterRunning30sPayload(TypedDict):
+    """Payload of the after_running_30s event."""
 
 
 class ReMemHandlers(Protocol[ContextT_contra]):
@@ -351,7 +351,9 @@ CHART: Final = Chart(
             "running",
             "compound",
             initial=(2,),
-            timers=(Send(ReMemEvent.AFTER_RUNNING_0, "after.running.0", delay=30.0),),
+            timers=(
+                Send(ReMemEvent.AFTER_RUNNING_30S, "after.running.30s", delay=30.0),
+            ),
         ),
         ChartNode("ready", "atomic", parent=1, member=ReMemState.READY),
         ChartNode("thinking", "atomic", parent=1, member=ReMemState.THINKING),
@@ -374,7 +376,7 @@ CHART: Final = Chart(
             steps=("clear_state",),
         ),
         ChartTransition(
-            1, events=frozenset({ReMemEvent.AFTER_RUNNING_0}), targets=(6,)
+            1, events=frozenset({ReMemEvent.AFTER_RUNNING_30S}), targets=(6,)
         ),
         ChartTransition(
             2,
@@ -588,7 +590,7 @@ SPEC: Final[MachineSpec[ReMemState, ReMemEvent]] = MachineSpec(
         ReMemEvent.TIMEOUT: "超时（默认 30 秒）。",
         ReMemEvent.LOOP_DETECTED: "检测到循环：最近 5 次动作相同。",
         ReMemEvent.RESET: "reset()：清除所有状态和历史。",
-        ReMemEvent.AFTER_RUNNING_0: "Sent when running has been active for 30 s.",
+        ReMemEvent.AFTER_RUNNING_30S: "Sent when running has been active for 30 s.",
     },
     chart=CHART,
 )
@@ -701,7 +703,9 @@ class ReMemMachine(ChartMachine[ReMemState, ReMemEvent, ContextT]):
         @overload
         def send(self, event: Literal[ReMemEvent.RESET], /) -> ReMemState: ...
         @overload
-        def send(self, event: Literal[ReMemEvent.AFTER_RUNNING_0], /) -> ReMemState: ...
+        def send(
+            self, event: Literal[ReMemEvent.AFTER_RUNNING_30S], /
+        ) -> ReMemState: ...
         def send(self, event: ReMemEvent, /, **payload: Any) -> ReMemState:
             return super().send(event, **payload)
 
@@ -749,7 +753,7 @@ class ReMemMachine(ChartMachine[ReMemState, ReMemEvent, ContextT]):
         @overload
         def try_send(self, event: Literal[ReMemEvent.RESET], /) -> bool: ...
         @overload
-        def try_send(self, event: Literal[ReMemEvent.AFTER_RUNNING_0], /) -> bool: ...
+        def try_send(self, event: Literal[ReMemEvent.AFTER_RUNNING_30S], /) -> bool: ...
         def try_send(self, event: ReMemEvent, /, **payload: Any) -> bool:
             return super().try_send(event, **payload)
 
@@ -797,7 +801,7 @@ class ReMemMachine(ChartMachine[ReMemState, ReMemEvent, ContextT]):
         @overload
         def can_send(self, event: Literal[ReMemEvent.RESET], /) -> bool: ...
         @overload
-        def can_send(self, event: Literal[ReMemEvent.AFTER_RUNNING_0], /) -> bool: ...
+        def can_send(self, event: Literal[ReMemEvent.AFTER_RUNNING_30S], /) -> bool: ...
         def can_send(self, event: ReMemEvent, /, **payload: Any) -> bool:
             return super().can_send(event, **payload)
 
@@ -857,7 +861,7 @@ class ReMemMachine(ChartMachine[ReMemState, ReMemEvent, ContextT]):
         ) -> SendResult[ReMemState]: ...
         @overload
         def send_once(
-            self, key: str, event: Literal[ReMemEvent.AFTER_RUNNING_0], /
+            self, key: str, event: Literal[ReMemEvent.AFTER_RUNNING_30S], /
         ) -> SendResult[ReMemState]: ...
         def send_once(
             self, key: str, event: ReMemEvent, /, **payload: Any
@@ -900,9 +904,9 @@ class ReMemMachine(ChartMachine[ReMemState, ReMemEvent, ContextT]):
         """reset()：清除所有状态和历史。"""
         return self.send(_E_RESET)
 
-    def after_running_0(self) -> ReMemState:
+    def after_running_30s(self) -> ReMemState:
         """Sent when running has been active for 30 s."""
-        return self.send(_E_AFTER_RUNNING_0)
+        return self.send(_E_AFTER_RUNNING_30S)
 
 
 class ReMemAsyncMachine(AsyncChartMachine[ReMemState, ReMemEvent, ContextT]):
@@ -967,7 +971,7 @@ class ReMemAsyncMachine(AsyncChartMachine[ReMemState, ReMemEvent, ContextT]):
         async def send(self, event: Literal[ReMemEvent.RESET], /) -> ReMemState: ...
         @overload
         async def send(
-            self, event: Literal[ReMemEvent.AFTER_RUNNING_0], /
+            self, event: Literal[ReMemEvent.AFTER_RUNNING_30S], /
         ) -> ReMemState: ...
         async def send(self, event: ReMemEvent, /, **payload: Any) -> ReMemState:
             return await super().send(event, **payload)
@@ -1017,7 +1021,7 @@ class ReMemAsyncMachine(AsyncChartMachine[ReMemState, ReMemEvent, ContextT]):
         async def try_send(self, event: Literal[ReMemEvent.RESET], /) -> bool: ...
         @overload
         async def try_send(
-            self, event: Literal[ReMemEvent.AFTER_RUNNING_0], /
+            self, event: Literal[ReMemEvent.AFTER_RUNNING_30S], /
         ) -> bool: ...
         async def try_send(self, event: ReMemEvent, /, **payload: Any) -> bool:
             return await super().try_send(event, **payload)
@@ -1067,7 +1071,7 @@ class ReMemAsyncMachine(AsyncChartMachine[ReMemState, ReMemEvent, ContextT]):
         async def can_send(self, event: Literal[ReMemEvent.RESET], /) -> bool: ...
         @overload
         async def can_send(
-            self, event: Literal[ReMemEvent.AFTER_RUNNING_0], /
+            self, event: Literal[ReMemEvent.AFTER_RUNNING_30S], /
         ) -> bool: ...
         async def can_send(self, event: ReMemEvent, /, **payload: Any) -> bool:
             return await super().can_send(event, **payload)
@@ -1128,7 +1132,7 @@ class ReMemAsyncMachine(AsyncChartMachine[ReMemState, ReMemEvent, ContextT]):
         ) -> SendResult[ReMemState]: ...
         @overload
         async def send_once(
-            self, key: str, event: Literal[ReMemEvent.AFTER_RUNNING_0], /
+            self, key: str, event: Literal[ReMemEvent.AFTER_RUNNING_30S], /
         ) -> SendResult[ReMemState]: ...
         async def send_once(
             self, key: str, event: ReMemEvent, /, **payload: Any
@@ -1171,6 +1175,6 @@ class ReMemAsyncMachine(AsyncChartMachine[ReMemState, ReMemEvent, ContextT]):
         """reset()：清除所有状态和历史。"""
         return await self.send(_E_RESET)
 
-    async def after_running_0(self) -> ReMemState:
+    async def after_running_30s(self) -> ReMemState:
         """Sent when running has been active for 30 s."""
-        return await self.send(_E_AFTER_RUNNING_0)
+        return await self.send(_E_AFTER_RUNNING_30S)

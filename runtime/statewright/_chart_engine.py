@@ -128,10 +128,12 @@ class ChartEngine(ChartAlgorithm):
         return encode_chart(self, chart, saved_at)
 
     def decode(self, data: dict[str, Any], table: Table) -> Decoded:
-        """A snapshot checked against the chart too (its ``chart`` field)."""
+        """A snapshot checked against the chart too (its ``chart`` field), positional timer
+        names renamed first when the spec is the one it was saved with."""
         from statewright._snapshot_decode import decode
+        from statewright._snapshot_versions import stable_timer_ids
 
-        return decode(data, table, self)
+        return decode(stable_timer_ids(data, self, table), table, self)
 
     def restored(self, saved: tuple[ChartState, float], clock: Callable[[], float]) -> ChartState:
         """A decoded chart state on this machine's clock, its timers moved by their restore

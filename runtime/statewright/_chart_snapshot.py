@@ -5,7 +5,9 @@ What a flat snapshot holds is not enough to continue a chart: it also needs ever
 the machine finished, and the pending timers with their absolute due times. Restoring installs
 all of it without running any entry action. Checking follows the strict decoder's rules
 (:mod:`statewright._snapshot_decode`): the configuration must be one the chart can be in, and
-the first problem found is a :class:`SnapshotError` naming its field (``chart.active[2]``).
+the first problem found is a :class:`SnapshotError` naming its field (``chart.active[2]``). A
+pending timer must be one the spec starts under its id, with the spec's event and delay (an
+``after`` timer's id names the timer, not its position: a spec edit does not rebind it).
 
 Timers are then adjusted by their restore policy: ``fire`` keeps the absolute due time (an
 overdue timer fires at the next :meth:`fire_due`), ``resume`` keeps the time that was left when
@@ -17,9 +19,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from statewright._chart_spec import COMPOUND, DEEP_HISTORY, FINAL, PARALLEL, SHALLOW_HISTORY
+from statewright._chart_spec import (
+    COMPOUND,
+    DEEP_HISTORY,
+    FINAL,
+    PARALLEL,
+    SHALLOW_HISTORY,
+    Send,
+)
 from statewright._chart_state import ChartState, Pending
-from statewright._chart_tables import ChartTables
+from statewright._chart_tables import ROOT, ChartTables
 from statewright._clock import is_epoch
 from statewright._errors import SnapshotError
 
@@ -93,7 +102,7 @@ def decode_chart(
         _memory(engine, value["memory"]),
         _queue(table, value["queue"]),
         finished,
-        _timers(table, value["timers"]),
+        _timers(engine, table, value["timers"], set(active)),
     )
     return chart, float(saved_at)
 
@@ -174,7 +183,7 @@ def _queue(table: Table, value: Any) -> list[tuple[Any, Mapping[str, Any]]]:
     return queue
 
 
-def _timers(table: Table, value: Any) -> dict[str, Pending]:
+def _timers(engine: ChartTables, table: Table, value: Any, active: set[int]) -> dict[str, Pending]:
     if type(value) is not list:
         raise SnapshotError("expected an array", field="chart.timers")
     timers: dict[str, Pending] = {}
@@ -191,9 +200,49 @@ def _timers(table: Table, value: Any) -> dict[str, Pending]:
             raise SnapshotError("expected seconds >= 0", field=f"{field}.delay")
         if policy not in POLICIES:
             raise SnapshotError("expected fire, resume or restart", field=f"{field}.on_restore")
+        sends = _started(engine, table, timer_id, active, field)
         event = _event(table, item["event"], f"{field}.event")
+        _check_timer(timer_id, sends, event, delay, field)
         timers[timer_id] = Pending(event, float(due), float(delay), policy)
     return timers
+
+
+def _started(
+    engine: ChartTables, table: Table, timer_id: str, active: set[int], field: str
+) -> tuple[Send, ...]:
+    """The spec's sends that start timer ``timer_id``; an ``after`` timer's state is active."""
+    rule = engine.timer_rules.get(timer_id)
+    if rule is None:
+        raise SnapshotError(
+            f"{timer_id!r:.80} is no timer of {table.spec.name} (an after timer's id is "
+            "after.<state>.<id or delay>: one the spec no longer has cannot be restored)",
+            field=f"{field}.id",
+        )
+    node, sends = rule
+    if node != ROOT and node not in active:
+        raise SnapshotError(
+            f"is the after timer of {engine.names[node]}, which is not active", field=f"{field}.id"
+        )
+    return sends
+
+
+def _check_timer(
+    timer_id: str, sends: tuple[Send, ...], event: Any, delay: float, field: str
+) -> None:
+    """A pending timer has the event and the delay of one of the sends that start it (any
+    delay when a delay handler computes it)."""
+    same_event = [send for send in sends if send.event is event]
+    if not same_event:
+        expected = " or ".join(sorted({str(send.event) for send in sends}))
+        raise SnapshotError(
+            f"timer {timer_id} sends {expected}, not {event}", field=f"{field}.event"
+        )
+    if not any(send.handler is not None or send.delay == delay for send in same_event):
+        expected = " or ".join(sorted({f"{send.delay:g}" for send in same_event}))
+        raise SnapshotError(
+            f"{delay!r:.40} is not the delay of timer {timer_id} ({expected} seconds)",
+            field=f"{field}.delay",
+        )
 
 
 def _event(table: Table, value: Any, field: str) -> Any:

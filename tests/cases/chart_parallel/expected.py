@@ -93,9 +93,9 @@ class ChartAgentEvent(StrEnum):
     """Raised when budget is done (a final state inside it was reached)."""
     ERROR_EXECUTION = "error.execution"
     """Raised when a guard or an action raised an exception."""
-    AFTER_WAITING_TOOL_0 = "after.waiting_tool.0"
+    AFTER_WAITING_TOOL_30S = "after.waiting_tool.30s"
     """Sent when waiting_tool has been active for 30 s."""
-    AFTER_BUDGET_OK_0 = "after.budget_ok.0"
+    AFTER_BUDGET_OK_BUDGET_WINDOW = "after.budget_ok.budget_window"
     """Sent when budget_ok has been active for budget_window."""
 
 
@@ -117,8 +117,8 @@ class _E:
     DONE_STATE_PLANNER: Final = ChartAgentEvent.DONE_STATE_PLANNER
     DONE_STATE_BUDGET: Final = ChartAgentEvent.DONE_STATE_BUDGET
     ERROR_EXECUTION: Final = ChartAgentEvent.ERROR_EXECUTION
-    AFTER_WAITING_TOOL_0: Final = ChartAgentEvent.AFTER_WAITING_TOOL_0
-    AFTER_BUDGET_OK_0: Final = ChartAgentEvent.AFTER_BUDGET_OK_0
+    AFTER_WAITING_TOOL_30S: Final = ChartAgentEvent.AFTER_WAITING_TOOL_30S
+    AFTER_BUDGET_OK_BUDGET_WINDOW: Final = ChartAgentEvent.AFTER_BUDGET_OK_BUDGET_WINDOW
 
 
 # What the event methods send: a module global is the cheapest name for Python to look up.
@@ -136,8 +136,8 @@ _E_DONE_STATE_WORKING: Final = ChartAgentEvent.DONE_STATE_WORKING
 _E_DONE_STATE_PLANNER: Final = ChartAgentEvent.DONE_STATE_PLANNER
 _E_DONE_STATE_BUDGET: Final = ChartAgentEvent.DONE_STATE_BUDGET
 _E_ERROR_EXECUTION: Final = ChartAgentEvent.ERROR_EXECUTION
-_E_AFTER_WAITING_TOOL_0: Final = ChartAgentEvent.AFTER_WAITING_TOOL_0
-_E_AFTER_BUDGET_OK_0: Final = ChartAgentEvent.AFTER_BUDGET_OK_0
+_E_AFTER_WAITING_TOOL_30S: Final = ChartAgentEvent.AFTER_WAITING_TOOL_30S
+_E_AFTER_BUDGET_OK_BUDGET_WINDOW: Final = ChartAgentEvent.AFTER_BUDGET_OK_BUDGET_WINDOW
 
 
 INITIAL_STATE: Final = ChartAgentState.IDLE
@@ -296,13 +296,13 @@ class ErrorExecutionPayload(TypedDict):
 
 
 @final
-class AfterWaitingTool0Payload(TypedDict):
-    """Payload of the after_waiting_tool_0 event."""
+class AfterWaitingTool30sPayload(TypedDict):
+    """Payload of the after_waiting_tool_30s event."""
 
 
 @final
-class AfterBudgetOk0Payload(TypedDict):
-    """Payload of the after_budget_ok_0 event."""
+class AfterBudgetOkBudgetWindowPayload(TypedDict):
+    """Payload of the after_budget_ok_budget_window event."""
 
 
 class ChartAgentHandlers(Protocol[ContextT_contra]):
@@ -327,9 +327,9 @@ class ChartAgentHandlers(Protocol[ContextT_contra]):
         ...
 
     def give_up_tool(
-        self, context: ContextT_contra, payload: AfterWaitingTool0Payload, /
+        self, context: ContextT_contra, payload: AfterWaitingTool30sPayload, /
     ) -> None:
-        """Action used by: waiting_tool --after_waiting_tool_0--> drafting."""
+        """Action used by: waiting_tool --after_waiting_tool_30s--> drafting."""
         ...
 
     def load_plan(
@@ -341,7 +341,7 @@ class ChartAgentHandlers(Protocol[ContextT_contra]):
             | ToolResultPayload
             | ReplanPayload
             | ResumePayload
-            | AfterWaitingTool0Payload
+            | AfterWaitingTool30sPayload
             | Mapping[str, object]
         ),
         /,
@@ -359,8 +359,8 @@ class ChartAgentHandlers(Protocol[ContextT_contra]):
             | ReplanPayload
             | ResumePayload
             | OverBudgetPayload
-            | AfterWaitingTool0Payload
-            | AfterBudgetOk0Payload
+            | AfterWaitingTool30sPayload
+            | AfterBudgetOkBudgetWindowPayload
             | Mapping[str, object]
         ),
         /,
@@ -424,9 +424,9 @@ class ChartAgentAsyncHandlers(Protocol[ContextT_contra]):
         ...
 
     def give_up_tool(
-        self, context: ContextT_contra, payload: AfterWaitingTool0Payload, /
+        self, context: ContextT_contra, payload: AfterWaitingTool30sPayload, /
     ) -> Awaitable[None] | None:
-        """Action used by: waiting_tool --after_waiting_tool_0--> drafting."""
+        """Action used by: waiting_tool --after_waiting_tool_30s--> drafting."""
         ...
 
     def load_plan(
@@ -438,7 +438,7 @@ class ChartAgentAsyncHandlers(Protocol[ContextT_contra]):
             | ToolResultPayload
             | ReplanPayload
             | ResumePayload
-            | AfterWaitingTool0Payload
+            | AfterWaitingTool30sPayload
             | Mapping[str, object]
         ),
         /,
@@ -456,8 +456,8 @@ class ChartAgentAsyncHandlers(Protocol[ContextT_contra]):
             | ReplanPayload
             | ResumePayload
             | OverBudgetPayload
-            | AfterWaitingTool0Payload
-            | AfterBudgetOk0Payload
+            | AfterWaitingTool30sPayload
+            | AfterBudgetOkBudgetWindowPayload
             | Mapping[str, object]
         ),
         /,
@@ -536,8 +536,8 @@ CHART: Final = Chart(
             member=ChartAgentState.WAITING_TOOL,
             timers=(
                 Send(
-                    ChartAgentEvent.AFTER_WAITING_TOOL_0,
-                    "after.waiting_tool.0",
+                    ChartAgentEvent.AFTER_WAITING_TOOL_30S,
+                    "after.waiting_tool.30s",
                     delay=30.0,
                 ),
             ),
@@ -558,8 +558,8 @@ CHART: Final = Chart(
             member=ChartAgentState.BUDGET_OK,
             timers=(
                 Send(
-                    ChartAgentEvent.AFTER_BUDGET_OK_0,
-                    "after.budget_ok.0",
+                    ChartAgentEvent.AFTER_BUDGET_OK_BUDGET_WINDOW,
+                    "after.budget_ok.budget_window",
                     handler="budget_window",
                     on_restore="resume",
                 ),
@@ -623,7 +623,7 @@ CHART: Final = Chart(
         ),
         ChartTransition(
             4,
-            events=frozenset({ChartAgentEvent.AFTER_WAITING_TOOL_0}),
+            events=frozenset({ChartAgentEvent.AFTER_WAITING_TOOL_30S}),
             targets=(3,),
             steps=("give_up_tool",),
         ),
@@ -640,7 +640,9 @@ CHART: Final = Chart(
             8, events=frozenset({ChartAgentEvent.OVER_BUDGET}), targets=(9,)
         ),
         ChartTransition(
-            8, events=frozenset({ChartAgentEvent.AFTER_BUDGET_OK_0}), targets=(9,)
+            8,
+            events=frozenset({ChartAgentEvent.AFTER_BUDGET_OK_BUDGET_WINDOW}),
+            targets=(9,),
         ),
         ChartTransition(8, events=frozenset({ChartAgentEvent.STOP}), targets=(12,)),
         ChartTransition(10, events=frozenset({ChartAgentEvent.RESUME}), targets=(6, 8)),
@@ -663,8 +665,8 @@ CHART: Final = Chart(
                     ChartAgentEvent.DONE_STATE_PLANNER,
                     ChartAgentEvent.DONE_STATE_BUDGET,
                     ChartAgentEvent.ERROR_EXECUTION,
-                    ChartAgentEvent.AFTER_WAITING_TOOL_0,
-                    ChartAgentEvent.AFTER_BUDGET_OK_0,
+                    ChartAgentEvent.AFTER_WAITING_TOOL_30S,
+                    ChartAgentEvent.AFTER_BUDGET_OK_BUDGET_WINDOW,
                 }
             ),
             steps=(Log("", "ignored while paused"),),
@@ -714,8 +716,8 @@ SPEC: Final[MachineSpec[ChartAgentState, ChartAgentEvent]] = MachineSpec(
         ChartAgentEvent.DONE_STATE_PLANNER: "Raised when planner is done (a final state inside it was reached).",
         ChartAgentEvent.DONE_STATE_BUDGET: "Raised when budget is done (a final state inside it was reached).",
         ChartAgentEvent.ERROR_EXECUTION: "Raised when a guard or an action raised an exception.",
-        ChartAgentEvent.AFTER_WAITING_TOOL_0: "Sent when waiting_tool has been active for 30 s.",
-        ChartAgentEvent.AFTER_BUDGET_OK_0: "Sent when budget_ok has been active for budget_window.",
+        ChartAgentEvent.AFTER_WAITING_TOOL_30S: "Sent when waiting_tool has been active for 30 s.",
+        ChartAgentEvent.AFTER_BUDGET_OK_BUDGET_WINDOW: "Sent when budget_ok has been active for budget_window.",
     },
     chart=CHART,
 )
@@ -904,11 +906,11 @@ class ChartAgentMachine(ChartMachine[ChartAgentState, ChartAgentEvent, ContextT]
         ) -> ChartAgentState: ...
         @overload
         def send(
-            self, event: Literal[ChartAgentEvent.AFTER_WAITING_TOOL_0], /
+            self, event: Literal[ChartAgentEvent.AFTER_WAITING_TOOL_30S], /
         ) -> ChartAgentState: ...
         @overload
         def send(
-            self, event: Literal[ChartAgentEvent.AFTER_BUDGET_OK_0], /
+            self, event: Literal[ChartAgentEvent.AFTER_BUDGET_OK_BUDGET_WINDOW], /
         ) -> ChartAgentState: ...
         def send(self, event: ChartAgentEvent, /, **payload: Any) -> ChartAgentState:
             return super().send(event, **payload)
@@ -953,11 +955,11 @@ class ChartAgentMachine(ChartMachine[ChartAgentState, ChartAgentEvent, ContextT]
         ) -> bool: ...
         @overload
         def try_send(
-            self, event: Literal[ChartAgentEvent.AFTER_WAITING_TOOL_0], /
+            self, event: Literal[ChartAgentEvent.AFTER_WAITING_TOOL_30S], /
         ) -> bool: ...
         @overload
         def try_send(
-            self, event: Literal[ChartAgentEvent.AFTER_BUDGET_OK_0], /
+            self, event: Literal[ChartAgentEvent.AFTER_BUDGET_OK_BUDGET_WINDOW], /
         ) -> bool: ...
         def try_send(self, event: ChartAgentEvent, /, **payload: Any) -> bool:
             return super().try_send(event, **payload)
@@ -1002,11 +1004,11 @@ class ChartAgentMachine(ChartMachine[ChartAgentState, ChartAgentEvent, ContextT]
         ) -> bool: ...
         @overload
         def can_send(
-            self, event: Literal[ChartAgentEvent.AFTER_WAITING_TOOL_0], /
+            self, event: Literal[ChartAgentEvent.AFTER_WAITING_TOOL_30S], /
         ) -> bool: ...
         @overload
         def can_send(
-            self, event: Literal[ChartAgentEvent.AFTER_BUDGET_OK_0], /
+            self, event: Literal[ChartAgentEvent.AFTER_BUDGET_OK_BUDGET_WINDOW], /
         ) -> bool: ...
         def can_send(self, event: ChartAgentEvent, /, **payload: Any) -> bool:
             return super().can_send(event, **payload)
@@ -1069,11 +1071,14 @@ class ChartAgentMachine(ChartMachine[ChartAgentState, ChartAgentEvent, ContextT]
         ) -> SendResult[ChartAgentState]: ...
         @overload
         def send_once(
-            self, key: str, event: Literal[ChartAgentEvent.AFTER_WAITING_TOOL_0], /
+            self, key: str, event: Literal[ChartAgentEvent.AFTER_WAITING_TOOL_30S], /
         ) -> SendResult[ChartAgentState]: ...
         @overload
         def send_once(
-            self, key: str, event: Literal[ChartAgentEvent.AFTER_BUDGET_OK_0], /
+            self,
+            key: str,
+            event: Literal[ChartAgentEvent.AFTER_BUDGET_OK_BUDGET_WINDOW],
+            /,
         ) -> SendResult[ChartAgentState]: ...
         def send_once(
             self, key: str, event: ChartAgentEvent, /, **payload: Any
@@ -1136,13 +1141,13 @@ class ChartAgentMachine(ChartMachine[ChartAgentState, ChartAgentEvent, ContextT]
         """Raised when a guard or an action raised an exception."""
         return self.send(_E_ERROR_EXECUTION)
 
-    def after_waiting_tool_0(self) -> ChartAgentState:
+    def after_waiting_tool_30s(self) -> ChartAgentState:
         """Sent when waiting_tool has been active for 30 s."""
-        return self.send(_E_AFTER_WAITING_TOOL_0)
+        return self.send(_E_AFTER_WAITING_TOOL_30S)
 
-    def after_budget_ok_0(self) -> ChartAgentState:
+    def after_budget_ok_budget_window(self) -> ChartAgentState:
         """Sent when budget_ok has been active for budget_window."""
-        return self.send(_E_AFTER_BUDGET_OK_0)
+        return self.send(_E_AFTER_BUDGET_OK_BUDGET_WINDOW)
 
 
 class ChartAgentAsyncMachine(
@@ -1230,11 +1235,11 @@ class ChartAgentAsyncMachine(
         ) -> ChartAgentState: ...
         @overload
         async def send(
-            self, event: Literal[ChartAgentEvent.AFTER_WAITING_TOOL_0], /
+            self, event: Literal[ChartAgentEvent.AFTER_WAITING_TOOL_30S], /
         ) -> ChartAgentState: ...
         @overload
         async def send(
-            self, event: Literal[ChartAgentEvent.AFTER_BUDGET_OK_0], /
+            self, event: Literal[ChartAgentEvent.AFTER_BUDGET_OK_BUDGET_WINDOW], /
         ) -> ChartAgentState: ...
         async def send(
             self, event: ChartAgentEvent, /, **payload: Any
@@ -1287,11 +1292,11 @@ class ChartAgentAsyncMachine(
         ) -> bool: ...
         @overload
         async def try_send(
-            self, event: Literal[ChartAgentEvent.AFTER_WAITING_TOOL_0], /
+            self, event: Literal[ChartAgentEvent.AFTER_WAITING_TOOL_30S], /
         ) -> bool: ...
         @overload
         async def try_send(
-            self, event: Literal[ChartAgentEvent.AFTER_BUDGET_OK_0], /
+            self, event: Literal[ChartAgentEvent.AFTER_BUDGET_OK_BUDGET_WINDOW], /
         ) -> bool: ...
         async def try_send(self, event: ChartAgentEvent, /, **payload: Any) -> bool:
             return await super().try_send(event, **payload)
@@ -1342,11 +1347,11 @@ class ChartAgentAsyncMachine(
         ) -> bool: ...
         @overload
         async def can_send(
-            self, event: Literal[ChartAgentEvent.AFTER_WAITING_TOOL_0], /
+            self, event: Literal[ChartAgentEvent.AFTER_WAITING_TOOL_30S], /
         ) -> bool: ...
         @overload
         async def can_send(
-            self, event: Literal[ChartAgentEvent.AFTER_BUDGET_OK_0], /
+            self, event: Literal[ChartAgentEvent.AFTER_BUDGET_OK_BUDGET_WINDOW], /
         ) -> bool: ...
         async def can_send(self, event: ChartAgentEvent, /, **payload: Any) -> bool:
             return await super().can_send(event, **payload)
@@ -1409,11 +1414,14 @@ class ChartAgentAsyncMachine(
         ) -> SendResult[ChartAgentState]: ...
         @overload
         async def send_once(
-            self, key: str, event: Literal[ChartAgentEvent.AFTER_WAITING_TOOL_0], /
+            self, key: str, event: Literal[ChartAgentEvent.AFTER_WAITING_TOOL_30S], /
         ) -> SendResult[ChartAgentState]: ...
         @overload
         async def send_once(
-            self, key: str, event: Literal[ChartAgentEvent.AFTER_BUDGET_OK_0], /
+            self,
+            key: str,
+            event: Literal[ChartAgentEvent.AFTER_BUDGET_OK_BUDGET_WINDOW],
+            /,
         ) -> SendResult[ChartAgentState]: ...
         async def send_once(
             self, key: str, event: ChartAgentEvent, /, **payload: Any
@@ -1476,10 +1484,10 @@ class ChartAgentAsyncMachine(
         """Raised when a guard or an action raised an exception."""
         return await self.send(_E_ERROR_EXECUTION)
 
-    async def after_waiting_tool_0(self) -> ChartAgentState:
+    async def after_waiting_tool_30s(self) -> ChartAgentState:
         """Sent when waiting_tool has been active for 30 s."""
-        return await self.send(_E_AFTER_WAITING_TOOL_0)
+        return await self.send(_E_AFTER_WAITING_TOOL_30S)
 
-    async def after_budget_ok_0(self) -> ChartAgentState:
+    async def after_budget_ok_budget_window(self) -> ChartAgentState:
         """Sent when budget_ok has been active for budget_window."""
-        return await self.send(_E_AFTER_BUDGET_OK_0)
+        return await self.send(_E_AFTER_BUDGET_OK_BUDGET_WINDOW)
