@@ -109,7 +109,7 @@ def stable_timer_ids(data: dict[str, Any], chart: ChartTables, table: Table) -> 
     """``data`` with positional ``after`` timer names (``after.<state>.<n>``) renamed to the
     same timers' names, when it was saved by this spec (see the module); else ``data`` as it
     is. The caller's snapshot is not changed."""
-    if data.get("spec_hash") != table.spec.spec_hash:
+    if data.get("spec_hash") != table.spec.spec_hash or not _positional(data):
         return data
     renamed = {
         f"after.{node.name}.{position}": str(timer.id)
@@ -150,3 +150,21 @@ def stable_timer_ids(data: dict[str, Any], chart: ChartTables, table: Table) -> 
             ],
         )
     return data
+
+
+def _positional(data: dict[str, Any]) -> bool:
+    """Whether ``data`` names a timer by position anywhere: in its counts (every event a
+    history record names is counted) or its timers. Most snapshots do not, and are not copied."""
+    counts = data.get("counts")
+    names = (
+        [entry[1] for entry in counts if type(entry) is list and entry[1:]]
+        if type(counts) is list
+        else []
+    )
+    chart = data.get("chart")
+    if type(chart) is dict and type(chart.get("timers")) is list:
+        names += [timer.get("id") for timer in chart["timers"] if type(timer) is dict]
+    return any(
+        type(name) is str and name.startswith("after.") and name.rpartition(".")[2].isdigit()
+        for name in names
+    )
