@@ -70,7 +70,7 @@ class AgentTaskEvent(StrEnum):
     TOOL_RESULT = "TOOL_RESULT"
     SUSPEND = "SUSPEND"
     RESUME = "RESUME"
-    AFTER_TICKING_0 = "after.ticking.0"
+    AFTER_TICKING_30S = "after.ticking.30s"
     """Sent when ticking has been active for 30 s."""
 
 
@@ -82,7 +82,7 @@ class _E:
     TOOL_RESULT: Final = AgentTaskEvent.TOOL_RESULT
     SUSPEND: Final = AgentTaskEvent.SUSPEND
     RESUME: Final = AgentTaskEvent.RESUME
-    AFTER_TICKING_0: Final = AgentTaskEvent.AFTER_TICKING_0
+    AFTER_TICKING_30S: Final = AgentTaskEvent.AFTER_TICKING_30S
 
 
 # What the event methods send: a module global is the cheapest name for Python to look up.
@@ -176,8 +176,8 @@ class ResumePayload(TypedDict):
 
 
 @final
-class AfterTicking0Payload(TypedDict):
-    """Payload of the after_ticking_0 event."""
+class AfterTicking30sPayload(TypedDict):
+    """Payload of the after_ticking_30s event."""
 
 
 class AgentTaskHandlers(Protocol[ContextT_contra]):
@@ -225,7 +225,7 @@ CHART: Final = Chart(
             parent=5,
             member=AgentTaskState.TICKING,
             timers=(
-                Send(AgentTaskEvent.AFTER_TICKING_0, "after.ticking.0", delay=30.0),
+                Send(AgentTaskEvent.AFTER_TICKING_30S, "after.ticking.30s", delay=30.0),
             ),
         ),
         ChartNode("resume_point", "deep", parent=0, default=(1,)),
@@ -245,7 +245,7 @@ CHART: Final = Chart(
             4, events=frozenset({AgentTaskEvent.TOOL_RESULT}), targets=(9,)
         ),
         ChartTransition(
-            6, events=frozenset({AgentTaskEvent.AFTER_TICKING_0}), targets=(9,)
+            6, events=frozenset({AgentTaskEvent.AFTER_TICKING_30S}), targets=(9,)
         ),
         ChartTransition(8, events=frozenset({AgentTaskEvent.RESUME}), targets=(7,)),
     ),
@@ -268,10 +268,10 @@ SPEC: Final[MachineSpec[AgentTaskState, AgentTaskEvent]] = MachineSpec(
     handler_names=frozenset({"succeeded"}),
     payloads={AgentTaskEvent.TOOL_RESULT: (("ok", ("bool",), True),)},
     event_descriptions={
-        AgentTaskEvent.AFTER_TICKING_0: "Sent when ticking has been active for 30 s."
+        AgentTaskEvent.AFTER_TICKING_30S: "Sent when ticking has been active for 30 s."
     },
     chart=CHART,
-    internal_events=frozenset({AgentTaskEvent.AFTER_TICKING_0}),
+    internal_events=frozenset({AgentTaskEvent.AFTER_TICKING_30S}),
 )
 
 

@@ -31,6 +31,7 @@ from statewright._errors import (
     SnapshotError,
     StatewrightError,
     StoreError,
+    TimerLoop,
     UnknownEvent,
     UnknownInstance,
 )
@@ -164,6 +165,7 @@ __all__ = [
     "Store",
     "StoreError",
     "StrEnum",
+    "TimerLoop",
     "TimerStore",
     "ToolDefinition",
     "TransitionRecord",

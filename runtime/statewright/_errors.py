@@ -19,6 +19,7 @@ __all__ = [
     "SnapshotError",
     "StatewrightError",
     "StoreError",
+    "TimerLoop",
     "UnknownEvent",
     "UnknownInstance",
 ]
@@ -109,6 +110,23 @@ class GuardFailed(StatewrightError):
 class ClockError(StatewrightError):
     """A user-supplied clock raised (``__cause__``) or returned something that is no epoch: a
     finite number of seconds between 0001-01-01 and 9999-12-31 UTC. Nothing was applied."""
+
+
+class TimerLoop(StatewrightError):
+    """One ``fire_due`` call fired its bound of timers (``MAX_TIMER_FIRINGS``, 10,000) and
+    another was still due: timers that never catch up with ``now``, such as a timer that starts
+    itself again with no delay. Every timer that fired is kept (its transition was committed)
+    and the next one is still pending, so a later call goes on. ``fired`` counts the timers
+    fired, ``cycle`` holds the ids of the timers that repeat, in firing order."""
+
+    def __init__(self, fired: int, cycle: Sequence[str]) -> None:
+        self.fired = fired
+        self.cycle = tuple(cycle)
+        shown = " -> ".join([*self.cycle, *self.cycle[:1]])
+        super().__init__(
+            f"timers did not settle after {fired} firings in one fire_due call: {shown} repeats "
+            "(each fired timer's transition is kept; the next due timer is still pending)"
+        )
 
 
 class SnapshotError(StatewrightError):

@@ -41,11 +41,13 @@ class RawState:
 
 @dataclass(frozen=True)
 class RawTimer:
-    """An ``after`` alternative's timer: its delay (seconds, or a handler's answer)."""
+    """An ``after`` alternative's timer: its delay (seconds, or a handler's answer) and the
+    ``id`` the spec gives it (None: named after its delay)."""
 
     delay: float | None
     delay_handler: str | None
     on_restore: str
+    id: str | None = None
 
 
 @dataclass(frozen=True)

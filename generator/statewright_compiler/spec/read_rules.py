@@ -200,6 +200,11 @@ class RuleReader(StepReader):
                 timer = self.timer(item, item_path) if timed else None
                 if timed and timer is None:
                     continue
+                if timer is not None and "id" in item:
+                    timer_id = self.name(item["id"], (*item_path, "id"), "timer id")
+                    if timer_id is None:
+                        continue
+                    timer = dataclasses.replace(timer, id=timer_id)
                 rule = self.alternative(
                     item, item_path, source, event, source_path=state.path, event_path=path
                 )
