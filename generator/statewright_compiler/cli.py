@@ -22,6 +22,7 @@ from statewright_compiler.emit import (
     stale_artifacts,
     unified_diff,
     write_artifacts,
+    write_file,
 )
 from statewright_compiler.model import Machine
 from statewright_compiler.pipeline import BuildResult, build, display_path
@@ -247,7 +248,7 @@ def command_diagram(arguments: argparse.Namespace) -> ExitCode:
             print(f"statewright: {error}", file=sys.stderr)
             return ExitCode.FAILURE
     if arguments.output:
-        Path(arguments.output).write_bytes(data)
+        write_file(Path(arguments.output), data)
     else:
         sys.stdout.buffer.write(data)
     return ExitCode.OK
