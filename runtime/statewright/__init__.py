@@ -45,7 +45,13 @@ from statewright._spec import (
     MachineSpec,
     Previous,
 )
-from statewright._stores.protocol import IncrementalStore, SnapshotUpdate, Store, TimerStore
+from statewright._stores.protocol import (
+    ClosableStore,
+    IncrementalStore,
+    SnapshotUpdate,
+    Store,
+    TimerStore,
+)
 from statewright._version import RUNTIME_API, RuntimeVersionError, __version__, require_runtime
 
 if TYPE_CHECKING:
@@ -131,6 +137,7 @@ __all__ = [
     "ChartNode",
     "ChartTransition",
     "ClockError",
+    "ClosableStore",
     "Conflict",
     "ContextCodec",
     "ErrorRoute",
