@@ -305,6 +305,7 @@ class MachineInstance(Generic[S, E, C]):
                     event if isinstance(event, str) else repr(event),
                     self.allowed_events(),
                     f"{event!r} is not the name or value of an event of {table.spec.name}",
+                    table.spec.event_type if isinstance(event, str) else (),
                 )
             )
         return member, checked_payload(table, member, arguments, self._options)
