@@ -412,7 +412,8 @@ SPEC: Final[MachineSpec[ChartTaskState, ChartTaskEvent]] = MachineSpec(
 
 
 #: This machine has more than 0 states or events, so dispatch reads a table:
-#: mypy's ``match`` narrowing is quadratic in the number of members (docs/spec-language.md).
+#: mypy's ``match`` narrowing is quadratic in the number of members
+#: (https://github.com/statewright/statewright/blob/main/docs/spec-language.md).
 _ALLOWED_EVENTS: Final[dict[ChartTaskState, frozenset[ChartTaskEvent]]] = {
     _S.PERCEIVING: frozenset(
         {_E.PERCEIVED, _E.SUSPEND, _E.RETRY, _E.NOTE, _E.DONE_STATE_ACTIVE}

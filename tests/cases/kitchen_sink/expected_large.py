@@ -322,9 +322,9 @@ def _guard_1(handlers: Any, context: Any, payload: Any) -> bool:
 #: ``TRANSITIONS`` as text, read once at import: one line per alternative, ``STATE EVENT TARGET``
 #: (member names; ``<previous>`` is PREVIOUS), a pair's alternatives in the order they are tried.
 #: mypy checks a string in no time, and a literal of this many members and ``Alternative(...)``
-#: calls in seconds (docs/performance.md). The three tables after it say what alternatives do
-#: besides moving, naming each by (state, event, position): each guard function with the
-#: alternatives it guards, each tuple of actions with those that run it, the checkpoints.
+#: calls in seconds (https://github.com/statewright/statewright/blob/main/docs/performance.md). The three tables after it say what
+#: alternatives do besides moving, naming each by (state, event, position): each guard function
+#: with the alternatives it guards, each tuple of actions with those that run it, the checkpoints.
 _TRANSITION_LINES: Final = """
 DRAFT SUBMIT REVIEW
 DRAFT SUBMIT REJECTED
@@ -447,7 +447,7 @@ SPEC: Final[MachineSpec[KitchenSinkState, KitchenSinkEvent]] = MachineSpec(
 
 #: This machine has more than 0 states or events, so dispatch reads tables built
 #: from ``TRANSITIONS``: mypy's ``match`` narrowing is quadratic in the number of members
-#: (docs/spec-language.md).
+#: (https://github.com/statewright/statewright/blob/main/docs/spec-language.md).
 _TRANSITION_TARGETS: Final[
     dict[
         KitchenSinkState,
