@@ -41,7 +41,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions, SendResult
+    from statewright import MachineOptions, SendResult, Snapshot, Store
 
 require_runtime(3, module="agent_task", generator_version="0.2.0")
 
@@ -336,6 +336,30 @@ class AgentTaskMachine(ChartMachine[AgentTaskState, AgentTaskEvent, ContextT]):
         )
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[AgentTaskMachine[ContextT]] | str | bytes,
+            handlers: AgentTaskHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> AgentTaskMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: AgentTaskHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> AgentTaskMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
@@ -440,6 +464,30 @@ class AgentTaskAsyncMachine(
         )
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[AgentTaskAsyncMachine[ContextT]] | str | bytes,
+            handlers: AgentTaskAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> AgentTaskAsyncMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: AgentTaskAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> AgentTaskAsyncMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send

@@ -44,7 +44,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions, SendResult
+    from statewright import MachineOptions, SendResult, Snapshot, Store
 
 require_runtime(3, module="approval_workflow", generator_version="0.2.0")
 
@@ -631,6 +631,30 @@ class ApprovalWorkflowMachine(
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[ApprovalWorkflowMachine[ContextT]] | str | bytes,
+            handlers: ApprovalWorkflowHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ApprovalWorkflowMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: ApprovalWorkflowHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ApprovalWorkflowMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
@@ -930,6 +954,30 @@ class ApprovalWorkflowAsyncMachine(
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[ApprovalWorkflowAsyncMachine[ContextT]] | str | bytes,
+            handlers: ApprovalWorkflowAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ApprovalWorkflowAsyncMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: ApprovalWorkflowAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ApprovalWorkflowAsyncMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send

@@ -43,7 +43,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions, SendResult
+    from statewright import MachineOptions, SendResult, Snapshot, Store
 
 require_runtime(3, module="remem", generator_version="0.2.0")
 
@@ -657,6 +657,30 @@ class ReMemMachine(ChartMachine[ReMemState, ReMemEvent, ContextT]):
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[ReMemMachine[ContextT]] | str | bytes,
+            handlers: ReMemHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ReMemMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: ReMemHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ReMemMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
@@ -908,6 +932,30 @@ class ReMemAsyncMachine(AsyncChartMachine[ReMemState, ReMemEvent, ContextT]):
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[ReMemAsyncMachine[ContextT]] | str | bytes,
+            handlers: ReMemAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ReMemAsyncMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: ReMemAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ReMemAsyncMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send

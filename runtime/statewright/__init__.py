@@ -46,7 +46,13 @@ from statewright._spec import (
     MachineSpec,
     Previous,
 )
-from statewright._stores.protocol import IncrementalStore, SnapshotUpdate, Store, TimerStore
+from statewright._stores.protocol import (
+    ClosableStore,
+    IncrementalStore,
+    SnapshotUpdate,
+    Store,
+    TimerStore,
+)
 from statewright._version import RUNTIME_API, RuntimeVersionError, __version__, require_runtime
 
 if TYPE_CHECKING:
@@ -132,6 +138,7 @@ __all__ = [
     "ChartNode",
     "ChartTransition",
     "ClockError",
+    "ClosableStore",
     "Conflict",
     "ContextCodec",
     "ErrorRoute",

@@ -269,11 +269,13 @@ class BaseMachine(PersistentMachine[S, E, C]):
             if member is not None:
                 return member  # type: ignore[no-any-return]
             reason = f"{event!r} is not an event of {table.spec.name}"
+            events: type[Enum] | tuple[()] = event_type
         else:
-            reason = f"expected a {event_type.__name__} member or its string value"
             event = repr(event)
+            reason = f"{event} is not a {event_type.__name__} member or its string value"
+            events = ()
         raise self._logged(
-            UnknownEvent(str(self._state), str(event), self.allowed_events(), reason)
+            UnknownEvent(str(self._state), str(event), self.allowed_events(), reason, events)
         )
 
     def _check_usable(self) -> None:

@@ -72,6 +72,9 @@ class RawRule:
     internal: bool = False
     #: Set for an ``after`` alternative (``event`` is then "" until semantics names its event).
     timer: RawTimer | None = None
+    #: Its table has a key the language does not know (a misspelt ``guard``?): that is the one
+    #: error, so the rule is never taken to be unguarded by the nondeterminism checks.
+    unknown_keys: bool = False
 
 
 @dataclass(frozen=True)

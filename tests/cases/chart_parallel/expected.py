@@ -44,7 +44,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions, SendResult
+    from statewright import MachineOptions, SendResult, Snapshot, Store
 
 require_runtime(3, module="chart_agent", generator_version="0.2.0")
 
@@ -825,6 +825,30 @@ class ChartAgentMachine(ChartMachine[ChartAgentState, ChartAgentEvent, ContextT]
         )
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[ChartAgentMachine[ContextT]] | str | bytes,
+            handlers: ChartAgentHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ChartAgentMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: ChartAgentHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ChartAgentMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
@@ -993,6 +1017,30 @@ class ChartAgentAsyncMachine(
         )
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[ChartAgentAsyncMachine[ContextT]] | str | bytes,
+            handlers: ChartAgentAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ChartAgentAsyncMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: ChartAgentAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ChartAgentAsyncMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send

@@ -43,7 +43,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions, SendResult
+    from statewright import MachineOptions, SendResult, Snapshot, Store
 
 require_runtime(3, module="chart_agent", generator_version="0.2.0")
 
@@ -706,7 +706,8 @@ SPEC: Final[MachineSpec[ChartAgentState, ChartAgentEvent]] = MachineSpec(
 
 
 #: This machine has more than 0 states or events, so dispatch reads a table:
-#: mypy's ``match`` narrowing is quadratic in the number of members (docs/spec-language.md).
+#: mypy's ``match`` narrowing is quadratic in the number of members
+#: (https://github.com/statewright/statewright/blob/main/docs/spec-language.md).
 _ALLOWED_EVENTS: Final[dict[ChartAgentState, frozenset[ChartAgentEvent]]] = {
     _S.IDLE: frozenset({_E.START, _E.STOP}),
     _S.DRAFTING: frozenset({_E.TOOL_CALL, _E.REPLAN, _E.PAUSE, _E.STOP}),
@@ -766,6 +767,30 @@ class ChartAgentMachine(ChartMachine[ChartAgentState, ChartAgentEvent, ContextT]
         )
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[ChartAgentMachine[ContextT]] | str | bytes,
+            handlers: ChartAgentHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ChartAgentMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: ChartAgentHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ChartAgentMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
@@ -913,6 +938,30 @@ class ChartAgentAsyncMachine(
         )
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[ChartAgentAsyncMachine[ContextT]] | str | bytes,
+            handlers: ChartAgentAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ChartAgentAsyncMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: ChartAgentAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ChartAgentAsyncMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
