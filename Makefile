@@ -111,6 +111,7 @@ bench: setup venvs
 	  $$venv/bin/python bench/bench_chart_send.py; echo; \
 	  $$venv/bin/python bench/bench_import.py; echo; \
 	  $$venv/bin/python bench/bench_save.py; echo; \
+	  $$venv/bin/python bench/bench_registry.py; echo; \
 	done
 	$(BIN)/python bench/bench_compile.py
 	$(BIN)/python bench/bench_mypy_scale.py

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from approval_workflow import (
-    AfterReviewing0Payload,
+    AfterReviewing5mPayload,
     ApplyResultPayload,
     ApprovalWorkflowMachine,
     ApprovePayload,
@@ -58,7 +58,7 @@ class Engine:
     def retry_with_backoff(self, r: Request, p: ApplyResultPayload, /) -> None:
         r.log.append(f"retry {r.attempt} after {2 ** (r.attempt - 1)} s backoff")
 
-    def kill_workflow(self, r: Request, p: TimeoutPayload | AfterReviewing0Payload, /) -> None:
+    def kill_workflow(self, r: Request, p: TimeoutPayload | AfterReviewing5mPayload, /) -> None:
         r.log.append("killed by timeout")  # TIMEOUT, or the approval deadline's timer
 
     def log_error(
@@ -69,7 +69,7 @@ class Engine:
         | ApplyResultPayload
         | TimeoutPayload
         | ResubmitPayload
-        | AfterReviewing0Payload,
+        | AfterReviewing5mPayload,
         /,
     ) -> None:
         r.log.append(f"error: {p}")

@@ -41,7 +41,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions, SendResult
+    from statewright import MachineOptions, SendResult, Snapshot, Store
 
 require_runtime(3, module="agent_task", generator_version="0.2.0")
 
@@ -70,7 +70,7 @@ class AgentTaskEvent(StrEnum):
     TOOL_RESULT = "TOOL_RESULT"
     SUSPEND = "SUSPEND"
     RESUME = "RESUME"
-    AFTER_TICKING_0 = "after.ticking.0"
+    AFTER_TICKING_30S = "after.ticking.30s"
     """Sent when ticking has been active for 30 s."""
 
 
@@ -82,7 +82,7 @@ class _E:
     TOOL_RESULT: Final = AgentTaskEvent.TOOL_RESULT
     SUSPEND: Final = AgentTaskEvent.SUSPEND
     RESUME: Final = AgentTaskEvent.RESUME
-    AFTER_TICKING_0: Final = AgentTaskEvent.AFTER_TICKING_0
+    AFTER_TICKING_30S: Final = AgentTaskEvent.AFTER_TICKING_30S
 
 
 # What the event methods send: a module global is the cheapest name for Python to look up.
@@ -176,8 +176,8 @@ class ResumePayload(TypedDict):
 
 
 @final
-class AfterTicking0Payload(TypedDict):
-    """Payload of the after_ticking_0 event."""
+class AfterTicking30sPayload(TypedDict):
+    """Payload of the after_ticking_30s event."""
 
 
 class AgentTaskHandlers(Protocol[ContextT_contra]):
@@ -225,7 +225,7 @@ CHART: Final = Chart(
             parent=5,
             member=AgentTaskState.TICKING,
             timers=(
-                Send(AgentTaskEvent.AFTER_TICKING_0, "after.ticking.0", delay=30.0),
+                Send(AgentTaskEvent.AFTER_TICKING_30S, "after.ticking.30s", delay=30.0),
             ),
         ),
         ChartNode("resume_point", "deep", parent=0, default=(1,)),
@@ -245,7 +245,7 @@ CHART: Final = Chart(
             4, events=frozenset({AgentTaskEvent.TOOL_RESULT}), targets=(9,)
         ),
         ChartTransition(
-            6, events=frozenset({AgentTaskEvent.AFTER_TICKING_0}), targets=(9,)
+            6, events=frozenset({AgentTaskEvent.AFTER_TICKING_30S}), targets=(9,)
         ),
         ChartTransition(8, events=frozenset({AgentTaskEvent.RESUME}), targets=(7,)),
     ),
@@ -268,10 +268,10 @@ SPEC: Final[MachineSpec[AgentTaskState, AgentTaskEvent]] = MachineSpec(
     handler_names=frozenset({"succeeded"}),
     payloads={AgentTaskEvent.TOOL_RESULT: (("ok", ("bool",), True),)},
     event_descriptions={
-        AgentTaskEvent.AFTER_TICKING_0: "Sent when ticking has been active for 30 s."
+        AgentTaskEvent.AFTER_TICKING_30S: "Sent when ticking has been active for 30 s."
     },
     chart=CHART,
-    internal_events=frozenset({AgentTaskEvent.AFTER_TICKING_0}),
+    internal_events=frozenset({AgentTaskEvent.AFTER_TICKING_30S}),
 )
 
 
@@ -336,6 +336,30 @@ class AgentTaskMachine(ChartMachine[AgentTaskState, AgentTaskEvent, ContextT]):
         )
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[AgentTaskMachine[ContextT]] | str | bytes,
+            handlers: AgentTaskHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> AgentTaskMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: AgentTaskHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> AgentTaskMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
@@ -440,6 +464,30 @@ class AgentTaskAsyncMachine(
         )
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[AgentTaskAsyncMachine[ContextT]] | str | bytes,
+            handlers: AgentTaskAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> AgentTaskAsyncMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: AgentTaskAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> AgentTaskAsyncMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send

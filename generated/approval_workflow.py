@@ -44,7 +44,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions, SendResult
+    from statewright import MachineOptions, SendResult, Snapshot, Store
 
 require_runtime(3, module="approval_workflow", generator_version="0.2.0")
 
@@ -88,7 +88,7 @@ class ApprovalWorkflowEvent(StrEnum):
     """任务执行超时（variables.timeout，默认 300 秒）。"""
     RESUBMIT = "RESUBMIT"
     """从 error_state 重新提交（人工干预后）。"""
-    AFTER_REVIEWING_0 = "after.reviewing.0"
+    AFTER_REVIEWING_5M = "after.reviewing.5m"
     """Sent when reviewing has been active for 300 s."""
 
 
@@ -102,7 +102,7 @@ class _E:
     APPLY_RESULT: Final = ApprovalWorkflowEvent.APPLY_RESULT
     TIMEOUT: Final = ApprovalWorkflowEvent.TIMEOUT
     RESUBMIT: Final = ApprovalWorkflowEvent.RESUBMIT
-    AFTER_REVIEWING_0: Final = ApprovalWorkflowEvent.AFTER_REVIEWING_0
+    AFTER_REVIEWING_5M: Final = ApprovalWorkflowEvent.AFTER_REVIEWING_5M
 
 
 # What the event methods send: a module global is the cheapest name for Python to look up.
@@ -170,8 +170,8 @@ class ResubmitPayload(TypedDict):
 
 
 @final
-class AfterReviewing0Payload(TypedDict):
-    """Payload of the after_reviewing_0 event."""
+class AfterReviewing5mPayload(TypedDict):
+    """Payload of the after_reviewing_5m event."""
 
 
 class ApprovalWorkflowHandlers(Protocol[ContextT_contra]):
@@ -211,10 +211,10 @@ class ApprovalWorkflowHandlers(Protocol[ContextT_contra]):
     def kill_workflow(
         self,
         context: ContextT_contra,
-        payload: TimeoutPayload | AfterReviewing0Payload,
+        payload: TimeoutPayload | AfterReviewing5mPayload,
         /,
     ) -> None:
-        """Action used by: reviewing --after_reviewing_0--> error_state; any
+        """Action used by: reviewing --after_reviewing_5m--> error_state; any
         non-final state except error_state --TIMEOUT--> error_state."""
         ...
 
@@ -227,7 +227,7 @@ class ApprovalWorkflowHandlers(Protocol[ContextT_contra]):
             | ApplyResultPayload
             | TimeoutPayload
             | ResubmitPayload
-            | AfterReviewing0Payload
+            | AfterReviewing5mPayload
         ),
         /,
     ) -> None:
@@ -300,10 +300,10 @@ class ApprovalWorkflowAsyncHandlers(Protocol[ContextT_contra]):
     def kill_workflow(
         self,
         context: ContextT_contra,
-        payload: TimeoutPayload | AfterReviewing0Payload,
+        payload: TimeoutPayload | AfterReviewing5mPayload,
         /,
     ) -> Awaitable[None] | None:
-        """Action used by: reviewing --after_reviewing_0--> error_state; any
+        """Action used by: reviewing --after_reviewing_5m--> error_state; any
         non-final state except error_state --TIMEOUT--> error_state."""
         ...
 
@@ -316,7 +316,7 @@ class ApprovalWorkflowAsyncHandlers(Protocol[ContextT_contra]):
             | ApplyResultPayload
             | TimeoutPayload
             | ResubmitPayload
-            | AfterReviewing0Payload
+            | AfterReviewing5mPayload
         ),
         /,
     ) -> Awaitable[None] | None:
@@ -379,8 +379,8 @@ CHART: Final = Chart(
             entry=("request_approval",),
             timers=(
                 Send(
-                    ApprovalWorkflowEvent.AFTER_REVIEWING_0,
-                    "after.reviewing.0",
+                    ApprovalWorkflowEvent.AFTER_REVIEWING_5M,
+                    "after.reviewing.5m",
                     delay=300.0,
                 ),
             ),
@@ -426,7 +426,7 @@ CHART: Final = Chart(
         ),
         ChartTransition(
             1,
-            events=frozenset({ApprovalWorkflowEvent.AFTER_REVIEWING_0}),
+            events=frozenset({ApprovalWorkflowEvent.AFTER_REVIEWING_5M}),
             targets=(5,),
             steps=("kill_workflow",),
             checkpoint=True,
@@ -552,10 +552,10 @@ SPEC: Final[MachineSpec[ApprovalWorkflowState, ApprovalWorkflowEvent]] = Machine
         ApprovalWorkflowEvent.APPLY_RESULT: "apply_changes 的执行结果（result.apply_changes）。",
         ApprovalWorkflowEvent.TIMEOUT: "任务执行超时（variables.timeout，默认 300 秒）。",
         ApprovalWorkflowEvent.RESUBMIT: "从 error_state 重新提交（人工干预后）。",
-        ApprovalWorkflowEvent.AFTER_REVIEWING_0: "Sent when reviewing has been active for 300 s.",
+        ApprovalWorkflowEvent.AFTER_REVIEWING_5M: "Sent when reviewing has been active for 300 s.",
     },
     chart=CHART,
-    internal_events=frozenset({ApprovalWorkflowEvent.AFTER_REVIEWING_0}),
+    internal_events=frozenset({ApprovalWorkflowEvent.AFTER_REVIEWING_5M}),
 )
 
 
@@ -631,6 +631,30 @@ class ApprovalWorkflowMachine(
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[ApprovalWorkflowMachine[ContextT]] | str | bytes,
+            handlers: ApprovalWorkflowHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ApprovalWorkflowMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: ApprovalWorkflowHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ApprovalWorkflowMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
@@ -930,6 +954,30 @@ class ApprovalWorkflowAsyncMachine(
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[ApprovalWorkflowAsyncMachine[ContextT]] | str | bytes,
+            handlers: ApprovalWorkflowAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ApprovalWorkflowAsyncMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: ApprovalWorkflowAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ApprovalWorkflowAsyncMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send

@@ -42,7 +42,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions, SendResult
+    from statewright import MachineOptions, SendResult, Snapshot, Store
 
 require_runtime(3, module="notebook_bcc_v2", generator_version="0.2.0")
 
@@ -1135,6 +1135,30 @@ class NotebookBccV2Machine(Machine[NotebookBccV2State, NotebookBccV2Event, Conte
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(
+            cls,
+            snapshot: Snapshot[NotebookBccV2Machine[ContextT]] | str | bytes,
+            handlers: NotebookBccV2Handlers | None = None,
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> NotebookBccV2Machine[ContextT]: ...
+
+        @classmethod
+        def load(
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: NotebookBccV2Handlers | None = None,
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> NotebookBccV2Machine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
@@ -1601,6 +1625,30 @@ class NotebookBccV2AsyncMachine(
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(
+            cls,
+            snapshot: Snapshot[NotebookBccV2AsyncMachine[ContextT]] | str | bytes,
+            handlers: NotebookBccV2AsyncHandlers | None = None,
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> NotebookBccV2AsyncMachine[ContextT]: ...
+
+        @classmethod
+        def load(
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: NotebookBccV2AsyncHandlers | None = None,
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> NotebookBccV2AsyncMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send

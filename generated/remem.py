@@ -43,7 +43,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions, SendResult
+    from statewright import MachineOptions, SendResult, Snapshot, Store
 
 require_runtime(3, module="remem", generator_version="0.2.0")
 
@@ -91,7 +91,7 @@ class ReMemEvent(StrEnum):
     """检测到循环：最近 5 次动作相同。"""
     RESET = "RESET"
     """reset()：清除所有状态和历史。"""
-    AFTER_RUNNING_0 = "after.running.0"
+    AFTER_RUNNING_30S = "after.running.30s"
     """Sent when running has been active for 30 s."""
 
 
@@ -106,7 +106,7 @@ class _E:
     TIMEOUT: Final = ReMemEvent.TIMEOUT
     LOOP_DETECTED: Final = ReMemEvent.LOOP_DETECTED
     RESET: Final = ReMemEvent.RESET
-    AFTER_RUNNING_0: Final = ReMemEvent.AFTER_RUNNING_0
+    AFTER_RUNNING_30S: Final = ReMemEvent.AFTER_RUNNING_30S
 
 
 # What the event methods send: a module global is the cheapest name for Python to look up.
@@ -185,8 +185,8 @@ class ResetPayload(TypedDict):
 
 
 @final
-class AfterRunning0Payload(TypedDict):
-    """Payload of the after_running_0 event."""
+class AfterRunning30sPayload(TypedDict):
+    """Payload of the after_running_30s event."""
 
 
 class ReMemHandlers(Protocol[ContextT_contra]):
@@ -350,7 +350,9 @@ CHART: Final = Chart(
             "running",
             "compound",
             initial=(2,),
-            timers=(Send(ReMemEvent.AFTER_RUNNING_0, "after.running.0", delay=30.0),),
+            timers=(
+                Send(ReMemEvent.AFTER_RUNNING_30S, "after.running.30s", delay=30.0),
+            ),
         ),
         ChartNode("ready", "atomic", parent=1, member=ReMemState.READY),
         ChartNode("thinking", "atomic", parent=1, member=ReMemState.THINKING),
@@ -373,7 +375,7 @@ CHART: Final = Chart(
             steps=("clear_state",),
         ),
         ChartTransition(
-            1, events=frozenset({ReMemEvent.AFTER_RUNNING_0}), targets=(6,)
+            1, events=frozenset({ReMemEvent.AFTER_RUNNING_30S}), targets=(6,)
         ),
         ChartTransition(
             2,
@@ -587,10 +589,10 @@ SPEC: Final[MachineSpec[ReMemState, ReMemEvent]] = MachineSpec(
         ReMemEvent.TIMEOUT: "超时（默认 30 秒）。",
         ReMemEvent.LOOP_DETECTED: "检测到循环：最近 5 次动作相同。",
         ReMemEvent.RESET: "reset()：清除所有状态和历史。",
-        ReMemEvent.AFTER_RUNNING_0: "Sent when running has been active for 30 s.",
+        ReMemEvent.AFTER_RUNNING_30S: "Sent when running has been active for 30 s.",
     },
     chart=CHART,
-    internal_events=frozenset({ReMemEvent.AFTER_RUNNING_0}),
+    internal_events=frozenset({ReMemEvent.AFTER_RUNNING_30S}),
 )
 
 
@@ -655,6 +657,30 @@ class ReMemMachine(ChartMachine[ReMemState, ReMemEvent, ContextT]):
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[ReMemMachine[ContextT]] | str | bytes,
+            handlers: ReMemHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ReMemMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: ReMemHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ReMemMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
@@ -906,6 +932,30 @@ class ReMemAsyncMachine(AsyncChartMachine[ReMemState, ReMemEvent, ContextT]):
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[ReMemAsyncMachine[ContextT]] | str | bytes,
+            handlers: ReMemAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ReMemAsyncMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: ReMemAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ReMemAsyncMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from statewright_compiler.model import Machine
 
 __all__ = [
+    "DOCS_URL",
+    "SPEC_LANGUAGE_URL",
     "Diagnostic",
     "ExitCode",
     "Machine",
@@ -34,6 +36,10 @@ __all__ = [
 ]
 
 __version__ = "0.2.0"
+#: Where the docs are. The wheel ships none, so what the compiler writes into a project (the
+#: starter spec, comments in generated code) names a page by its address under this one.
+DOCS_URL = "https://github.com/statewright/statewright/blob/main/docs"
+SPEC_LANGUAGE_URL = f"{DOCS_URL}/spec-language.md"
 
 _LAZY = {
     "Diagnostic": "statewright_compiler.diagnostics",

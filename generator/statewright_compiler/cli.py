@@ -16,12 +16,18 @@ from statewright_compiler import __version__
 from statewright_compiler.check.validate import compile_spec
 from statewright_compiler.config import Config, ConfigError, find_config
 from statewright_compiler.diagnostics import Diagnostic, ExitCode, SpecError, format_diagnostic
+from statewright_compiler.diagrams.formats import (
+    DIAGRAM_FORMATS,
+    FORMAT_BY_EXTENSION,
+    format_for_path,
+)
 from statewright_compiler.emit import (
     Artifact,
     orphaned_modules,
     stale_artifacts,
     unified_diff,
     write_artifacts,
+    write_file,
 )
 from statewright_compiler.model import Machine
 from statewright_compiler.pipeline import BuildResult, build, display_path
@@ -226,28 +232,37 @@ def command_docs(arguments: argparse.Namespace) -> ExitCode:
     return ExitCode.OK
 
 
+def _diagram_format(arguments: argparse.Namespace) -> str:
+    """``--format``, else the one the output file's extension names, else Mermaid (stdout)."""
+    if arguments.format is not None:
+        return str(arguments.format)
+    if arguments.output is None:
+        return DIAGRAM_FORMATS[0]
+    chosen = format_for_path(Path(arguments.output))
+    if chosen is None:
+        raise UsageError(
+            f"cannot tell the diagram format from {arguments.output!r}: give --format "
+            f"({', '.join(DIAGRAM_FORMATS)}) or name the file {', '.join(FORMAT_BY_EXTENSION)}"
+        )
+    return chosen
+
+
 def command_diagram(arguments: argparse.Namespace) -> ExitCode:
     from statewright_compiler import diagrams
 
+    diagram_format = _diagram_format(arguments)
     machine = _compile_one(Path(arguments.spec))
     if machine is None:
         return ExitCode.FAILURE
-    expand = arguments.expand_wildcards
-    if arguments.format == "mermaid":
-        data: bytes = diagrams.render_mermaid(machine, expand_wildcards=expand).encode()
-    else:
-        dot = diagrams.render_dot(machine, expand_wildcards=expand)
-        try:
-            data = (
-                dot.encode()
-                if arguments.format == "dot"
-                else diagrams.render_image(dot, arguments.format)
-            )
-        except diagrams.DiagramError as error:  # Graphviz missing, or failing on this input
-            print(f"statewright: {error}", file=sys.stderr)
-            return ExitCode.FAILURE
+    try:
+        data = diagrams.render_diagram(
+            machine, diagram_format, expand_wildcards=arguments.expand_wildcards
+        )
+    except diagrams.DiagramError as error:  # Graphviz missing, or failing on this input
+        print(f"statewright: {error}", file=sys.stderr)
+        return ExitCode.FAILURE
     if arguments.output:
-        Path(arguments.output).write_bytes(data)
+        write_file(Path(arguments.output), data)
     else:
         sys.stdout.buffer.write(data)
     return ExitCode.OK
@@ -300,9 +315,16 @@ def _parser() -> argparse.ArgumentParser:
     docs = add("docs", "write one Markdown page per machine", command_docs)
     docs.add_argument("specs", nargs="+")
     docs.add_argument("-o", "--output", dest="docs_output", required=True, help="folder for pages")
-    diagram = add("diagram", "draw a machine as Mermaid, Graphviz DOT, SVG or PNG", command_diagram)
+    diagram = add(
+        "diagram", "draw a machine as Mermaid, Graphviz DOT, SVG, PNG or PDF", command_diagram
+    )
     diagram.add_argument("spec")
-    diagram.add_argument("--format", choices=["mermaid", "dot", "svg", "png"], default="mermaid")
+    diagram.add_argument(
+        "--format",
+        choices=DIAGRAM_FORMATS,
+        help="default: the output file's extension (.mmd, .dot, .gv, .svg, .png, .pdf); mermaid "
+        "on standard output",
+    )
     diagram.add_argument("-o", "--output", help="file to write (default: standard output)")
     diagram.add_argument("--expand-wildcards", action="store_true", help="one arrow per state")
     import_scxml = add(

@@ -1,14 +1,15 @@
 """Step 6 of the pipeline: write generated text, or compare it with what is on disk.
 
 Writing is all-or-nothing per run: every artifact is rendered and formatted in memory first, and
-each file is replaced atomically (temp file, fsync, rename).
+each file is replaced atomically (temp file, fsync, rename). A written file gets the mode ``open()``
+would give it (0666 less the umask), not the 0600 of a private temporary file.
 """
 
 from __future__ import annotations
 
 import difflib
 import os
-import tempfile
+import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ __all__ = [
     "stale_artifacts",
     "unified_diff",
     "write_artifacts",
+    "write_file",
 ]
 
 #: First-line prefix of every generated Python module; how ``check`` recognises orphans.
@@ -34,17 +36,36 @@ class Artifact:
     content: str
 
 
-def _write_atomically(path: Path, content: str) -> None:
+#: ``O_BINARY`` keeps Windows from translating newlines at the descriptor level.
+_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+
+
+def _create_temporary(path: Path) -> tuple[int, Path]:
+    """A new empty file beside ``path``, created as ``open()`` creates one: 0666 less the umask.
+
+    ``tempfile.mkstemp`` creates 0600, which the rename carries over to the artifact: a module
+    generated as root in a container could then not be imported by the user it runs as.
+    """
+    while True:
+        temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+        try:
+            return os.open(temporary, _CREATE_FLAGS, 0o666), temporary
+        except FileExistsError:  # 64 random bits: only another writer's live temporary file
+            continue
+
+
+def write_file(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` atomically (temp file, fsync, rename), parents created."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    descriptor, temporary = _create_temporary(path)
     try:
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(content)
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, path)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
 
 
@@ -71,7 +92,7 @@ def write_artifacts(artifacts: Sequence[Artifact], remove: Sequence[Path] = ()) 
     changed = []
     for artifact in artifacts:
         if _read(artifact.path) != artifact.content:
-            _write_atomically(artifact.path, artifact.content)
+            write_file(artifact.path, artifact.content.encode())
             changed.append(artifact.path)
     for path in remove:
         path.unlink()

@@ -1,8 +1,9 @@
 """The ``statewright`` command's entry point, safe to run on a runtime-only install.
 
 ``pip install statewright`` installs the runtime and this command, but not the compiler's own
-dependencies (``pip install 'statewright[compiler]'``). Nothing here imports them: a missing one
-is reported in one line that names the fix, never as an ImportError traceback.
+dependencies (``pip install 'statewright[compiler]'``). Nothing here imports them: ``--version``
+still answers, and any other command reports what is missing in one line that names the fix,
+never as an ImportError traceback.
 """
 
 from __future__ import annotations
@@ -32,15 +33,24 @@ def missing_dependencies() -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
     missing = missing_dependencies()
-    if missing:
-        print(
-            f"statewright: error: the compiler needs {', '.join(missing)}, which this Python "
-            f"({sys.executable}) does not have; install it with: "
-            "pip install 'statewright[compiler]' (the runtime alone needs nothing more)",
-            file=sys.stderr,
-        )
-        return _INCOMPLETE_INSTALL
-    from statewright_compiler.cli import main as cli_main
+    if not missing:
+        from statewright_compiler.cli import main as cli_main
 
-    return cli_main(argv)
+        return cli_main(arguments)
+    from statewright_compiler import __version__  # the package imports nothing else
+
+    install = "pip install 'statewright[compiler]'"
+    if arguments == ["--version"]:
+        print(f"statewright {__version__} (runtime only; the commands need: {install})")
+        return 0
+    named = bool(arguments) and not arguments[0].startswith("-")
+    command = f"`statewright {arguments[0]}`" if named else "the statewright command"
+    print(
+        f"statewright: error: {command} needs the compiler, whose {', '.join(missing)} this "
+        f"Python ({sys.executable}) does not have; install it with: {install} (the runtime "
+        "alone needs nothing more)",
+        file=sys.stderr,
+    )
+    return _INCOMPLETE_INSTALL

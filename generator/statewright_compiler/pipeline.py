@@ -6,7 +6,6 @@ spec leaves every output file as it was.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,14 +22,14 @@ __all__ = ["BuildResult", "build", "display_path", "module_source"]
 
 def display_path(path: Path, root: Path | None = None) -> str:
     """How a path is shown: relative to the project ``root`` when inside it (so generated headers
-    do not depend on the working folder), else relative to the working folder."""
+    do not depend on the working folder), else relative to the working folder when inside it,
+    else as the user gave it: never a climb of ``../`` from the working folder to a file
+    elsewhere."""
     absolute = path.resolve()
-    if root is not None and absolute.is_relative_to(root.resolve()):
-        return absolute.relative_to(root.resolve()).as_posix()
-    try:
-        return Path(os.path.relpath(absolute)).as_posix()
-    except ValueError:  # another drive on Windows
-        return absolute.as_posix()
+    for base in (root, Path.cwd()):
+        if base is not None and absolute.is_relative_to(base.resolve()):
+            return absolute.relative_to(base.resolve()).as_posix()
+    return path.as_posix()
 
 
 def module_source(machine: Machine) -> str:

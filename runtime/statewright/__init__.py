@@ -31,6 +31,7 @@ from statewright._errors import (
     SnapshotError,
     StatewrightError,
     StoreError,
+    TimerLoop,
     UnknownEvent,
     UnknownInstance,
 )
@@ -45,7 +46,13 @@ from statewright._spec import (
     MachineSpec,
     Previous,
 )
-from statewright._stores.protocol import IncrementalStore, SnapshotUpdate, Store, TimerStore
+from statewright._stores.protocol import (
+    ClosableStore,
+    IncrementalStore,
+    SnapshotUpdate,
+    Store,
+    TimerStore,
+)
 from statewright._version import RUNTIME_API, RuntimeVersionError, __version__, require_runtime
 
 if TYPE_CHECKING:
@@ -131,6 +138,7 @@ __all__ = [
     "ChartNode",
     "ChartTransition",
     "ClockError",
+    "ClosableStore",
     "Conflict",
     "ContextCodec",
     "ErrorRoute",
@@ -164,6 +172,7 @@ __all__ = [
     "Store",
     "StoreError",
     "StrEnum",
+    "TimerLoop",
     "TimerStore",
     "ToolDefinition",
     "TransitionRecord",

@@ -257,27 +257,29 @@ class AsyncMachine(BaseMachine[S, E, C]):
         return self._state
 
     async def fire_due(self, now: float | None = None) -> int:
-        """Like :meth:`Machine.fire_due` (lateness recorded the same way); coroutine listeners
-        are awaited after each timer's transition."""
-        fired = 0
+        """Like :meth:`Machine.fire_due` (each timer at its due time, lateness recorded the same
+        way, at most ``MAX_TIMER_FIRINGS`` per call); coroutine listeners are awaited after each
+        timer's transition."""
+        from statewright._timers import Firing
+
+        firing: Firing | None = None
         while True:
             self._refuse_reentry()
             pending: list[Awaitable[object]] = []
             async with self._lock:
                 if not self._started:
                     await self._drive(self._start_steps())
-                at = self._clock() if now is None else now
-                chart = self._chart
-                timer = None if chart is None else chart.take_due(at)
+                if firing is None:
+                    firing = Firing(self._clock() if now is None else now)
+                timer = firing.next(self._chart)
                 if timer is not None:
-                    lateness = max(0.0, at - timer.due)
+                    lateness = firing.lateness(timer)
                     with contextlib.suppress(InvalidTransition):  # logged at DEBUG by send
                         _, pending = await self._drive(
-                            self._transition(timer.event, {}, None, lateness)
+                            self._transition(timer.event, {}, None, lateness, timer.due)
                         )
             if timer is None:
-                return fired
-            fired += 1
+                return firing.count
             for awaitable in pending:
                 await self._await_listener(awaitable)
 

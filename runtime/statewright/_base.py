@@ -47,12 +47,18 @@ class BaseMachine(PersistentMachine[S, E, C]):
     # ----------------------------------------------------------------- an event, written once
 
     def _transition(
-        self, event: object, payload: dict[str, Any], key: str | None, lateness: float | None
+        self,
+        event: object,
+        payload: dict[str, Any],
+        key: str | None,
+        lateness: float | None,
+        now: float | None = None,
     ) -> Generator[Request, Any, tuple[S, list[Awaitable[object]]]]:
         """One event off the trivial path, for both flavours (the caller holds the lock): the
         engine's outcome, then a checkpoint when a transition taken asks for one or ``key`` (an
         idempotency key) is given and there is a store (durable, then applied), then the
-        commit. Returns the new state and what coroutine listeners returned."""
+        commit. Returns the new state and what coroutine listeners returned. A timer's event
+        gives how late it fires and its due time, the macrostep's ``now``."""
         if not self._started:  # an asyncio statechart enters with its first event
             yield from self._start_steps()
         if self._busy or self._stale is not None:
@@ -66,7 +72,7 @@ class BaseMachine(PersistentMachine[S, E, C]):
         self._fast = BUSY_ROW
         try:
             outcome = yield from self._engine.step(
-                self._state, self._prev, self._chart, member, payload, clock
+                self._state, self._prev, self._chart, member, payload, clock, now
             )
             if isinstance(outcome, str):
                 raise self._reject(member, outcome)
@@ -263,11 +269,13 @@ class BaseMachine(PersistentMachine[S, E, C]):
             if member is not None:
                 return member  # type: ignore[no-any-return]
             reason = f"{event!r} is not an event of {table.spec.name}"
+            events: type[Enum] | tuple[()] = event_type
         else:
-            reason = f"expected a {event_type.__name__} member or its string value"
             event = repr(event)
+            reason = f"{event} is not a {event_type.__name__} member or its string value"
+            events = ()
         raise self._logged(
-            UnknownEvent(str(self._state), str(event), self.allowed_events(), reason)
+            UnknownEvent(str(self._state), str(event), self.allowed_events(), reason, events)
         )
 
     def _check_usable(self) -> None:

@@ -23,6 +23,7 @@ from typing import Any, Final
 from statewright._chart_spec import (
     DEEP_HISTORY,
     FINAL,
+    MAX_DELAY,
     PARALLEL,
     Cancel,
     Log,
@@ -35,10 +36,19 @@ from statewright._chart_tables import ROOT, ChartTables
 from statewright._engine import ACTION, DELAY, GUARD, LOG, Failure, Request, Steps
 from statewright._errors import ActionFailed, GuardFailed, StatewrightError
 
-__all__ = ["MAX_MICROSTEPS", "ChartAlgorithm"]
+__all__ = ["MAX_MICROSTEPS", "ChartAlgorithm", "repeating"]
 
 #: Microsteps one macrostep may take before its eventless transitions are called a loop.
 MAX_MICROSTEPS: Final = 10_000
+
+
+def repeating(path: list[str]) -> list[str]:
+    """The shortest cycle ``path`` ends with, repeated at least twice (its last eight steps when
+    none is): what a loop's error names."""
+    for length in range(1, len(path) // 2 + 1):
+        if path[-length:] == path[-2 * length : -length]:
+            return path[-length:]
+    return path[-8:]
 
 
 class ChartAlgorithm(ChartTables):
@@ -76,7 +86,9 @@ class ChartAlgorithm(ChartTables):
         return [(event, tuple(enabled)), *(yield from self.settle(state))]
 
     def settle(self, state: ChartState) -> Generator[Request, Any, list[Microstep]]:
-        """Eventless transitions and internal events until none is enabled."""
+        """Eventless transitions and internal events until none is enabled, or until the chart
+        finished, which drops what is left on the internal queue: between macrosteps the queue
+        is empty (a restored snapshot's must be too)."""
         taken: list[Microstep] = []
         while not state.finished:
             if self.has_eventless:
@@ -96,17 +108,13 @@ class ChartAlgorithm(ChartTables):
             if len(taken) > MAX_MICROSTEPS:
                 raise StatewrightError(self._loop_message(taken))
             yield from self.microstep(state, enabled, payload, event)
+        if state.finished:  # the interpreter stopped: what it had not processed is dropped
+            state.queue.clear()
         return taken
 
     def _loop_message(self, taken: list[Microstep]) -> str:
         recent = [self.chart.transitions[ids[0]] for _, ids in taken[-64:]]
-        path = [self.names[transition.source] for transition in recent]
-        for length in range(1, len(path) // 2 + 1):
-            if path[-length:] == path[-2 * length : -length]:
-                cycle = path[-length:]
-                break
-        else:
-            cycle = path[-8:]
+        cycle = repeating([self.names[transition.source] for transition in recent])
         return (
             f"eventless transitions did not settle after {MAX_MICROSTEPS} microsteps: "
             f"{' -> '.join([*cycle, cycle[0]])} repeats"
@@ -262,14 +270,21 @@ class ChartAlgorithm(ChartTables):
                     if isinstance(delay, Failure):
                         self._failed(state, delay, event, step.handler)
                         return
-                    if not isinstance(delay, int | float) or isinstance(delay, bool) or delay < 0:
-                        error = TypeError(f"{step.handler} returned {delay!r}, not seconds >= 0")
+                    if (
+                        not isinstance(delay, int | float)
+                        or isinstance(delay, bool)
+                        or not 0 <= delay <= MAX_DELAY
+                    ):
+                        error = TypeError(
+                            f"{step.handler} returned {delay!r:.60}, not seconds from 0 to "
+                            f"ten years ({MAX_DELAY:.0f})"
+                        )
                         self._failed(state, Failure(error), event, step.handler)
                         return
                 assert delay is not None
                 state.timers.pop(step.id, None)  # started again: it goes last among ties
                 state.timers[step.id] = Pending(
-                    step.event, state.time() + delay, float(delay), step.on_restore
+                    step.event, state.time() + delay, delay, step.on_restore
                 )
             else:
                 state.time()  # read before any action runs: a failing clock stops the macrostep

@@ -61,18 +61,20 @@ class ChartEngine(ChartAlgorithm):
         member: Any,
         payload: Mapping[str, Any],
         clock: Callable[[], float] | None,
+        now: float | None = None,
     ) -> Generator[Request, Any, Outcome | str]:
         """One external event as a macrostep on a copy of ``chart``: its outcome, or the reason
         no transition took it. An action that fails while a state with an error handler is
         active runs the error handler's macrostep instead (``ERROR_ROUTE``); ``clock`` (None when
-        nothing keeps the time) asks for the macrostep's time."""
-        working = chart.copy()
+        nothing keeps the time) asks for the macrostep's time, which is ``now`` when given (a
+        timer's due time: :mod:`statewright._timers`) and else the clock's first reading."""
+        working = chart.copy(now)
         error: str | None = None
         try:
             taken = yield from self.handle(working, member, payload)
         except ActionFailed as failure:  # an error route, or the failure as it is
             failed = working.selected
-            working = chart.copy()
+            working = chart.copy(now)
             taken = yield from self.handle(working, ERROR_ROUTE, payload)
             if taken is None:
                 raise
@@ -126,10 +128,12 @@ class ChartEngine(ChartAlgorithm):
         return encode_chart(self, chart, saved_at)
 
     def decode(self, data: dict[str, Any], table: Table) -> Decoded:
-        """A snapshot checked against the chart too (its ``chart`` field)."""
+        """A snapshot checked against the chart too (its ``chart`` field), positional timer
+        names renamed first when the spec is the one it was saved with."""
         from statewright._snapshot_decode import decode
+        from statewright._snapshot_versions import stable_timer_ids
 
-        return decode(data, table, self)
+        return decode(stable_timer_ids(data, self, table), table, self)
 
     def restored(self, saved: tuple[ChartState, float], clock: Callable[[], float]) -> ChartState:
         """A decoded chart state on this machine's clock, its timers moved by their restore

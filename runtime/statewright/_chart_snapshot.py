@@ -4,12 +4,25 @@ What a flat snapshot holds is not enough to continue a chart: it also needs ever
 (not just the first leaf), what each history state remembers, queued internal events, whether
 the machine finished, and the pending timers with their absolute due times. Restoring installs
 all of it without running any entry action. Checking follows the strict decoder's rules
-(:mod:`statewright._snapshot_decode`): the configuration must be one the chart can be in, and
-the first problem found is a :class:`SnapshotError` naming its field (``chart.active[2]``).
+(:mod:`statewright._snapshot_decode`): the first problem found is a :class:`SnapshotError`
+naming its field (``chart.active[2]``, ``chart.timers[0].delay``), and only what a run of this
+chart can produce is accepted:
+
+* ``active`` is a legal configuration: every active state's parent active, one child of an
+  active compound state, every region of an active parallel state, no history pseudo-state;
+* each history state remembers what leaving its parent records: a deep history the leaves of
+  one legal configuration below its parent, a shallow one the parent's active children (one
+  child of a compound parent, every region of a parallel one), never nothing;
+* the internal queue is empty (it is drained within the macrostep that raised the events);
+* each pending timer is one the spec starts under that id: an ``after`` timer only while its
+  state is active and with the spec's delay (unless a delay handler computes it) and event; a
+  send step's timer with the event and delay of a send step of that id; every delay from 0 to
+  ten years (:data:`~statewright._chart_spec.MAX_DELAY`), due times epochs. Numbers are kept as
+  they were given (an integer stays an integer).
 
 Timers are then adjusted by their restore policy: ``fire`` keeps the absolute due time (an
 overdue timer fires at the next :meth:`fire_due`), ``resume`` keeps the time that was left when
-the snapshot was taken, ``restart`` starts the full delay again.
+the snapshot was taken (never more than the delay), ``restart`` starts the full delay again.
 """
 
 from __future__ import annotations
@@ -17,9 +30,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from statewright._chart_spec import COMPOUND, DEEP_HISTORY, FINAL, PARALLEL, SHALLOW_HISTORY
+from statewright._chart_spec import (
+    COMPOUND,
+    DEEP_HISTORY,
+    FINAL,
+    MAX_DELAY,
+    PARALLEL,
+    SHALLOW_HISTORY,
+    Send,
+)
 from statewright._chart_state import ChartState, Pending
-from statewright._chart_tables import ChartTables
+from statewright._chart_tables import ROOT, ChartTables
 from statewright._clock import is_epoch
 from statewright._errors import SnapshotError
 
@@ -31,6 +52,7 @@ __all__ = ["decode_chart", "encode_chart", "restart_timers"]
 KEYS: Final = frozenset({"active", "memory", "queue", "finished", "timers", "saved_at"})
 TIMER_KEYS: Final = frozenset({"id", "event", "due", "delay", "on_restore"})
 POLICIES: Final = frozenset({"fire", "resume", "restart"})
+_HISTORY: Final = (SHALLOW_HISTORY, DEEP_HISTORY)
 
 
 def encode_chart(engine: ChartTables, state: ChartState, saved_at: float) -> dict[str, Any]:
@@ -93,7 +115,7 @@ def decode_chart(
         _memory(engine, value["memory"]),
         _queue(table, value["queue"]),
         finished,
-        _timers(table, value["timers"]),
+        _timers(engine, table, value["timers"], set(active)),
     )
     return chart, float(saved_at)
 
@@ -102,7 +124,7 @@ def restart_timers(timers: dict[str, Pending], saved_at: float, now: float) -> N
     """Apply each timer's restore policy at ``now`` (the snapshot was taken at ``saved_at``)."""
     for pending in timers.values():
         if pending.on_restore == "resume":
-            pending.due = now + max(0.0, pending.due - saved_at)
+            pending.due = now + min(pending.delay, max(0.0, pending.due - saved_at))
         elif pending.on_restore == "restart":
             pending.due = now + pending.delay
 
@@ -120,18 +142,21 @@ def _nodes(engine: ChartTables, value: Any, field: str) -> list[int]:
     return nodes
 
 
-def _check_configuration(engine: ChartTables, active: set[int], field: str) -> None:
-    """A legal configuration: ancestors of active states active, one child of an active
-    compound state, every region of an active parallel state, no history pseudo-state."""
-    top = [node for node in active if engine.parents[node] == -1]
-    if len(top) != 1:
-        raise SnapshotError(f"has {len(top)} active top-level states, not one", field=field)
+def _check_configuration(
+    engine: ChartTables, active: set[int], field: str, root: int = ROOT
+) -> None:
+    """A legal configuration below ``root`` (the whole chart: :data:`ROOT`): ancestors of
+    active states active, one child of an active compound state (and of a compound ``root``),
+    every region of an active parallel state (and of a parallel ``root``), no history
+    pseudo-state."""
+    names = engine.names
+    _check_children(engine, root, [node for node in active if engine.parents[node] == root], field)
     for node in sorted(active):
-        kind, name = engine.kinds[node], engine.names[node]
+        kind, name = engine.kinds[node], names[node]
         parent = engine.parents[node]
-        if kind in (SHALLOW_HISTORY, DEEP_HISTORY):
+        if kind in _HISTORY:
             raise SnapshotError(f"{name} is a history pseudo-state", field=field)
-        if parent != -1 and parent not in active:
+        if parent != root and parent not in active:
             raise SnapshotError(f"{name} is active but its parent is not", field=field)
         children = [child for child in engine.child_states[node] if child in active]
         if kind == COMPOUND and len(children) != 1:
@@ -140,41 +165,83 @@ def _check_configuration(engine: ChartTables, active: set[int], field: str) -> N
             raise SnapshotError(f"parallel {name} has an inactive region", field=field)
 
 
+def _check_children(engine: ChartTables, parent: int, children: list[int], field: str) -> None:
+    """The active children of ``parent`` (the root: :data:`ROOT`): one, or every region of a
+    parallel parent; no history pseudo-state among them."""
+    for child in children:
+        if engine.kinds[child] in _HISTORY:
+            raise SnapshotError(f"{engine.names[child]} is a history pseudo-state", field=field)
+    if parent == ROOT:
+        if len(children) != 1:
+            raise SnapshotError(
+                f"has {len(children)} active top-level states, not one", field=field
+            )
+    elif engine.kinds[parent] == PARALLEL:
+        if len(children) != len(engine.child_states[parent]):
+            raise SnapshotError(
+                f"has {len(children)} of the {len(engine.child_states[parent])} regions of "
+                f"parallel {engine.names[parent]}, not all",
+                field=field,
+            )
+    elif len(children) != 1:
+        raise SnapshotError(
+            f"has {len(children)} children of {engine.names[parent]}, not one", field=field
+        )
+
+
 def _memory(engine: ChartTables, value: Any) -> dict[int, tuple[int, ...]]:
+    """What each history state remembers: what leaving its parent records (see the module)."""
     if type(value) is not dict:
         raise SnapshotError("expected an object", field="chart.memory")
     memory: dict[int, tuple[int, ...]] = {}
     for name, remembered in value.items():
         field = f"chart.memory.{name}"
         history = engine.node_by_name.get(name)
-        if history is None or engine.kinds[history] not in (SHALLOW_HISTORY, DEEP_HISTORY):
+        if history is None or engine.kinds[history] not in _HISTORY:
             raise SnapshotError("is not a history state of the chart", field=field)
         nodes = _nodes(engine, remembered, field)
         parent = engine.parents[history]
         deep = engine.kinds[history] == DEEP_HISTORY
         for node in nodes:
             inside = engine.is_descendant(node, parent) if deep else engine.parents[node] == parent
-            if not inside or (deep and not engine.atomic[node]):
+            if not inside or (deep and not engine.atomic[node]) or engine.kinds[node] in _HISTORY:
                 raise SnapshotError(
                     f"{engine.names[node]} is not what this history state remembers", field=field
                 )
+        if deep:  # the leaves and their ancestors below the parent: one legal configuration
+            below = set(nodes)
+            for node in nodes:
+                for ancestor in engine.ancestors[node]:
+                    if ancestor == parent:
+                        break
+                    below.add(ancestor)
+            _check_configuration(engine, below, field, parent)
+        else:
+            _check_children(engine, parent, nodes, field)
         memory[history] = tuple(sorted(nodes))
     return memory
 
 
 def _queue(table: Table, value: Any) -> list[tuple[Any, Mapping[str, Any]]]:
+    """The internal queue: empty, as it is between macrosteps (entries are checked first, so
+    that a malformed one is named as such)."""
     if type(value) is not list:
         raise SnapshotError("expected an array", field="chart.queue")
-    queue: list[tuple[Any, Mapping[str, Any]]] = []
     for i, item in enumerate(value):
         field = f"chart.queue[{i}]"
         if type(item) is not list or len(item) != 2 or type(item[1]) is not dict:
             raise SnapshotError("expected [event, payload]", field=field)
-        queue.append((_event(table, item[0], field), item[1]))
-    return queue
+        _event(table, item[0], field)
+    if value:
+        raise SnapshotError(
+            "is queued, but the internal queue is empty between macrosteps (the macrostep that "
+            "raised an event processes it)",
+            field="chart.queue[0]",
+        )
+    return []
 
 
-def _timers(table: Table, value: Any) -> dict[str, Pending]:
+def _timers(engine: ChartTables, table: Table, value: Any, active: set[int]) -> dict[str, Pending]:
     if type(value) is not list:
         raise SnapshotError("expected an array", field="chart.timers")
     timers: dict[str, Pending] = {}
@@ -187,13 +254,55 @@ def _timers(table: Table, value: Any) -> dict[str, Pending]:
             raise SnapshotError("expected a timer id not used before", field=f"{field}.id")
         if not is_epoch(due):
             raise SnapshotError("expected seconds since the epoch", field=f"{field}.due")
-        if type(delay) not in (int, float) or not 0 <= delay < float("inf"):
-            raise SnapshotError("expected seconds >= 0", field=f"{field}.delay")
-        if policy not in POLICIES:
+        if type(delay) not in (int, float) or not 0 <= delay <= MAX_DELAY:
+            raise SnapshotError(
+                f"expected seconds from 0 to ten years ({MAX_DELAY:.0f})", field=f"{field}.delay"
+            )
+        if type(policy) is not str or policy not in POLICIES:
             raise SnapshotError("expected fire, resume or restart", field=f"{field}.on_restore")
+        sends = _started(engine, table, timer_id, active, field)
         event = _event(table, item["event"], f"{field}.event")
-        timers[timer_id] = Pending(event, float(due), float(delay), policy)
+        _check_timer(timer_id, sends, event, delay, field)
+        timers[timer_id] = Pending(event, due, delay, policy)
     return timers
+
+
+def _started(
+    engine: ChartTables, table: Table, timer_id: str, active: set[int], field: str
+) -> tuple[Send, ...]:
+    """The spec's sends that start timer ``timer_id``; an ``after`` timer's state is active."""
+    rule = engine.timer_rules.get(timer_id)
+    if rule is None:
+        raise SnapshotError(
+            f"{timer_id!r:.80} is no timer of {table.spec.name} (an after timer's id is "
+            "after.<state>.<id or delay>: one the spec no longer has cannot be restored)",
+            field=f"{field}.id",
+        )
+    node, sends = rule
+    if node != ROOT and node not in active:
+        raise SnapshotError(
+            f"is the after timer of {engine.names[node]}, which is not active", field=f"{field}.id"
+        )
+    return sends
+
+
+def _check_timer(
+    timer_id: str, sends: tuple[Send, ...], event: Any, delay: float, field: str
+) -> None:
+    """A pending timer has the event and the delay of one of the sends that start it (any
+    delay when a delay handler computes it)."""
+    same_event = [send for send in sends if send.event is event]
+    if not same_event:
+        expected = " or ".join(sorted({str(send.event) for send in sends}))
+        raise SnapshotError(
+            f"timer {timer_id} sends {expected}, not {event}", field=f"{field}.event"
+        )
+    if not any(send.handler is not None or send.delay == delay for send in same_event):
+        expected = " or ".join(sorted({f"{send.delay:g}" for send in same_event}))
+        raise SnapshotError(
+            f"{delay!r:.40} is not the delay of timer {timer_id} ({expected} seconds)",
+            field=f"{field}.delay",
+        )
 
 
 def _event(table: Table, value: Any, field: str) -> Any:

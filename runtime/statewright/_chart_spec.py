@@ -23,6 +23,7 @@ __all__ = [
     "DEEP_HISTORY",
     "ERROR_ROUTE",
     "FINAL",
+    "MAX_DELAY",
     "PARALLEL",
     "SHALLOW_HISTORY",
     "Cancel",
@@ -42,6 +43,9 @@ PARALLEL: Final = "parallel"
 FINAL: Final = "final"
 SHALLOW_HISTORY: Final = "shallow"
 DEEP_HISTORY: Final = "deep"
+#: The longest delay a timer may have, in seconds: ten years, the compiler's limit for a spec's
+#: delays, which the runtime holds delay handlers' answers and snapshots to as well.
+MAX_DELAY: Final = 10 * 365 * 24 * 3600.0
 
 _set = object.__setattr__
 

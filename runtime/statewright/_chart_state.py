@@ -72,21 +72,24 @@ class ChartState:
         """When the earliest pending timer is due (there is one)."""
         return min(pending.due for pending in self.timers.values())
 
-    def take_due(self, now: float) -> Pending | None:
-        """Remove and return the earliest timer due at ``now``; of timers due at the same time,
-        the one started first (SCXML's external queue is first in, first out: events sent
-        without a delay are due when sent)."""
+    def earliest_due(self, now: float) -> str | None:
+        """The id of the earliest timer due at ``now``; of timers due at the same time, the one
+        started first (SCXML's external queue is first in, first out: events sent without a
+        delay are due when sent)."""
         found: tuple[float, str] | None = None
         for name, pending in self.timers.items():  # in the order they were started
             if pending.due <= now and (found is None or pending.due < found[0]):
                 found = (pending.due, name)
-        return None if found is None else self.timers.pop(found[1])
+        return None if found is None else found[1]
 
-    def copy(self) -> ChartState:
-        """A copy for the next macrostep (which reads the clock afresh)."""
-        return ChartState(
+    def copy(self, now: float | None = None) -> ChartState:
+        """A copy for the next macrostep, which runs at ``now`` (a timer's due time) or else
+        reads the clock afresh."""
+        copied = ChartState(
             self.active, self.memory, self.queue, self.finished, self.timers, self.clock
         )
+        copied.now = now
+        return copied
 
     def time(self) -> float:
         """This macrostep's time: the clock read on first use."""

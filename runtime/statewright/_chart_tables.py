@@ -7,6 +7,7 @@ parallel ancestor: ``computeEntrySet`` in W3C SCXML 1.0, Appendix D).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
 from typing import Any, Final
 
 from statewright._chart_spec import (
@@ -17,6 +18,7 @@ from statewright._chart_spec import (
     SHALLOW_HISTORY,
     Chart,
     ChartTransition,
+    Send,
     Step,
 )
 from statewright._chart_state import ChartState
@@ -79,6 +81,25 @@ class ChartTables:
         )
         self.error_event = events_by_value.get("error.execution")
         self.node_by_name = {node.name: index for index, node in enumerate(nodes)}
+
+    @cached_property
+    def timer_rules(self) -> dict[str, tuple[int, tuple[Send, ...]]]:
+        """What may be pending under each timer id the chart starts: an ``after`` timer's
+        state and its one :class:`Send`; a send step's id (state :data:`ROOT`: any) and every
+        send step with that id. Built when a snapshot is first checked."""
+        chart = self.chart
+        blocks = [chart.initial_steps, *(t.steps + t.then for t in chart.transitions)]
+        for node in chart.nodes:
+            blocks += [node.initial_steps, node.entry, node.exit, node.default_steps]
+        sends: dict[str, list[Send]] = {}
+        for block in blocks:
+            for step in block:
+                if isinstance(step, Send):
+                    sends.setdefault(step.id, []).append(step)
+        rules = {name: (ROOT, tuple(found)) for name, found in sends.items()}
+        for index, node in enumerate(chart.nodes):
+            rules.update((timer.id, (index, (timer,))) for timer in node.timers)
+        return rules
 
     # -- queries ---------------------------------------------------------------------------------
     def is_descendant(self, node: int, ancestor: int) -> bool:

@@ -90,6 +90,7 @@ if TYPE_CHECKING:  # a type only: defining a Protocol class costs time at import
             member: Any,
             payload: Mapping[str, Any],
             clock: Callable[[], float] | None,
+            now: float | None = None,
         ) -> Generator[Request, Any, Outcome | str]: ...
 
         def can_take(

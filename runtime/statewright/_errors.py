@@ -7,6 +7,7 @@ without parsing text.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from enum import Enum
 
 __all__ = [
     "ActionFailed",
@@ -19,6 +20,7 @@ __all__ = [
     "SnapshotError",
     "StatewrightError",
     "StoreError",
+    "TimerLoop",
     "UnknownEvent",
     "UnknownInstance",
 ]
@@ -57,8 +59,57 @@ class InvalidTransition(StatewrightError):
 
 
 class UnknownEvent(InvalidTransition, ValueError):
-    """A string (or foreign object) that is not an event of this machine was sent, or an
-    internal event (one only the machine sends itself) came through ``send_external``."""
+    """Something that is not an event of this machine was sent: a string that names no event,
+    a member of another enum, another object; or an internal event (one only the machine sends
+    itself) came through ``send_external``.
+
+    The message leads with that (``reason``), then names the event a string most likely meant
+    (:attr:`suggestion`), then the state's allowed events; both are worked out when read.
+    """
+
+    def __init__(
+        self,
+        state: str,
+        event: str,
+        allowed: Iterable[str],
+        reason: str = "",
+        events: type[Enum] | Iterable[Enum] = (),
+    ) -> None:
+        super().__init__(state, event, allowed, reason)
+        self._events = events
+
+    @property
+    def suggestion(self) -> str | None:
+        """The name of the event ``event`` most likely meant, or None: one that differs only in
+        case or separators (an event method's name finds its event), else difflib's closest."""
+        return closest_event(self.event, self._events)
+
+    def __str__(self) -> str:
+        names = ", ".join(sorted(str(a) for a in self.allowed)) or "none"
+        suggestion = self.suggestion
+        hint = f"; did you mean {suggestion}?" if suggestion else ""
+        reason = self.reason or f"{self.event!r} is not an event of this machine"
+        return f"{reason}{hint} (allowed events in state {self.state!s}: {names})"
+
+
+def _folded(name: str) -> str:
+    return name.casefold().replace("-", "_").replace(".", "_").replace(" ", "_")
+
+
+def closest_event(text: str, events: type[Enum] | Iterable[Enum]) -> str | None:
+    """The name of the member of ``events`` whose name or value ``text`` most likely meant."""
+    by_key: dict[str, str] = {}
+    for member in events:
+        by_key.setdefault(_folded(member.name), member.name)
+        if isinstance(member.value, str):
+            by_key.setdefault(_folded(member.value), member.name)
+    key = _folded(text)
+    if key in by_key:
+        return by_key[key]
+    import difflib  # here: only a message that is read needs it
+
+    close = difflib.get_close_matches(key, by_key, n=1, cutoff=0.6)
+    return by_key[close[0]] if close else None
 
 
 class InvalidPayload(StatewrightError, ValueError):
@@ -109,6 +160,23 @@ class GuardFailed(StatewrightError):
 class ClockError(StatewrightError):
     """A user-supplied clock raised (``__cause__``) or returned something that is no epoch: a
     finite number of seconds between 0001-01-01 and 9999-12-31 UTC. Nothing was applied."""
+
+
+class TimerLoop(StatewrightError):
+    """One ``fire_due`` call fired its bound of timers (``MAX_TIMER_FIRINGS``, 10,000) and
+    another was still due: timers that never catch up with ``now``, such as a timer that starts
+    itself again with no delay. Every timer that fired is kept (its transition was committed)
+    and the next one is still pending, so a later call goes on. ``fired`` counts the timers
+    fired, ``cycle`` holds the ids of the timers that repeat, in firing order."""
+
+    def __init__(self, fired: int, cycle: Sequence[str]) -> None:
+        self.fired = fired
+        self.cycle = tuple(cycle)
+        shown = " -> ".join([*self.cycle, *self.cycle[:1]])
+        super().__init__(
+            f"timers did not settle after {fired} firings in one fire_due call: {shown} repeats "
+            "(each fired timer's transition is kept; the next due timer is still pending)"
+        )
 
 
 class SnapshotError(StatewrightError):

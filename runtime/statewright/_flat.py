@@ -57,10 +57,12 @@ class FlatEngine:
         member: Any,
         payload: Mapping[str, Any],
         clock: Callable[[], float] | None,
+        now: float | None = None,
     ) -> Decision:
         """Decide and run one event from ``state``; ``clock`` (None when nothing keeps the time)
         is read after the guards chose and before any action runs, so that a failing clock
-        (:class:`~statewright.ClockError`) leaves nothing applied."""
+        (:class:`~statewright.ClockError`) leaves nothing applied; ``now``, when given, is the
+        event's time instead (a flat machine has no timers: the engines answer alike)."""
         plan = self.table.rows[state].get(member)
         if plan is None:
             return ""
@@ -70,7 +72,7 @@ class FlatEngine:
         target = previous if alt.target is None else alt.target
         if target is None:
             return "there is no previous state to return to"
-        stamp = None if clock is None else clock()
+        stamp = None if clock is None else clock() if now is None else now
         spec = self.table.spec
         error: str | None = None
         for step in (

@@ -310,6 +310,10 @@ class MachineInstance(Generic[S, E, C]):
                     f"{event!r} is not the name or value of an event of {name}"
                     if member is None
                     else f"{event!r} is an internal event of {name}: only the machine sends it",
+                    # what a string most likely meant: only events the boundary takes
+                    [each for each in table.spec.event_type if each not in table.internal]
+                    if member is None and isinstance(event, str)
+                    else (),
                 )
             )
         return member, checked_payload(table, member, arguments, self._options)

@@ -136,9 +136,10 @@ class Machine(BaseMachine[S, E, C]):
         payload: dict[str, Any],
         key: str | None = None,
         lateness: float | None = None,
+        now: float | None = None,
     ) -> S:
         """An event off the trivial path (the caller holds the lock)."""
-        target, pending = self._drive(self._transition(event, payload, key, lateness))
+        target, pending = self._drive(self._transition(event, payload, key, lateness, now))
         if pending:
             refuse_async_listeners(pending)
         return target
@@ -281,22 +282,24 @@ class Machine(BaseMachine[S, E, C]):
             return self._store_snapshot(store, self._save_payload(store))
 
     def fire_due(self, now: float | None = None) -> int:
-        """Send every timer's event that is due at ``now`` (default: the clock), earliest first,
-        through the send path (so guards, checkpoints and listeners apply); returns how many
-        fired. A fired timer is gone even when no transition took its event. Each transition a
-        timer makes records how late it fired (``now`` minus the due time) in its history
-        record's ``lateness``."""
-        fired = 0
+        """Send every timer's event that is due at ``now`` (default: the clock, read once),
+        earliest first, through the send path (so guards, checkpoints and listeners apply);
+        returns how many fired. A fired timer is gone even when no transition took its event.
+
+        Each timer fires at its due time: its macrostep's time is the due time, so the timers
+        it starts are due at that time plus their delay, and its history record's epoch is the
+        due time; ``lateness`` records how late it fired (``now`` minus the due time). One call
+        fires at most ``MAX_TIMER_FIRINGS`` (10,000) timers: when another is still due it raises
+        :class:`TimerLoop` naming the cycle, keeping what fired (see
+        :mod:`statewright._timers`)."""
+        from statewright._timers import Firing
+
         with self._lock:
-            while True:
-                at = self._clock() if now is None else now
-                chart = self._chart
-                timer = None if chart is None else chart.take_due(at)
-                if timer is None:
-                    return fired
-                fired += 1
+            firing = Firing(self._clock() if now is None else now)
+            while (timer := firing.next(self._chart)) is not None:
                 with contextlib.suppress(InvalidTransition):  # logged at DEBUG by send
-                    self._send_slow(timer.event, {}, None, max(0.0, at - timer.due))
+                    self._send_slow(timer.event, {}, None, firing.lateness(timer), timer.due)
+            return firing.count
 
 
 #: Statecharts are machines whose engine is the chart engine: the name generated statechart

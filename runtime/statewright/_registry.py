@@ -4,6 +4,14 @@ Applications that run many instances need to find them by id, see which are stil
 drop finished ones. The registry only indexes instances; each machine keeps its own lock, and
 the registry's lock only guards the index. ``max_active`` is a soft limit: exceeding it logs a
 warning (a sign of leaked instances) but never refuses work.
+
+Registering costs O(1) amortized. A machine becomes final without telling the registry, so the
+active machines are counted, not tracked; but not on every registration. The registry keeps the
+machines it has not yet seen final (a final state is for good, so each is dropped once) and
+counts them only when they outnumber a threshold: ``max_active`` at first; after a count of
+``a`` active machines, ``2a`` if that exceeded the limit (the warning comes again when they
+double), else ``max_active + a // 2``. Each count so reads no more machines than about three
+registrations since the one before.
 """
 
 from __future__ import annotations
@@ -34,11 +42,27 @@ class MachineRegistry(Generic[M]):
         store: Store | None = None,
         logger: logging.Logger | None = None,
     ) -> None:
-        self.max_active = max_active
         self.store = store
         self._logger = logger if logger is not None else _LOG
         self._machines: dict[str, M] = {}
         self._lock = threading.Lock()
+        #: The registered machines not yet seen final (with a limit only), and how many of them
+        #: make the next count due (see the module docstring).
+        self._unfinished: dict[str, M] = {}
+        self._count_above: int | None = None
+        self._max_active: int | None = None
+        self.max_active = max_active
+
+    @property
+    def max_active(self) -> int | None:
+        """The soft limit on active machines; None (no limit) means nothing is counted."""
+        return self._max_active
+
+    @max_active.setter
+    def max_active(self, limit: int | None) -> None:
+        with self._lock:
+            self._max_active = self._count_above = limit
+            self._unfinished = {} if limit is None else dict(self._machines)
 
     def register(self, machine: M) -> str:
         """Add ``machine`` under its ``instance_id``; a second machine with that id is an error."""
@@ -48,15 +72,37 @@ class MachineRegistry(Generic[M]):
             if existing is not None and existing is not machine:
                 raise ValueError(f"another machine is already registered as {instance_id!r}")
             self._machines[instance_id] = machine
-            active = sum(1 for m in self._machines.values() if not m.is_final)
-        if self.max_active is not None and active > self.max_active:
+            limit = self._max_active
+            if limit is None:
+                return instance_id
+            self._unfinished[instance_id] = machine
+            active = self._count_if_due()
+        if active is not None and active > limit:
             self._logger.warning(
                 "registry holds %d active machines, more than max_active=%d "
                 "(finished instances not cleaned up?)",
                 active,
-                self.max_active,
+                limit,
             )
         return instance_id
+
+    def _count_if_due(self) -> int | None:
+        """The number of active machines when they may exceed ``max_active`` and enough were
+        registered since the last count (see the module docstring); else None. Under the lock."""
+        due = self._count_above
+        if due is None or len(self._unfinished) <= due:
+            return None
+        return self._recount()
+
+    def _recount(self) -> int:
+        """Drop the machines now final from the unfinished ones, count the rest and set when
+        the next count is due. Under the lock."""
+        self._unfinished = {i: m for i, m in self._unfinished.items() if not m.is_final}
+        active = len(self._unfinished)
+        limit = self._max_active
+        if limit is not None:
+            self._count_above = 2 * active if active > limit else limit + active // 2
+        return active
 
     def get(self, instance_id: str) -> M:
         """The machine registered as ``instance_id``; :class:`UnknownInstance` if none."""
@@ -82,6 +128,7 @@ class MachineRegistry(Generic[M]):
         """Unregister and return the machine (optionally deleting it from the backing store)."""
         with self._lock:
             machine = self._machines.pop(instance_id, None)
+            self._unfinished.pop(instance_id, None)
         if machine is None:
             raise UnknownInstance(instance_id, "the registry")
         if delete_stored and self.store is not None:
@@ -105,6 +152,7 @@ class MachineRegistry(Generic[M]):
             done = [i for i, m in self._machines.items() if m.is_final]
             for instance_id in done:
                 del self._machines[instance_id]
+            self._recount()  # drops them from the unfinished too, and rearms the warning
         if delete_stored and self.store is not None:
             for instance_id in done:
                 self.store.delete(instance_id)

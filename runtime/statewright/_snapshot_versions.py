@@ -5,6 +5,13 @@ writes) and the *spec version* (the machine's; what the user's migrations upgrad
 snapshots, written by statewright 0.2, had no ``idempotency_keys`` and no ``lateness`` in their
 records; they are upgraded by adding an empty key list (their records need nothing). Every step's
 result is checked by the strict decoder (:mod:`statewright._snapshot_decode`) like the input.
+
+Statecharts' ``after`` timers were once named by position (``after.<state>.<n>``, the *n*-th
+timer of the state), which a spec edit shifts; they are now named by what the spec says of them
+(``after.<state>.30s``, ``after.<state>.<id>``). A snapshot with positional names saved by the
+very spec the machine was compiled from (same ``spec_hash``) has them renamed, in its timers,
+counts and history (:func:`stable_timer_ids`); saved by another spec, position *n* may be
+another timer now, so nothing is renamed and the decoder refuses the unknown name.
 """
 
 from __future__ import annotations
@@ -18,9 +25,11 @@ from statewright._snapshot import SNAPSHOT_FORMAT
 from statewright._snapshot_decode import MAX_COUNT, integer
 
 if TYPE_CHECKING:
+    from statewright._chart_tables import ChartTables
     from statewright._options import MachineOptions
+    from statewright._table import Table
 
-__all__ = ["FORMAT_1", "migrate", "prepare", "upgrade_format_1"]
+__all__ = ["FORMAT_1", "migrate", "prepare", "stable_timer_ids", "upgrade_format_1"]
 
 FORMAT_1: Final = "statewright.snapshot/1"
 
@@ -94,3 +103,68 @@ def upgrade_format_1(data: dict[str, Any]) -> dict[str, Any]:
     upgraded = dict(data, format=SNAPSHOT_FORMAT)
     upgraded.setdefault("idempotency_keys", [])
     return upgraded
+
+
+def stable_timer_ids(data: dict[str, Any], chart: ChartTables, table: Table) -> dict[str, Any]:
+    """``data`` with positional ``after`` timer names (``after.<state>.<n>``) renamed to the
+    same timers' names, when it was saved by this spec (see the module); else ``data`` as it
+    is. The caller's snapshot is not changed."""
+    if data.get("spec_hash") != table.spec.spec_hash or not _positional(data):
+        return data
+    renamed = {
+        f"after.{node.name}.{position}": str(timer.id)
+        for node in chart.chart.nodes
+        for position, timer in enumerate(node.timers)
+        if f"after.{node.name}.{position}" not in table.events_by_value
+    }
+    if not renamed:
+        return data
+
+    def name(value: Any) -> Any:
+        return renamed.get(value, value) if type(value) is str else value
+
+    data = dict(data)
+    if type(data.get("counts")) is list:
+        data["counts"] = [
+            [entry[0], name(entry[1]), *entry[2:]]
+            if type(entry) is list and len(entry) > 1
+            else entry
+            for entry in data["counts"]
+        ]
+    if type(data.get("history")) is list:
+        data["history"] = [
+            dict(record, event=name(record["event"]))
+            if type(record) is dict and "event" in record
+            else record
+            for record in data["history"]
+        ]
+    chart_data = data.get("chart")
+    if type(chart_data) is dict and type(chart_data.get("timers")) is list:
+        data["chart"] = dict(
+            chart_data,
+            timers=[
+                dict(timer, id=name(timer.get("id")), event=name(timer.get("event")))
+                if type(timer) is dict and {"id", "event"} <= timer.keys()
+                else timer
+                for timer in chart_data["timers"]
+            ],
+        )
+    return data
+
+
+def _positional(data: dict[str, Any]) -> bool:
+    """Whether ``data`` names a timer by position anywhere: in its counts (every event a
+    history record names is counted) or its timers. Most snapshots do not, and are not copied."""
+    counts = data.get("counts")
+    names = (
+        [entry[1] for entry in counts if type(entry) is list and entry[1:]]
+        if type(counts) is list
+        else []
+    )
+    chart = data.get("chart")
+    if type(chart) is dict and type(chart.get("timers")) is list:
+        names += [timer.get("id") for timer in chart["timers"] if type(timer) is dict]
+    return any(
+        type(name) is str and name.startswith("after.") and name.rpartition(".")[2].isdigit()
+        for name in names
+    )

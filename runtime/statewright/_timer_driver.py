@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, Final
 
-from statewright._errors import Conflict, StatewrightError, UnknownInstance
+from statewright._errors import Conflict, StatewrightError, TimerLoop, UnknownInstance
 
 if TYPE_CHECKING:
     from statewright._async import AsyncChartMachine
@@ -52,15 +52,20 @@ def fire_due_timers(
     Each claimed instance is loaded with ``handlers`` and ``options``, ``fire_due(now)`` runs
     (each transition records its ``lateness``), the machine is saved, and the lease is released.
     A lost race (:class:`Conflict`: another process saved the instance meanwhile) reloads and
-    tries again. Any other error of one instance (a corrupted snapshot, a failing action) is
-    logged at ERROR with its traceback and the others go on; its timer stays due, so the next
-    call after its lease ends retries it.
+    tries again. A :class:`TimerLoop` (the instance's timers did not settle within one call's
+    bound) saves what fired, counts it, is logged at ERROR naming the cycle, and the claim is
+    released: a claim is never held longer than one bounded call. Any other error of one
+    instance (a corrupted snapshot, a failing action) is logged at ERROR with its traceback and
+    the others go on; its timer stays due, so the next call after its lease ends retries it.
     """
     at = time.time() if now is None else now
     fired = 0
     for instance_id in store.claim_due(at, limit, lease_seconds):
         try:
             fired += _fire_one(store, machine_class, instance_id, handlers, at, options)
+        except TimerLoop as loop:
+            fired += loop.fired
+            _log_loop(machine_class, instance_id, loop)
         except StatewrightError:
             _log_failure(machine_class, instance_id)
         finally:
@@ -88,6 +93,9 @@ async def fire_due_timers_async(
     for instance_id in claimed:
         try:
             fired += await _fire_one_async(store, machine_class, instance_id, handlers, at, options)
+        except TimerLoop as loop:
+            fired += loop.fired
+            _log_loop(machine_class, instance_id, loop)
         except StatewrightError:
             _log_failure(machine_class, instance_id)
         finally:
@@ -105,6 +113,17 @@ def _log_failure(machine_class: type, instance_id: str) -> None:
     )
 
 
+def _log_loop(machine_class: type, instance_id: str, loop: TimerLoop) -> None:
+    from statewright._listeners import statewright_logger
+
+    statewright_logger().error(
+        "%s %s: %s; saved, and released for the next call",
+        machine_class.__name__,
+        instance_id,
+        loop,
+    )
+
+
 def _fire_one(
     store: TimerStore,
     machine_class: type[ChartMachine[Any, Any, Any]],
@@ -119,7 +138,11 @@ def _fire_one(
         except UnknownInstance:
             return 0  # deleted since it was claimed
         try:
-            count = machine.fire_due(at)
+            try:
+                count = machine.fire_due(at)
+            except TimerLoop:
+                machine.save()  # what fired is kept: the next call goes on from there
+                raise
             if count:
                 machine.save()
         except Conflict:
@@ -147,7 +170,11 @@ async def _fire_one_async(
         except UnknownInstance:
             return 0  # deleted since it was claimed
         try:
-            count = await machine.fire_due(at)
+            try:
+                count = await machine.fire_due(at)
+            except TimerLoop:
+                await machine.save()  # what fired is kept: the next call goes on from there
+                raise
             if count:
                 await machine.save()
         except Conflict:

@@ -173,9 +173,10 @@ def test_internal_events_and_errors() -> None:
         "child.",
         "- `error_execution` (value `error.execution`): raised when a guard or an action raises "
         "an exception.",
-        "- `after_waiting_tool_0` (value `after.waiting_tool.0`): sent by the timer of "
+        "- `after_waiting_tool_30s` (value `after.waiting_tool.30s`): sent by the timer of "
         "`waiting_tool`, after `30s`.",
-        "- `after_budget_ok_0` (value `after.budget_ok.0`): sent by the timer of `budget_ok`, "
+        "- `after_budget_ok_budget_window` (value `after.budget_ok.budget_window`): sent by the "
+        "timer of `budget_ok`, "
         "after `budget_window()` (on restore `resume`).",
     ]
     assert '`on_error = "event"`: a guard that raises' in _section(markdown, "## Errors")

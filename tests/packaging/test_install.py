@@ -9,6 +9,7 @@ from email.parser import Parser
 from pathlib import Path
 
 import pytest
+from statewright_compiler.spec.toml_compat import tomllib
 
 from tests.conftest import REPO
 from tests.packaging.conftest import Environment, make_environment, old_ruff_version
@@ -87,6 +88,23 @@ def test_runtime_only_install_adds_nothing_else_and_runs_generated_modules(
     assert result.returncode == 2
     assert "pip install 'statewright[compiler]'" in result.stderr
     assert "Traceback" not in result.stderr
+
+    # --version answers without the compiler, and names what the commands need.
+    result = environment.run([environment.command("statewright"), "--version"], cwd=app)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"statewright {_project_version()} (runtime only;")
+    assert "pip install 'statewright[compiler]'" in result.stdout
+    for arguments in (["init"], ["check"], ["--help"], []):
+        result = environment.run([environment.command("statewright"), *arguments], cwd=app)
+        assert result.returncode == 2, (arguments, result.stdout, result.stderr)
+        assert "pip install 'statewright[compiler]'" in result.stderr
+        assert "Traceback" not in result.stderr
+
+
+def _project_version() -> str:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    version: str = project["version"]
+    return version
 
 
 def test_compiler_installs_next_to_an_old_pinned_ruff(

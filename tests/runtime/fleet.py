@@ -41,7 +41,7 @@ on.NOTE = { to = [] }
 after = { delay = "1s", to = "open" }
 """
 
-TIMER_EVENT = "after.waiting.0"
+TIMER_EVENT = "after.waiting.1s"
 
 
 def worker(

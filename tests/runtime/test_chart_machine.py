@@ -348,17 +348,17 @@ def test_timers_are_kept_in_snapshots_with_their_restore_policy(tmp_path: Path) 
     options = MachineOptions(clock=lambda: now[0])
     machine = module.WaitMachine(None, options=options)
     assert machine.pending_timers == {
-        "after.waiting.0": 1010.0,
-        "after.waiting.1": 1020.0,
-        "after.waiting.2": 1030.0,
+        "after.waiting.10s": 1010.0,
+        "after.waiting.20s": 1020.0,
+        "after.waiting.30s": 1030.0,
     }
     snapshot = machine.snapshot()
     now[0] = 1100.0  # restored 100 s later
     restored = module.WaitMachine.restore(snapshot, options=options)
     assert restored.pending_timers == {
-        "after.waiting.0": 1010.0,  # fire: absolute, overdue now
-        "after.waiting.1": 1120.0,  # resume: the 20 s it had left
-        "after.waiting.2": 1130.0,  # restart: the full 30 s again
+        "after.waiting.10s": 1010.0,  # fire: absolute, overdue now
+        "after.waiting.20s": 1120.0,  # resume: the 20 s it had left
+        "after.waiting.30s": 1130.0,  # restart: the full 30 s again
     }
     assert restored.fire_due() == 1 and restored.state is module.WaitState.FIRED
     assert restored.pending_timers == {}  # leaving the state cancelled the others

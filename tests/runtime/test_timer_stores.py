@@ -101,7 +101,7 @@ def test_the_driver_fires_due_timers_once_and_records_lateness(store: TimerStore
         )
         assert loaded.state is AgentTaskState.FAILED and loaded.revision == 2
         last = loaded.history[-1]
-        assert last.event is AgentTaskEvent.AFTER_TICKING_0 and last.lateness == 2.5
+        assert last.event is AgentTaskEvent.AFTER_TICKING_30S and last.lateness == 2.5
         assert loaded.snapshot()["history"][-1]["lateness"] == 2.5
         assert loaded.history[0].lateness is None  # not a timer's
     assert fire_due_timers(store, AgentTaskMachine, Handlers(), now=clock.now, options=options) == 0

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from approval_workflow import (
-    AfterReviewing0Payload,
+    AfterReviewing5mPayload,
     ApplyResultPayload,
     ApprovalWorkflowEvent,
     ApprovalWorkflowMachine,
@@ -103,7 +103,7 @@ class Handlers:
         context.executed.append("apply_changes(target=production)")
 
     def kill_workflow(
-        self, context: WorkflowContext, payload: TimeoutPayload | AfterReviewing0Payload, /
+        self, context: WorkflowContext, payload: TimeoutPayload | AfterReviewing5mPayload, /
     ) -> None:
         self._run("kill_workflow")
         context.killed = True
@@ -116,7 +116,7 @@ class Handlers:
         | ApplyResultPayload
         | TimeoutPayload
         | ResubmitPayload
-        | AfterReviewing0Payload,
+        | AfterReviewing5mPayload,
         /,
     ) -> None:
         self.calls.append("log_error")
@@ -378,7 +378,7 @@ def test_the_approval_wait_has_a_five_minute_deadline() -> None:
     clock.advance(1.0)
     assert workflow.fire_due() == 1
     assert workflow.is_in(St.ERROR_STATE) and workflow.context.killed
-    assert store.saves[-1][:2] == ("error_state", "after.reviewing.0")
+    assert store.saves[-1][:2] == ("error_state", "after.reviewing.5m")
     assert workflow.pending_timers == {}
 
 

@@ -410,18 +410,18 @@ def test_the_spec_timer_times_out_30_seconds_after_initialize() -> None:
     clock = FakeClock(start=5000.0, step=0.0)
     loop = ReMemLoop(clock=clock)
     loop.initialize("slow task")
-    assert loop.machine.pending_timers == {"after.running.0": 5030.0}
+    assert loop.machine.pending_timers == {"after.running.30s": 5030.0}
     loop.transition("THINK")
     clock.advance(20.0)
     loop.transition("REFINE")  # moving inside `running` does not restart the timer
-    assert loop.machine.pending_timers == {"after.running.0": 5030.0}
+    assert loop.machine.pending_timers == {"after.running.30s": 5030.0}
     clock.advance(9.9)
     assert loop.machine.fire_due() == 0 and loop.machine.is_in(St.REFINING)
     clock.advance(0.1)
     assert loop.machine.fire_due() == 1
     assert loop.machine.is_in(St.TIMED_OUT)
     last = loop.machine.history[-1]
-    assert (last.source, last.event, last.epoch) == (St.REFINING, "after.running.0", 5030.0)
+    assert (last.source, last.event, last.epoch) == (St.REFINING, "after.running.30s", 5030.0)
     assert loop.machine.pending_timers == {}
 
 
@@ -434,7 +434,7 @@ def test_act_cancels_the_timer_and_a_restored_loop_keeps_it() -> None:
     snapshot = loop.machine.snapshot()
     assert snapshot["chart"]["timers"][0]["due"] == 130.0
     restored = ReMemMachine.restore(snapshot, loop.handlers, options=MachineOptions(clock=clock))
-    assert restored.pending_timers == {"after.running.0": 130.0}  # absolute: on_restore = fire
+    assert restored.pending_timers == {"after.running.30s": 130.0}  # absolute: on_restore = fire
     restored.act(result="answer")
     assert restored.state is St.DONE and restored.pending_timers == {}
     clock.advance(60.0)

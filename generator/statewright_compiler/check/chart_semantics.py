@@ -16,17 +16,29 @@ from statewright_compiler.check.chart_tree import ChartTree
 from statewright_compiler.check.default_cycles import check_default_cycles
 from statewright_compiler.diagnostics import Severity, did_you_mean
 from statewright_compiler.model import PREVIOUS_TARGET, Event, Rule, StateKind
-from statewright_compiler.spec.declarations import Declarations, RawRule, RawState
+from statewright_compiler.model.step_text import duration_text
+from statewright_compiler.spec.declarations import Declarations, RawRule, RawState, RawTimer
 from statewright_compiler.spec.descriptors import matches, parse_descriptor
 from statewright_compiler.spec.naming import camel_case
 from statewright_compiler.spec.positions import KeyPath
 from statewright_compiler.spec.reporter import Reporter
 
-__all__ = ["CONFIGURATION_NAMES", "ChartChecker"]
+__all__ = ["CONFIGURATION_NAMES", "ChartChecker", "timer_key"]
 
 #: Names a region cannot have: the configuration's field for leaves outside every region, and
 #: the methods of the tuple the configuration is.
 CONFIGURATION_NAMES: Final = frozenset({"root", "count", "index"})
+
+
+def timer_key(timer: RawTimer) -> str:
+    """What names an ``after`` timer within its state: its ``id``, else its delay in the spec's
+    short syntax (``30s``, ``1h30m``, ``250ms``; a decimal point becomes ``_``), else its delay
+    handler's name."""
+    if timer.id is not None:
+        return timer.id
+    if timer.delay_handler is not None:
+        return timer.delay_handler
+    return duration_text(timer.delay or 0.0).replace(".", "_")
 
 
 class ChartChecker:
@@ -226,9 +238,12 @@ class ChartChecker:
         return events
 
     def timer_events(self, rules: Sequence[RawRule]) -> tuple[list[RawRule], list[Event]]:
-        """Each ``after`` alternative gets its own event, ``after.<state>.<n>`` (named
-        ``after_<state>_<n>``): the timer sends it, and history shows it like any event."""
-        counts: dict[str, int] = {}
+        """Each ``after`` alternative gets its own event, ``after.<state>.<key>`` (named
+        ``after_<state>_<key>``): the timer sends it, its value is the timer's id, and history
+        shows it like any event. The key is the spec's ``id`` for the timer, else its delay
+        (``30s``, ``1h30m``) or its delay handler's name: what editing the spec's other timers
+        does not shift, so a snapshot's pending timer keeps meaning the same one."""
+        keys: dict[str, set[str]] = {}
         named: list[RawRule] = []
         events: list[Event] = []
         for raw in rules:
@@ -236,13 +251,22 @@ class ChartChecker:
                 named.append(raw)
                 continue
             state = raw.source.states[0]
-            number = counts[state] = counts.get(state, -1) + 1
-            name = f"after_{state}_{number}"
+            key = timer_key(raw.timer)
+            if key in keys.setdefault(state, set()):
+                self.error(
+                    "invalid-timer",
+                    raw.path,
+                    f"two after timers of {state!r} would both be after.{state}.{key}",
+                    'give each of them an id: { id = "reminder", delay = ..., to = ... }',
+                )
+                continue
+            keys[state].add(key)
+            name = f"after_{state}_{key}"
             delay = raw.timer.delay_handler or f"{raw.timer.delay:g} s"
             events.append(
                 Event(
                     name=name,
-                    value=f"after.{state}.{number}",
+                    value=f"after.{state}.{key}",
                     label=f"after {delay}",
                     member=name.upper(),
                     method=name.lower(),
@@ -272,7 +296,7 @@ class ChartChecker:
                     "never applies",
                     "add a guard to the earlier transition or move this one before it",
                 )
-            if rule.guard is None:
+            if rule.guard is None and not raw.unknown_keys:
                 for source in rule.sources:
                     taken[source] |= keys
 

@@ -50,7 +50,7 @@ class FlatChecks:
         self, source: str, event: str, alternatives: list[tuple[Transition, RawRule]]
     ) -> None:
         for position, (transition, raw) in enumerate(alternatives[:-1]):
-            if transition.guard is None:
+            if transition.guard is None and not raw.unknown_keys:
                 later_raw = alternatives[position + 1][1]
                 self.error(
                     "nondeterminism",

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from statewright_compiler import __version__
+from statewright_compiler import DOCS_URL, __version__
 from statewright_compiler.codegen.chart_view import ChartView
 from statewright_compiler.codegen.dispatch_view import DispatchView
 from statewright_compiler.codegen.flavours import FlavourView
@@ -329,4 +329,5 @@ def render_module(machine: Machine) -> str:
         ),
         has_handlers=bool(machine.guards or machine.actions or machine.delays),
         match_limit=MATCH_LIMIT,
+        docs_url=DOCS_URL,
     )

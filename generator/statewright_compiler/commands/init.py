@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Final
 
+from statewright_compiler import SPEC_LANGUAGE_URL
 from statewright_compiler.codegen.jinja_env import template_environment
 from statewright_compiler.config import Config, ConfigError, find_config, has_statewright_table
 from statewright_compiler.spec.naming import constant_case, is_identifier
@@ -131,7 +132,9 @@ def plan_init(root: Path, name: str, *, pre_commit: bool = True) -> list[Planned
     plan.append(
         _own_file(
             spec,
-            starter.render(name=name, schema_path=schema_reference),
+            starter.render(
+                name=name, schema_path=schema_reference, spec_language_url=SPEC_LANGUAGE_URL
+            ),
             hint="choose another --name",
         )
     )

@@ -3,13 +3,20 @@
 A model, then renderers that read only the model: :mod:`model` is the renderer-neutral graph
 (nodes, edges, nesting), :mod:`build` builds it from a flat machine and :mod:`build_chart` from
 a statechart, and :mod:`mermaid` and :mod:`graphviz` render it, each with its own escaping, so
-the two pictures cannot disagree. This package is their public face: callers import from here,
-so the split can change without breaking them (the modules are small and stdlib-only).
+the two pictures cannot disagree; :mod:`formats` picks a renderer by format or file name. This
+package is their public face: callers import from here, so the split can change without breaking
+them (the modules are small and stdlib-only).
 """
 
 from __future__ import annotations
 
 from statewright_compiler.diagrams.build import build_diagram, diagram_graph
+from statewright_compiler.diagrams.formats import (
+    DIAGRAM_FORMATS,
+    FORMAT_BY_EXTENSION,
+    format_for_path,
+    render_diagram,
+)
 from statewright_compiler.diagrams.graphviz import (
     IMAGE_FORMATS,
     DiagramError,
@@ -35,7 +42,9 @@ from statewright_compiler.diagrams.model import (
 
 __all__ = [
     "DEFAULT_EVENT",
+    "DIAGRAM_FORMATS",
     "ERROR_EVENT",
+    "FORMAT_BY_EXTENSION",
     "IMAGE_FORMATS",
     "INITIAL_KEY",
     "Diagram",
@@ -50,7 +59,9 @@ __all__ = [
     "build_diagram",
     "diagram_graph",
     "dot_text",
+    "format_for_path",
     "mermaid_text",
+    "render_diagram",
     "render_dot",
     "render_image",
     "render_mermaid",

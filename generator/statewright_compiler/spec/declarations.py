@@ -41,11 +41,13 @@ class RawState:
 
 @dataclass(frozen=True)
 class RawTimer:
-    """An ``after`` alternative's timer: its delay (seconds, or a handler's answer)."""
+    """An ``after`` alternative's timer: its delay (seconds, or a handler's answer) and the
+    ``id`` the spec gives it (None: named after its delay)."""
 
     delay: float | None
     delay_handler: str | None
     on_restore: str
+    id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,9 @@ class RawRule:
     internal: bool = False
     #: Set for an ``after`` alternative (``event`` is then "" until semantics names its event).
     timer: RawTimer | None = None
+    #: Its table has a key the language does not know (a misspelt ``guard``?): that is the one
+    #: error, so the rule is never taken to be unguarded by the nondeterminism checks.
+    unknown_keys: bool = False
 
 
 @dataclass(frozen=True)

@@ -28,10 +28,13 @@ class FieldReader:
         self.reporter = reporter
         self.module_stem = Path(reporter.source.path).stem
 
-    def check_keys(self, table: Mapping[str, Any], path: KeyPath, definition: str) -> None:
+    def check_keys(self, table: Mapping[str, Any], path: KeyPath, definition: str) -> bool:
+        """Report unknown and missing keys; whether every key of ``table`` is known."""
         allowed = allowed_keys(definition)
+        known = True
         for key in table:
             if key not in allowed:
+                known = False
                 hint = did_you_mean(key, allowed) or f"allowed keys: {', '.join(allowed)}"
                 self.reporter.report(
                     "unknown-key", (*path, key), f"unknown key {key!r}", hint, key=True
@@ -44,6 +47,12 @@ class FieldReader:
                 self.reporter.report(
                     "missing-key", path, f"{where or 'the spec'} needs the key {key!r}", key=True
                 )
+        return known
+
+    @staticmethod
+    def keys_known(table: Mapping[str, Any], definition: str) -> bool:
+        """Whether every key of ``table`` is one ``definition`` allows (reported elsewhere)."""
+        return set(table) <= set(allowed_keys(definition))
 
     def typed(self, value: object, path: KeyPath, expected: type, what: str) -> bool:
         if isinstance(value, expected) and not (expected is int and isinstance(value, bool)):

@@ -39,7 +39,7 @@ TYPING_IMPORTS: Final = (
 )
 #: Runtime names a generated module uses only in annotations: imported for type checkers only,
 #: so that importing the module does not load what they need at run time (dataclasses).
-TYPE_CHECKING_IMPORTS: Final = ("MachineOptions", "SendResult")
+TYPE_CHECKING_IMPORTS: Final = ("MachineOptions", "SendResult", "Snapshot", "Store")
 RUNTIME_IMPORTS: Final = (
     "ERROR_ROUTE",
     "PREVIOUS",

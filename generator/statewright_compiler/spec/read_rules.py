@@ -196,15 +196,20 @@ class RuleReader(StepReader):
                 if not self.typed(item, item_path, dict, f"alternative of {what}"):
                     continue
                 assert isinstance(item, dict)
-                self.check_keys(item, item_path, "timer" if timed else "alternative")
+                known = self.check_keys(item, item_path, "timer" if timed else "alternative")
                 timer = self.timer(item, item_path) if timed else None
                 if timed and timer is None:
                     continue
+                if timer is not None and "id" in item:
+                    timer_id = self.name(item["id"], (*item_path, "id"), "timer id")
+                    if timer_id is None:
+                        continue
+                    timer = dataclasses.replace(timer, id=timer_id)
                 rule = self.alternative(
                     item, item_path, source, event, source_path=state.path, event_path=path
                 )
-                if rule is not None and timer is not None:
-                    rule = dataclasses.replace(rule, timer=timer)
+                if rule is not None and (timer is not None or not known):
+                    rule = dataclasses.replace(rule, timer=timer, unknown_keys=not known)
                 rules += [rule] if rule else []
         return rules
 
@@ -218,6 +223,8 @@ class RuleReader(StepReader):
             rule = self.alternative(
                 entry, path, source, event, source_path=(*path, "from"), event_path=(*path, "event")
             )
+            if rule is not None and not self.keys_known(entry, "transition"):
+                rule = dataclasses.replace(rule, unknown_keys=True)
             rules += [rule] if rule else []
         return rules
 

@@ -126,6 +126,11 @@ _TIMER: Final = {
             "description": "A restored machine's timer: fire when due (default), keep the "
             "remaining time, or start again.",
         },
+        "id": {
+            **_NAME,
+            "description": "The timer's id in its state (default: its delay, or its delay "
+            "handler): its event is after.<state>.<id>.",
+        },
         **_ALTERNATIVE_PROPERTIES,
     },
     "required": ["to"],

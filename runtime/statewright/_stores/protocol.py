@@ -4,7 +4,8 @@
 The built-in backends, one module each (``memory``, ``files``, ``sqlite``, ``postgres`` in this
 package, with what they share in ``codec``), also do the two other parts:
 :class:`IncrementalStore` (saves that append history records instead of rewriting the whole
-snapshot) and :class:`TimerStore` (a due-timer index that workers claim from). The backends
+snapshot) and :class:`TimerStore` (a due-timer index that workers claim from), and they close:
+:class:`ClosableStore`, what ``open_store`` returns. The backends
 import json, pathlib, tempfile, sqlite3 or psycopg; the package imports them on first use, while
 the machines, options and the registry, which only mention ``Store``, import this module.
 
@@ -15,12 +16,13 @@ protocol that names it, so that ``codec`` imports this module and never the othe
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final, Protocol, runtime_checkable
+from typing import Any, Final, Protocol, TypeVar, runtime_checkable
 
 from statewright._errors import SnapshotError, StoreError
 
 __all__ = [
     "INSTANCE_ID_PATTERN",
+    "ClosableStore",
     "IncrementalStore",
     "SnapshotUpdate",
     "Store",
@@ -137,3 +139,23 @@ class TimerStore(Store, Protocol):
     def release(self, instance_id: str, /) -> None:
         """End the caller's lease on ``instance_id``."""
         ...
+
+
+@runtime_checkable
+class ClosableStore(TimerStore, Protocol):
+    """A :class:`TimerStore` that holds a resource (a connection, a lock file) until closed:
+    every built-in store, and what ``open_store`` returns, so ``store.close()`` and
+    ``with open_store(url) as store:`` type-check."""
+
+    def close(self) -> None:
+        """Release what the store holds; the store is not used afterwards."""
+        ...
+
+    def __enter__(self: _Closable) -> _Closable: ...
+
+    def __exit__(self, *exc_info: object) -> None: ...
+
+
+#: Defined after the class so that its bound is no string (typing compiles a string bound, and
+#: this module is imported with every generated module).
+_Closable = TypeVar("_Closable", bound=ClosableStore)

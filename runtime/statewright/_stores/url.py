@@ -18,15 +18,16 @@ from __future__ import annotations
 from typing import Any
 
 from statewright._errors import StoreError
-from statewright._stores.protocol import TimerStore
+from statewright._stores.protocol import ClosableStore
 
 __all__ = ["open_store"]
 
 
-def open_store(url: str) -> TimerStore:
+def open_store(url: str) -> ClosableStore:
     """The store ``url`` names (see the module docstring); :class:`StoreError` when the URL
     names no backend, or the backend cannot be opened. Every one of them is a
-    :class:`TimerStore` (and so a :class:`Store`)."""
+    :class:`ClosableStore`: a :class:`TimerStore` (and so a :class:`Store`) with ``close()``,
+    usable in a ``with`` block."""
     from urllib.parse import parse_qs, unquote, urlsplit
 
     if not isinstance(url, str):

@@ -44,7 +44,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions, SendResult
+    from statewright import MachineOptions, SendResult, Snapshot, Store
 
 require_runtime(3, module="chart_agent", generator_version="0.2.0")
 
@@ -93,9 +93,9 @@ class ChartAgentEvent(StrEnum):
     """Raised when budget is done (a final state inside it was reached)."""
     ERROR_EXECUTION = "error.execution"
     """Raised when a guard or an action raised an exception."""
-    AFTER_WAITING_TOOL_0 = "after.waiting_tool.0"
+    AFTER_WAITING_TOOL_30S = "after.waiting_tool.30s"
     """Sent when waiting_tool has been active for 30 s."""
-    AFTER_BUDGET_OK_0 = "after.budget_ok.0"
+    AFTER_BUDGET_OK_BUDGET_WINDOW = "after.budget_ok.budget_window"
     """Sent when budget_ok has been active for budget_window."""
 
 
@@ -117,8 +117,8 @@ class _E:
     DONE_STATE_PLANNER: Final = ChartAgentEvent.DONE_STATE_PLANNER
     DONE_STATE_BUDGET: Final = ChartAgentEvent.DONE_STATE_BUDGET
     ERROR_EXECUTION: Final = ChartAgentEvent.ERROR_EXECUTION
-    AFTER_WAITING_TOOL_0: Final = ChartAgentEvent.AFTER_WAITING_TOOL_0
-    AFTER_BUDGET_OK_0: Final = ChartAgentEvent.AFTER_BUDGET_OK_0
+    AFTER_WAITING_TOOL_30S: Final = ChartAgentEvent.AFTER_WAITING_TOOL_30S
+    AFTER_BUDGET_OK_BUDGET_WINDOW: Final = ChartAgentEvent.AFTER_BUDGET_OK_BUDGET_WINDOW
 
 
 # What the event methods send: a module global is the cheapest name for Python to look up.
@@ -288,13 +288,13 @@ class ErrorExecutionPayload(TypedDict):
 
 
 @final
-class AfterWaitingTool0Payload(TypedDict):
-    """Payload of the after_waiting_tool_0 event."""
+class AfterWaitingTool30sPayload(TypedDict):
+    """Payload of the after_waiting_tool_30s event."""
 
 
 @final
-class AfterBudgetOk0Payload(TypedDict):
-    """Payload of the after_budget_ok_0 event."""
+class AfterBudgetOkBudgetWindowPayload(TypedDict):
+    """Payload of the after_budget_ok_budget_window event."""
 
 
 class ChartAgentHandlers(Protocol[ContextT_contra]):
@@ -319,9 +319,9 @@ class ChartAgentHandlers(Protocol[ContextT_contra]):
         ...
 
     def give_up_tool(
-        self, context: ContextT_contra, payload: AfterWaitingTool0Payload, /
+        self, context: ContextT_contra, payload: AfterWaitingTool30sPayload, /
     ) -> None:
-        """Action used by: waiting_tool --after_waiting_tool_0--> drafting."""
+        """Action used by: waiting_tool --after_waiting_tool_30s--> drafting."""
         ...
 
     def load_plan(
@@ -333,7 +333,7 @@ class ChartAgentHandlers(Protocol[ContextT_contra]):
             | ToolResultPayload
             | ReplanPayload
             | ResumePayload
-            | AfterWaitingTool0Payload
+            | AfterWaitingTool30sPayload
             | Mapping[str, object]
         ),
         /,
@@ -351,8 +351,8 @@ class ChartAgentHandlers(Protocol[ContextT_contra]):
             | ReplanPayload
             | ResumePayload
             | OverBudgetPayload
-            | AfterWaitingTool0Payload
-            | AfterBudgetOk0Payload
+            | AfterWaitingTool30sPayload
+            | AfterBudgetOkBudgetWindowPayload
             | Mapping[str, object]
         ),
         /,
@@ -416,9 +416,9 @@ class ChartAgentAsyncHandlers(Protocol[ContextT_contra]):
         ...
 
     def give_up_tool(
-        self, context: ContextT_contra, payload: AfterWaitingTool0Payload, /
+        self, context: ContextT_contra, payload: AfterWaitingTool30sPayload, /
     ) -> Awaitable[None] | None:
-        """Action used by: waiting_tool --after_waiting_tool_0--> drafting."""
+        """Action used by: waiting_tool --after_waiting_tool_30s--> drafting."""
         ...
 
     def load_plan(
@@ -430,7 +430,7 @@ class ChartAgentAsyncHandlers(Protocol[ContextT_contra]):
             | ToolResultPayload
             | ReplanPayload
             | ResumePayload
-            | AfterWaitingTool0Payload
+            | AfterWaitingTool30sPayload
             | Mapping[str, object]
         ),
         /,
@@ -448,8 +448,8 @@ class ChartAgentAsyncHandlers(Protocol[ContextT_contra]):
             | ReplanPayload
             | ResumePayload
             | OverBudgetPayload
-            | AfterWaitingTool0Payload
-            | AfterBudgetOk0Payload
+            | AfterWaitingTool30sPayload
+            | AfterBudgetOkBudgetWindowPayload
             | Mapping[str, object]
         ),
         /,
@@ -528,8 +528,8 @@ CHART: Final = Chart(
             member=ChartAgentState.WAITING_TOOL,
             timers=(
                 Send(
-                    ChartAgentEvent.AFTER_WAITING_TOOL_0,
-                    "after.waiting_tool.0",
+                    ChartAgentEvent.AFTER_WAITING_TOOL_30S,
+                    "after.waiting_tool.30s",
                     delay=30.0,
                 ),
             ),
@@ -550,8 +550,8 @@ CHART: Final = Chart(
             member=ChartAgentState.BUDGET_OK,
             timers=(
                 Send(
-                    ChartAgentEvent.AFTER_BUDGET_OK_0,
-                    "after.budget_ok.0",
+                    ChartAgentEvent.AFTER_BUDGET_OK_BUDGET_WINDOW,
+                    "after.budget_ok.budget_window",
                     handler="budget_window",
                     on_restore="resume",
                 ),
@@ -615,7 +615,7 @@ CHART: Final = Chart(
         ),
         ChartTransition(
             4,
-            events=frozenset({ChartAgentEvent.AFTER_WAITING_TOOL_0}),
+            events=frozenset({ChartAgentEvent.AFTER_WAITING_TOOL_30S}),
             targets=(3,),
             steps=("give_up_tool",),
         ),
@@ -632,7 +632,9 @@ CHART: Final = Chart(
             8, events=frozenset({ChartAgentEvent.OVER_BUDGET}), targets=(9,)
         ),
         ChartTransition(
-            8, events=frozenset({ChartAgentEvent.AFTER_BUDGET_OK_0}), targets=(9,)
+            8,
+            events=frozenset({ChartAgentEvent.AFTER_BUDGET_OK_BUDGET_WINDOW}),
+            targets=(9,),
         ),
         ChartTransition(8, events=frozenset({ChartAgentEvent.STOP}), targets=(12,)),
         ChartTransition(10, events=frozenset({ChartAgentEvent.RESUME}), targets=(6, 8)),
@@ -655,8 +657,8 @@ CHART: Final = Chart(
                     ChartAgentEvent.DONE_STATE_PLANNER,
                     ChartAgentEvent.DONE_STATE_BUDGET,
                     ChartAgentEvent.ERROR_EXECUTION,
-                    ChartAgentEvent.AFTER_WAITING_TOOL_0,
-                    ChartAgentEvent.AFTER_BUDGET_OK_0,
+                    ChartAgentEvent.AFTER_WAITING_TOOL_30S,
+                    ChartAgentEvent.AFTER_BUDGET_OK_BUDGET_WINDOW,
                 }
             ),
             steps=(Log("", "ignored while paused"),),
@@ -706,8 +708,8 @@ SPEC: Final[MachineSpec[ChartAgentState, ChartAgentEvent]] = MachineSpec(
         ChartAgentEvent.DONE_STATE_PLANNER: "Raised when planner is done (a final state inside it was reached).",
         ChartAgentEvent.DONE_STATE_BUDGET: "Raised when budget is done (a final state inside it was reached).",
         ChartAgentEvent.ERROR_EXECUTION: "Raised when a guard or an action raised an exception.",
-        ChartAgentEvent.AFTER_WAITING_TOOL_0: "Sent when waiting_tool has been active for 30 s.",
-        ChartAgentEvent.AFTER_BUDGET_OK_0: "Sent when budget_ok has been active for budget_window.",
+        ChartAgentEvent.AFTER_WAITING_TOOL_30S: "Sent when waiting_tool has been active for 30 s.",
+        ChartAgentEvent.AFTER_BUDGET_OK_BUDGET_WINDOW: "Sent when budget_ok has been active for budget_window.",
     },
     chart=CHART,
     internal_events=frozenset(
@@ -718,8 +720,8 @@ SPEC: Final[MachineSpec[ChartAgentState, ChartAgentEvent]] = MachineSpec(
             ChartAgentEvent.DONE_STATE_PLANNER,
             ChartAgentEvent.DONE_STATE_BUDGET,
             ChartAgentEvent.ERROR_EXECUTION,
-            ChartAgentEvent.AFTER_WAITING_TOOL_0,
-            ChartAgentEvent.AFTER_BUDGET_OK_0,
+            ChartAgentEvent.AFTER_WAITING_TOOL_30S,
+            ChartAgentEvent.AFTER_BUDGET_OK_BUDGET_WINDOW,
         }
     ),
 )
@@ -823,6 +825,30 @@ class ChartAgentMachine(ChartMachine[ChartAgentState, ChartAgentEvent, ContextT]
         )
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[ChartAgentMachine[ContextT]] | str | bytes,
+            handlers: ChartAgentHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ChartAgentMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: ChartAgentHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ChartAgentMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
@@ -991,6 +1017,30 @@ class ChartAgentAsyncMachine(
         )
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[ChartAgentAsyncMachine[ContextT]] | str | bytes,
+            handlers: ChartAgentAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ChartAgentAsyncMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: ChartAgentAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ChartAgentAsyncMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send

@@ -43,7 +43,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions, SendResult
+    from statewright import MachineOptions, SendResult, Snapshot, Store
 
 require_runtime(3, module="chart_agent", generator_version="0.2.0")
 
@@ -92,9 +92,9 @@ class ChartAgentEvent(StrEnum):
     """Raised when budget is done (a final state inside it was reached)."""
     ERROR_EXECUTION = "error.execution"
     """Raised when a guard or an action raised an exception."""
-    AFTER_WAITING_TOOL_0 = "after.waiting_tool.0"
+    AFTER_WAITING_TOOL_30S = "after.waiting_tool.30s"
     """Sent when waiting_tool has been active for 30 s."""
-    AFTER_BUDGET_OK_0 = "after.budget_ok.0"
+    AFTER_BUDGET_OK_BUDGET_WINDOW = "after.budget_ok.budget_window"
     """Sent when budget_ok has been active for budget_window."""
 
 
@@ -131,8 +131,8 @@ class _E:
     DONE_STATE_PLANNER: Final = ChartAgentEvent.DONE_STATE_PLANNER
     DONE_STATE_BUDGET: Final = ChartAgentEvent.DONE_STATE_BUDGET
     ERROR_EXECUTION: Final = ChartAgentEvent.ERROR_EXECUTION
-    AFTER_WAITING_TOOL_0: Final = ChartAgentEvent.AFTER_WAITING_TOOL_0
-    AFTER_BUDGET_OK_0: Final = ChartAgentEvent.AFTER_BUDGET_OK_0
+    AFTER_WAITING_TOOL_30S: Final = ChartAgentEvent.AFTER_WAITING_TOOL_30S
+    AFTER_BUDGET_OK_BUDGET_WINDOW: Final = ChartAgentEvent.AFTER_BUDGET_OK_BUDGET_WINDOW
 
 
 # What the event methods send: a module global is the cheapest name for Python to look up.
@@ -294,13 +294,13 @@ class ErrorExecutionPayload(TypedDict):
 
 
 @final
-class AfterWaitingTool0Payload(TypedDict):
-    """Payload of the after_waiting_tool_0 event."""
+class AfterWaitingTool30sPayload(TypedDict):
+    """Payload of the after_waiting_tool_30s event."""
 
 
 @final
-class AfterBudgetOk0Payload(TypedDict):
-    """Payload of the after_budget_ok_0 event."""
+class AfterBudgetOkBudgetWindowPayload(TypedDict):
+    """Payload of the after_budget_ok_budget_window event."""
 
 
 class ChartAgentHandlers(Protocol[ContextT_contra]):
@@ -325,9 +325,9 @@ class ChartAgentHandlers(Protocol[ContextT_contra]):
         ...
 
     def give_up_tool(
-        self, context: ContextT_contra, payload: AfterWaitingTool0Payload, /
+        self, context: ContextT_contra, payload: AfterWaitingTool30sPayload, /
     ) -> None:
-        """Action used by: waiting_tool --after_waiting_tool_0--> drafting."""
+        """Action used by: waiting_tool --after_waiting_tool_30s--> drafting."""
         ...
 
     def load_plan(
@@ -339,7 +339,7 @@ class ChartAgentHandlers(Protocol[ContextT_contra]):
             | ToolResultPayload
             | ReplanPayload
             | ResumePayload
-            | AfterWaitingTool0Payload
+            | AfterWaitingTool30sPayload
             | Mapping[str, object]
         ),
         /,
@@ -357,8 +357,8 @@ class ChartAgentHandlers(Protocol[ContextT_contra]):
             | ReplanPayload
             | ResumePayload
             | OverBudgetPayload
-            | AfterWaitingTool0Payload
-            | AfterBudgetOk0Payload
+            | AfterWaitingTool30sPayload
+            | AfterBudgetOkBudgetWindowPayload
             | Mapping[str, object]
         ),
         /,
@@ -422,9 +422,9 @@ class ChartAgentAsyncHandlers(Protocol[ContextT_contra]):
         ...
 
     def give_up_tool(
-        self, context: ContextT_contra, payload: AfterWaitingTool0Payload, /
+        self, context: ContextT_contra, payload: AfterWaitingTool30sPayload, /
     ) -> Awaitable[None] | None:
-        """Action used by: waiting_tool --after_waiting_tool_0--> drafting."""
+        """Action used by: waiting_tool --after_waiting_tool_30s--> drafting."""
         ...
 
     def load_plan(
@@ -436,7 +436,7 @@ class ChartAgentAsyncHandlers(Protocol[ContextT_contra]):
             | ToolResultPayload
             | ReplanPayload
             | ResumePayload
-            | AfterWaitingTool0Payload
+            | AfterWaitingTool30sPayload
             | Mapping[str, object]
         ),
         /,
@@ -454,8 +454,8 @@ class ChartAgentAsyncHandlers(Protocol[ContextT_contra]):
             | ReplanPayload
             | ResumePayload
             | OverBudgetPayload
-            | AfterWaitingTool0Payload
-            | AfterBudgetOk0Payload
+            | AfterWaitingTool30sPayload
+            | AfterBudgetOkBudgetWindowPayload
             | Mapping[str, object]
         ),
         /,
@@ -532,7 +532,9 @@ CHART: Final = Chart(
             "atomic",
             parent=2,
             member=_S.WAITING_TOOL,
-            timers=(Send(_E.AFTER_WAITING_TOOL_0, "after.waiting_tool.0", delay=30.0),),
+            timers=(
+                Send(_E.AFTER_WAITING_TOOL_30S, "after.waiting_tool.30s", delay=30.0),
+            ),
         ),
         ChartNode("plan_done", "final", parent=2, member=_S.PLAN_DONE),
         ChartNode("planner_history", "deep", parent=2, default=(3,)),
@@ -546,8 +548,8 @@ CHART: Final = Chart(
             member=_S.BUDGET_OK,
             timers=(
                 Send(
-                    _E.AFTER_BUDGET_OK_0,
-                    "after.budget_ok.0",
+                    _E.AFTER_BUDGET_OK_BUDGET_WINDOW,
+                    "after.budget_ok.budget_window",
                     handler="budget_window",
                     on_restore="resume",
                 ),
@@ -599,7 +601,7 @@ CHART: Final = Chart(
         ),
         ChartTransition(
             4,
-            events=frozenset({_E.AFTER_WAITING_TOOL_0}),
+            events=frozenset({_E.AFTER_WAITING_TOOL_30S}),
             targets=(3,),
             steps=("give_up_tool",),
         ),
@@ -609,7 +611,9 @@ CHART: Final = Chart(
         ),
         ChartTransition(8, events=frozenset({_E.TICK}), steps=("count_tick",)),
         ChartTransition(8, events=frozenset({_E.OVER_BUDGET}), targets=(9,)),
-        ChartTransition(8, events=frozenset({_E.AFTER_BUDGET_OK_0}), targets=(9,)),
+        ChartTransition(
+            8, events=frozenset({_E.AFTER_BUDGET_OK_BUDGET_WINDOW}), targets=(9,)
+        ),
         ChartTransition(8, events=frozenset({_E.STOP}), targets=(12,)),
         ChartTransition(10, events=frozenset({_E.RESUME}), targets=(6, 8)),
         ChartTransition(10, events=frozenset({_E.STOP}), targets=(12,)),
@@ -631,8 +635,8 @@ CHART: Final = Chart(
                     _E.DONE_STATE_PLANNER,
                     _E.DONE_STATE_BUDGET,
                     _E.ERROR_EXECUTION,
-                    _E.AFTER_WAITING_TOOL_0,
-                    _E.AFTER_BUDGET_OK_0,
+                    _E.AFTER_WAITING_TOOL_30S,
+                    _E.AFTER_BUDGET_OK_BUDGET_WINDOW,
                 }
             ),
             steps=(Log("", "ignored while paused"),),
@@ -682,8 +686,8 @@ SPEC: Final[MachineSpec[ChartAgentState, ChartAgentEvent]] = MachineSpec(
         _E.DONE_STATE_PLANNER: "Raised when planner is done (a final state inside it was reached).",
         _E.DONE_STATE_BUDGET: "Raised when budget is done (a final state inside it was reached).",
         _E.ERROR_EXECUTION: "Raised when a guard or an action raised an exception.",
-        _E.AFTER_WAITING_TOOL_0: "Sent when waiting_tool has been active for 30 s.",
-        _E.AFTER_BUDGET_OK_0: "Sent when budget_ok has been active for budget_window.",
+        _E.AFTER_WAITING_TOOL_30S: "Sent when waiting_tool has been active for 30 s.",
+        _E.AFTER_BUDGET_OK_BUDGET_WINDOW: "Sent when budget_ok has been active for budget_window.",
     },
     chart=CHART,
     internal_events=frozenset(
@@ -694,15 +698,16 @@ SPEC: Final[MachineSpec[ChartAgentState, ChartAgentEvent]] = MachineSpec(
             _E.DONE_STATE_PLANNER,
             _E.DONE_STATE_BUDGET,
             _E.ERROR_EXECUTION,
-            _E.AFTER_WAITING_TOOL_0,
-            _E.AFTER_BUDGET_OK_0,
+            _E.AFTER_WAITING_TOOL_30S,
+            _E.AFTER_BUDGET_OK_BUDGET_WINDOW,
         }
     ),
 )
 
 
 #: This machine has more than 0 states or events, so dispatch reads a table:
-#: mypy's ``match`` narrowing is quadratic in the number of members (docs/spec-language.md).
+#: mypy's ``match`` narrowing is quadratic in the number of members
+#: (https://github.com/statewright/statewright/blob/main/docs/spec-language.md).
 _ALLOWED_EVENTS: Final[dict[ChartAgentState, frozenset[ChartAgentEvent]]] = {
     _S.IDLE: frozenset({_E.START, _E.STOP}),
     _S.DRAFTING: frozenset({_E.TOOL_CALL, _E.REPLAN, _E.PAUSE, _E.STOP}),
@@ -762,6 +767,30 @@ class ChartAgentMachine(ChartMachine[ChartAgentState, ChartAgentEvent, ContextT]
         )
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[ChartAgentMachine[ContextT]] | str | bytes,
+            handlers: ChartAgentHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ChartAgentMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: ChartAgentHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ChartAgentMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
@@ -909,6 +938,30 @@ class ChartAgentAsyncMachine(
         )
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[ChartAgentAsyncMachine[ContextT]] | str | bytes,
+            handlers: ChartAgentAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ChartAgentAsyncMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: ChartAgentAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ChartAgentAsyncMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send

@@ -41,7 +41,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions, SendResult
+    from statewright import MachineOptions, SendResult, Snapshot, Store
 
 require_runtime(3, module="spec", generator_version="0.2.0")
 
@@ -482,7 +482,8 @@ SPEC: Final[MachineSpec[ChartSinkState, ChartSinkEvent]] = MachineSpec(
 
 
 #: This machine has more than 0 states or events, so dispatch reads a table:
-#: mypy's ``match`` narrowing is quadratic in the number of members (docs/spec-language.md).
+#: mypy's ``match`` narrowing is quadratic in the number of members
+#: (https://github.com/statewright/statewright/blob/main/docs/spec-language.md).
 _ALLOWED_EVENTS: Final[dict[ChartSinkState, frozenset[ChartSinkEvent]]] = {
     _S.IDLE: frozenset({_E.START}),
     _S.CALLING: frozenset({_E.TOOL_DONE, _E.SUSPEND, _E.TOOL_FAILED, _E.TOOL_TIMEOUT}),
@@ -529,6 +530,30 @@ class ChartSinkMachine(ChartMachine[ChartSinkState, ChartSinkEvent, ContextT]):
         )
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[ChartSinkMachine[ContextT]] | str | bytes,
+            handlers: ChartSinkHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ChartSinkMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: ChartSinkHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ChartSinkMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
@@ -697,6 +722,30 @@ class ChartSinkAsyncMachine(
         )
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[ChartSinkAsyncMachine[ContextT]] | str | bytes,
+            handlers: ChartSinkAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ChartSinkAsyncMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: ChartSinkAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ChartSinkAsyncMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send

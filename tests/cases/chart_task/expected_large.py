@@ -39,7 +39,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions, SendResult
+    from statewright import MachineOptions, SendResult, Snapshot, Store
 
 require_runtime(3, module="chart_task", generator_version="0.2.0")
 
@@ -412,7 +412,8 @@ SPEC: Final[MachineSpec[ChartTaskState, ChartTaskEvent]] = MachineSpec(
 
 
 #: This machine has more than 0 states or events, so dispatch reads a table:
-#: mypy's ``match`` narrowing is quadratic in the number of members (docs/spec-language.md).
+#: mypy's ``match`` narrowing is quadratic in the number of members
+#: (https://github.com/statewright/statewright/blob/main/docs/spec-language.md).
 _ALLOWED_EVENTS: Final[dict[ChartTaskState, frozenset[ChartTaskEvent]]] = {
     _S.PERCEIVING: frozenset({_E.PERCEIVED, _E.SUSPEND, _E.RETRY, _E.NOTE}),
     _S.DRAFTING: frozenset({_E.PERCEIVED, _E.SUSPEND, _E.RETRY, _E.NOTE, _E.CANCEL}),
@@ -451,6 +452,30 @@ class ChartTaskMachine(ChartMachine[ChartTaskState, ChartTaskEvent, ContextT]):
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[ChartTaskMachine[ContextT]] | str | bytes,
+            handlers: ChartTaskHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ChartTaskMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: ChartTaskHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ChartTaskMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
@@ -574,6 +599,30 @@ class ChartTaskAsyncMachine(
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[ChartTaskAsyncMachine[ContextT]] | str | bytes,
+            handlers: ChartTaskAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ChartTaskAsyncMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: ChartTaskAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> ChartTaskAsyncMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send

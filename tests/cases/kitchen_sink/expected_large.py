@@ -41,7 +41,7 @@ from statewright import (
 )
 
 if TYPE_CHECKING:
-    from statewright import MachineOptions, SendResult
+    from statewright import MachineOptions, SendResult, Snapshot, Store
 
 require_runtime(3, module="kitchen_sink", generator_version="0.2.0")
 
@@ -322,9 +322,9 @@ def _guard_1(handlers: Any, context: Any, payload: Any) -> bool:
 #: ``TRANSITIONS`` as text, read once at import: one line per alternative, ``STATE EVENT TARGET``
 #: (member names; ``<previous>`` is PREVIOUS), a pair's alternatives in the order they are tried.
 #: mypy checks a string in no time, and a literal of this many members and ``Alternative(...)``
-#: calls in seconds (docs/performance.md). The three tables after it say what alternatives do
-#: besides moving, naming each by (state, event, position): each guard function with the
-#: alternatives it guards, each tuple of actions with those that run it, the checkpoints.
+#: calls in seconds (https://github.com/statewright/statewright/blob/main/docs/performance.md). The three tables after it say what
+#: alternatives do besides moving, naming each by (state, event, position): each guard function
+#: with the alternatives it guards, each tuple of actions with those that run it, the checkpoints.
 _TRANSITION_LINES: Final = """
 DRAFT SUBMIT REVIEW
 DRAFT SUBMIT REJECTED
@@ -447,7 +447,7 @@ SPEC: Final[MachineSpec[KitchenSinkState, KitchenSinkEvent]] = MachineSpec(
 
 #: This machine has more than 0 states or events, so dispatch reads tables built
 #: from ``TRANSITIONS``: mypy's ``match`` narrowing is quadratic in the number of members
-#: (docs/spec-language.md).
+#: (https://github.com/statewright/statewright/blob/main/docs/spec-language.md).
 _TRANSITION_TARGETS: Final[
     dict[
         KitchenSinkState,
@@ -502,6 +502,30 @@ class KitchenSinkMachine(Machine[KitchenSinkState, KitchenSinkEvent, ContextT]):
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[KitchenSinkMachine[ContextT]] | str | bytes,
+            handlers: KitchenSinkHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> KitchenSinkMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: KitchenSinkHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> KitchenSinkMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
@@ -746,6 +770,30 @@ class KitchenSinkAsyncMachine(
         super().__init__(context, handlers, options=options)
 
     if TYPE_CHECKING:
+        # Like __init__, restore and load take this machine's handlers, and they return the
+        # machine typed by its context (at run time they accept any handlers object).
+
+        @classmethod
+        def restore(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            snapshot: Snapshot[KitchenSinkAsyncMachine[ContextT]] | str | bytes,
+            handlers: KitchenSinkAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> KitchenSinkAsyncMachine[ContextT]: ...
+
+        @classmethod
+        def load(  # type: ignore[override]  # the handlers: narrower than the runtime's
+            cls,
+            store: Store,
+            instance_id: str,
+            handlers: KitchenSinkAsyncHandlers[ContextT],
+            *,
+            options: MachineOptions | None = None,
+            context: ContextT | None = None,
+        ) -> KitchenSinkAsyncMachine[ContextT]: ...
+
         # The event picks the payload: one signature per event for send, try_send, can_send and
         # send_once.
         @overload  # type: ignore[override]  # narrows the generic send
