@@ -66,6 +66,8 @@ if TYPE_CHECKING:
         Raise,
         Send,
     )
+    from statewright._data_spec import Assign, DataModel, Foreach, If
+    from statewright._event_info import EventInfo, System, lookup
     from statewright._history import Listener, TransitionRecord
     from statewright._idempotency import SendResult
     from statewright._options import ContextCodec, MachineOptions, Migration
@@ -83,6 +85,13 @@ else:
 
     #: Public names imported on first access, and the module defining each.
     _LAZY = {
+        "Assign": "statewright._data_spec",
+        "DataModel": "statewright._data_spec",
+        "Foreach": "statewright._data_spec",
+        "If": "statewright._data_spec",
+        "EventInfo": "statewright._event_info",
+        "System": "statewright._event_info",
+        "lookup": "statewright._event_info",
         "ERROR_ROUTE": "statewright._chart_spec",
         "Cancel": "statewright._chart_spec",
         "Chart": "statewright._chart_spec",
@@ -130,6 +139,7 @@ __all__ = [
     "SNAPSHOT_FORMAT",
     "ActionFailed",
     "Alternative",
+    "Assign",
     "AsyncChartMachine",
     "AsyncMachine",
     "Cancel",
@@ -141,9 +151,13 @@ __all__ = [
     "ClosableStore",
     "Conflict",
     "ContextCodec",
+    "DataModel",
     "ErrorRoute",
+    "EventInfo",
+    "Foreach",
     "GuardFailed",
     "GuardFunction",
+    "If",
     "IncrementalStore",
     "InvalidPayload",
     "InvalidTransition",
@@ -172,6 +186,7 @@ __all__ = [
     "Store",
     "StoreError",
     "StrEnum",
+    "System",
     "TimerLoop",
     "TimerStore",
     "ToolDefinition",
@@ -182,6 +197,7 @@ __all__ = [
     "assert_never",
     "fire_due_timers",
     "fire_due_timers_async",
+    "lookup",
     "open_store",
     "require_runtime",
 ]

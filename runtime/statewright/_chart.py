@@ -287,6 +287,7 @@ class ChartAlgorithm(ChartTables):
                     step.event, state.time() + delay, delay, step.on_restore
                 )
             else:
+                assert isinstance(step, str)  # the data model's steps: see statewright._data_spec
                 state.time()  # read before any action runs: a failing clock stops the macrostep
                 result = yield (ACTION, step, payload)
                 if isinstance(result, Failure):

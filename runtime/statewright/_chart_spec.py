@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Container
 from typing import Any, Final
 
+from statewright._data_spec import Assign, Expression, Foreach, If
 from statewright._frozen import FrozenValue
 
 __all__ = [
@@ -80,26 +81,52 @@ class Raise(FrozenValue):
 
 
 class Log(FrozenValue):
-    """Executable content: log ``text`` under ``label`` (SCXML's ``<log>`` with a constant)."""
+    """Executable content: log ``text`` under ``label`` (SCXML's ``<log>``), or what ``expr``
+    computes, as a string."""
 
-    __match_args__ = ("label", "text")
+    __match_args__ = ("label", "text", "expr")
     __slots__ = __match_args__
 
     label: str
     text: str
+    expr: Expression | None
 
-    def __init__(self, label: str, text: str) -> None:
+    def __init__(self, label: str, text: str, expr: Expression | None = None) -> None:
         _set(self, "label", label)
         _set(self, "text", text)
+        _set(self, "expr", expr)
 
 
 class Send(FrozenValue):
     """Executable content: send ``event`` to the machine itself after ``delay`` seconds (or what
     the delay handler ``handler`` returns), as timer ``id`` (a later send with the same id
     replaces it). ``on_restore`` says what a restored machine does with it: ``"fire"`` at its
-    due time (at once when overdue), ``"resume"`` with the time it had left, ``"restart"``."""
+    due time (at once when overdue), ``"resume"`` with the time it had left, ``"restart"``.
 
-    __match_args__ = ("event", "id", "delay", "handler", "on_restore")
+    The data model's forms (SCXML 6.2), each a compiled expression where its name ends in
+    ``_expr``: ``event_expr`` (the event's name, instead of ``event``), ``delay_expr`` (seconds,
+    or a duration such as ``"1.5s"``), ``data`` (the event's data: a dict of its params and
+    namelist, or its content), ``target``/``target_expr`` (``None`` or ``"#_scxml_<session>"``:
+    this machine's external queue; ``"#_internal"``: its internal queue; anything else cannot be
+    delivered), ``type``/``type_expr`` (the SCXML event processor, by URI or ``"scxml"``), and
+    ``id_location`` (the data field that receives the send id; ``id`` is then "" and the
+    machine makes one up)."""
+
+    __match_args__ = (
+        "event",
+        "id",
+        "delay",
+        "handler",
+        "on_restore",
+        "event_expr",
+        "delay_expr",
+        "id_location",
+        "data",
+        "target",
+        "target_expr",
+        "type",
+        "type_expr",
+    )
     __slots__ = __match_args__
 
     event: Any
@@ -107,6 +134,14 @@ class Send(FrozenValue):
     delay: float | None
     handler: str | None
     on_restore: str
+    event_expr: Expression | None
+    delay_expr: Expression | None
+    id_location: str | None
+    data: Expression | None
+    target: str | None
+    target_expr: Expression | None
+    type: str | None
+    type_expr: Expression | None
 
     def __init__(
         self,
@@ -115,29 +150,49 @@ class Send(FrozenValue):
         delay: float | None = None,
         handler: str | None = None,
         on_restore: str = "fire",
+        event_expr: Expression | None = None,
+        delay_expr: Expression | None = None,
+        id_location: str | None = None,
+        data: Expression | None = None,
+        target: str | None = None,
+        target_expr: Expression | None = None,
+        type: str | None = None,  # SCXML's name for it
+        type_expr: Expression | None = None,
     ) -> None:
         _set(self, "event", event)
         _set(self, "id", id)
         _set(self, "delay", delay)
         _set(self, "handler", handler)
         _set(self, "on_restore", on_restore)
+        _set(self, "event_expr", event_expr)
+        _set(self, "delay_expr", delay_expr)
+        _set(self, "id_location", id_location)
+        _set(self, "data", data)
+        _set(self, "target", target)
+        _set(self, "target_expr", target_expr)
+        _set(self, "type", type)
+        _set(self, "type_expr", type_expr)
 
 
 class Cancel(FrozenValue):
-    """Executable content: cancel the pending timer ``id`` (nothing happens if there is none)."""
+    """Executable content: cancel the pending timer ``id``, or the one whose id ``id_expr``
+    computes (nothing happens if there is none)."""
 
-    __match_args__ = ("id",)
+    __match_args__ = ("id", "id_expr")
     __slots__ = __match_args__
 
     id: str
+    id_expr: Expression | None
 
-    def __init__(self, id: str) -> None:
+    def __init__(self, id: str, id_expr: Expression | None = None) -> None:
         _set(self, "id", id)
+        _set(self, "id_expr", id_expr)
 
 
 #: One piece of executable content: a handler action's name, :class:`Raise`, :class:`Log`,
-#: :class:`Send` or :class:`Cancel`.
-Step = str | Raise | Log | Send | Cancel
+#: :class:`Send`, :class:`Cancel`, or the data model's :class:`Assign`, :class:`If` and
+#: :class:`Foreach`.
+Step = str | Raise | Log | Send | Cancel | Assign | If | Foreach
 #: ``guard(handlers, context, payload, active)``: ``active`` holds the active states' indexes.
 ChartGuard = Callable[[Any, Any, Any, Container[int]], bool]
 
@@ -158,6 +213,8 @@ class ChartNode(FrozenValue):
         "default_steps",
         "timers",
         "done",
+        "data_steps",
+        "donedata",
     )
     __slots__ = __match_args__
 
@@ -179,6 +236,11 @@ class ChartNode(FrozenValue):
     #: The ``done.state.<id>`` event member raised when this compound or parallel state
     #: completes (``None`` when the spec has no use for it).
     done: Any
+    #: The state's own data fields' initializers (``Assign`` steps): run at start (early
+    #: binding) or when the state is first entered (late binding).
+    data_steps: tuple[Step, ...]
+    #: A final state's done data: what its parent's ``done.state`` event carries.
+    donedata: Expression | None
 
     def __init__(
         self,
@@ -194,6 +256,8 @@ class ChartNode(FrozenValue):
         default_steps: tuple[Step, ...] = (),
         timers: tuple[Send, ...] = (),
         done: Any = None,
+        data_steps: tuple[Step, ...] = (),
+        donedata: Expression | None = None,
     ) -> None:
         _set(self, "name", name)
         _set(self, "kind", kind)
@@ -207,6 +271,8 @@ class ChartNode(FrozenValue):
         _set(self, "default_steps", default_steps)
         _set(self, "timers", timers)
         _set(self, "done", done)
+        _set(self, "data_steps", data_steps)
+        _set(self, "donedata", donedata)
 
 
 class ChartTransition(FrozenValue):
@@ -225,6 +291,7 @@ class ChartTransition(FrozenValue):
         "steps",
         "then",
         "checkpoint",
+        "cond",
     )
     __slots__ = __match_args__
 
@@ -236,6 +303,8 @@ class ChartTransition(FrozenValue):
     steps: tuple[Step, ...]
     then: tuple[Step, ...]
     checkpoint: bool
+    #: The spec's ``cond``, compiled: tested before ``guard`` (a handler guard), both must hold.
+    cond: Expression | None
 
     def __init__(
         self,
@@ -247,6 +316,7 @@ class ChartTransition(FrozenValue):
         steps: tuple[Step, ...] = (),
         then: tuple[Step, ...] = (),
         checkpoint: bool = False,
+        cond: Expression | None = None,
     ) -> None:
         _set(self, "source", source)
         _set(self, "events", events)
@@ -256,6 +326,7 @@ class ChartTransition(FrozenValue):
         _set(self, "steps", steps)
         _set(self, "then", then)
         _set(self, "checkpoint", checkpoint)
+        _set(self, "cond", cond)
 
 
 class Chart(FrozenValue):
@@ -264,7 +335,7 @@ class Chart(FrozenValue):
     (the event is not applied: ``GuardFailed``/``ActionFailed``) or ``"event"`` (SCXML's
     ``error.execution`` internal event)."""
 
-    __match_args__ = ("nodes", "transitions", "initial", "initial_steps", "on_error")
+    __match_args__ = ("nodes", "transitions", "initial", "initial_steps", "on_error", "data_steps")
     __slots__ = __match_args__
 
     nodes: tuple[ChartNode, ...]
@@ -272,6 +343,8 @@ class Chart(FrozenValue):
     initial: tuple[int, ...]
     initial_steps: tuple[Step, ...]
     on_error: str
+    #: The machine's own data fields' initializers (``Assign`` steps), run at start.
+    data_steps: tuple[Step, ...]
 
     def __init__(
         self,
@@ -280,9 +353,11 @@ class Chart(FrozenValue):
         initial: tuple[int, ...],
         initial_steps: tuple[Step, ...] = (),
         on_error: str = "raise",
+        data_steps: tuple[Step, ...] = (),
     ) -> None:
         _set(self, "nodes", nodes)
         _set(self, "transitions", transitions)
         _set(self, "initial", initial)
         _set(self, "initial_steps", initial_steps)
         _set(self, "on_error", on_error)
+        _set(self, "data_steps", data_steps)

@@ -19,7 +19,7 @@ __all__ = [
     "SCXML_PROCESSOR",
     "EventInfo",
     "System",
-    "field",
+    "lookup",
 ]
 
 D = TypeVar("D", covariant=True)
@@ -78,7 +78,7 @@ class System:
         }
 
 
-def field(value: object, name: str) -> Any:
+def lookup(value: object, name: str) -> Any:
     """``value.name`` in an expression where ``value``'s type is unknown (``Any``): a mapping's
     item (event data is a mapping: ``_event.data.aParam``), else the attribute. A missing one
     raises ``KeyError`` or ``AttributeError``, which the machine turns into ``error.execution``."""

@@ -17,6 +17,7 @@ from statewright._frozen import FrozenValue
 
 if TYPE_CHECKING:
     from statewright._chart_spec import Chart
+    from statewright._data_spec import DataModel
 
 __all__ = ["PREVIOUS", "Alternative", "ErrorRoute", "GuardFunction", "MachineSpec", "Previous"]
 
@@ -100,6 +101,7 @@ class MachineSpec(FrozenValue, Generic[StateT, EventT]):
         "event_descriptions",
         "chart",
         "internal_events",
+        "data",
     )
     __slots__ = __match_args__
 
@@ -131,6 +133,8 @@ class MachineSpec(FrozenValue, Generic[StateT, EventT]):
     #: spec declares ``internal = true``): never offered as tools nor taken by ``send_external``.
     #: The runtime adds what a chart implies (see ``statewright._table``).
     internal_events: frozenset[EventT]
+    #: The data model (the spec's ``[data]``); ``None`` without one.
+    data: DataModel | None
 
     def __init__(
         self,
@@ -151,6 +155,7 @@ class MachineSpec(FrozenValue, Generic[StateT, EventT]):
         event_descriptions: Mapping[EventT, str] | None = None,
         chart: Chart | None = None,
         internal_events: frozenset[EventT] = frozenset(),
+        data: DataModel | None = None,
     ) -> None:
         _set(self, "name", name)
         _set(self, "version", version)
@@ -169,3 +174,4 @@ class MachineSpec(FrozenValue, Generic[StateT, EventT]):
         _set(self, "event_descriptions", {} if event_descriptions is None else event_descriptions)
         _set(self, "chart", chart)
         _set(self, "internal_events", internal_events)
+        _set(self, "data", data)

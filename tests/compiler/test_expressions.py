@@ -5,7 +5,8 @@ the translations are only compiled (``compile``) to prove they are Python."""
 from __future__ import annotations
 
 import pytest
-from statewright_compiler.expressions.syntax import ExpressionError, parse_expression
+from statewright_compiler.expressions.nodes import ExpressionError
+from statewright_compiler.expressions.syntax import parse_expression
 from statewright_compiler.expressions.translate import (
     Scope,
     translate,
@@ -71,7 +72,7 @@ SCOPE = Scope(
             "bool",
             "((3 in active) or (not active.isdisjoint((4, 5))))",
         ),
-        ("anything.field", "Any", 'field(data.anything, "field")'),
+        ("anything.field", "Any", 'lookup(data.anything, "field")'),
         ("anything.get('k')", "Any", 'data.anything.get("k")'),
         ("[1, 2, 3]", "list[int]", "[1, 2, 3]"),
         ("{'a': 1}", "dict[str, int]", '{"a": 1}'),

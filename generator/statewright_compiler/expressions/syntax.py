@@ -15,30 +15,28 @@ literals, and ``**`` only with a small constant exponent (``9**9**9`` does not c
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from typing import Final
 
-__all__ = [
-    "FUNCTIONS",
-    "MAX_EXPRESSION_LENGTH",
-    "Attribute",
-    "Binary",
-    "BoolOp",
-    "Call",
-    "Compare",
-    "Constant",
-    "DictDisplay",
-    "Expr",
-    "ExpressionError",
-    "IfExp",
-    "ListDisplay",
-    "MethodCall",
-    "Name",
-    "Slice",
-    "Subscript",
-    "Unary",
-    "parse_expression",
-]
+from statewright_compiler.expressions.nodes import (
+    Attribute,
+    Binary,
+    BoolOp,
+    Call,
+    Compare,
+    Constant,
+    DictDisplay,
+    Expr,
+    ExpressionError,
+    IfExp,
+    ListDisplay,
+    MethodCall,
+    Name,
+    Slice,
+    Subscript,
+    Unary,
+)
+
+__all__ = ["FUNCTIONS", "MAX_EXPRESSION_LENGTH", "ExpressionError", "parse_expression"]
 
 #: The longest expression text, in characters.
 MAX_EXPRESSION_LENGTH: Final = 2_000
@@ -104,110 +102,6 @@ _REFUSED: Final = {
     ast.Set: "a set",
     ast.Tuple: "a tuple",
 }
-
-
-class ExpressionError(ValueError):
-    """What is wrong with an expression, at ``offset`` (0-based, in characters)."""
-
-    def __init__(self, message: str, offset: int, code: str = "invalid-expression") -> None:
-        super().__init__(message)
-        self.offset = offset
-        self.code = code
-
-
-@dataclass(frozen=True)
-class Expr:
-    """A node of the tree; ``offset`` is where its text starts in the expression."""
-
-    offset: int
-
-
-@dataclass(frozen=True)
-class Constant(Expr):
-    value: int | float | str | bool | None
-
-
-@dataclass(frozen=True)
-class Name(Expr):
-    name: str
-
-
-@dataclass(frozen=True)
-class Attribute(Expr):
-    value: Expr
-    attribute: str
-
-
-@dataclass(frozen=True)
-class Subscript(Expr):
-    value: Expr
-    index: Expr
-
-
-@dataclass(frozen=True)
-class Slice(Expr):
-    value: Expr
-    lower: Expr | None
-    upper: Expr | None
-
-
-@dataclass(frozen=True)
-class Unary(Expr):
-    operator: str
-    operand: Expr
-
-
-@dataclass(frozen=True)
-class Binary(Expr):
-    operator: str
-    left: Expr
-    right: Expr
-
-
-@dataclass(frozen=True)
-class Compare(Expr):
-    """A chain: ``left ops[0] comparators[0] ops[1] comparators[1] ...``."""
-
-    left: Expr
-    operators: tuple[str, ...]
-    comparators: tuple[Expr, ...]
-
-
-@dataclass(frozen=True)
-class BoolOp(Expr):
-    operator: str  # "and" or "or"
-    values: tuple[Expr, ...]
-
-
-@dataclass(frozen=True)
-class IfExp(Expr):
-    test: Expr
-    body: Expr
-    orelse: Expr
-
-
-@dataclass(frozen=True)
-class Call(Expr):
-    function: str
-    arguments: tuple[Expr, ...]
-
-
-@dataclass(frozen=True)
-class MethodCall(Expr):
-    value: Expr
-    method: str
-    arguments: tuple[Expr, ...]
-
-
-@dataclass(frozen=True)
-class ListDisplay(Expr):
-    items: tuple[Expr, ...]
-
-
-@dataclass(frozen=True)
-class DictDisplay(Expr):
-    keys: tuple[Expr, ...]
-    values: tuple[Expr, ...]
 
 
 def parse_expression(text: str) -> Expr:

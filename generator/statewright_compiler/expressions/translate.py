@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
-from statewright_compiler.expressions.syntax import (
+from statewright_compiler.expressions.nodes import (
     Attribute,
     Binary,
     BoolOp,
@@ -35,6 +35,17 @@ from statewright_compiler.expressions.syntax import (
     Subscript,
     Unary,
 )
+from statewright_compiler.expressions.rules import (
+    binary_type,
+    call_type,
+    check_comparison,
+    expect,
+    item_type,
+    numeric,
+    record_field,
+    type_error,
+    without_none,
+)
 from statewright_compiler.expressions.types import (
     ANY,
     BOOL,
@@ -50,7 +61,6 @@ from statewright_compiler.expressions.types import (
     join_display,
     literal,
     members,
-    overlap,
     union,
 )
 from statewright_compiler.spec.literals import string_literal
@@ -72,9 +82,6 @@ EVENT_FIELDS: Final = {
     "origintype": union(STR, NONE),
     "invokeid": union(STR, NONE),
 }
-#: The longest a string or list may be repeated by ``*`` (a constant count).
-MAX_REPEAT: Final = 10_000
-_NUMBERS: Final = frozenset({"int", "float", "bool"})
 
 
 @dataclass(frozen=True)
@@ -100,10 +107,6 @@ class Translation:
     source: str
 
 
-def _error(node: Expr, message: str) -> ExpressionError:
-    return ExpressionError(message, node.offset, "type-error")
-
-
 def translate(node: Expr, scope: Scope) -> Translation:
     """The type and the Python text of ``node``."""
     result = _TRANSLATORS[type(node)](node, scope)
@@ -126,7 +129,7 @@ def _facts(node: Expr, scope: Scope, truth: bool) -> dict[str, Type]:
     ):
         tested = translate(node.left, scope)
         none_when_true = node.operators[0] == "is"
-        return {tested.source: NONE if none_when_true == truth else _without_none(tested.type)}
+        return {tested.source: NONE if none_when_true == truth else without_none(tested.type)}
     if isinstance(node, BoolOp) and (node.operator == "and") == truth:
         facts: dict[str, Type] = {}
         for value in node.values:
@@ -134,13 +137,8 @@ def _facts(node: Expr, scope: Scope, truth: bool) -> dict[str, Type]:
         return facts
     if truth and isinstance(node, Name | Attribute | Subscript):
         tested = translate(node, scope)
-        return {tested.source: _without_none(tested.type)}
+        return {tested.source: without_none(tested.type)}
     return {}
-
-
-def _without_none(value: Type) -> Type:
-    kept = [member for member in members(value) if member.kind != "none"]
-    return union(*kept) if kept else value
 
 
 def translate_condition(node: Expr, scope: Scope) -> str:
@@ -154,22 +152,22 @@ def translate_location(node: Expr, scope: Scope) -> Translation:
     if isinstance(node, Name):
         if node.name not in scope.data:
             if node.name in SYSTEM or node.name == "_event":
-                raise _error(node, f"{node.name} is a system variable: it cannot be assigned")
+                raise type_error(node, f"{node.name} is a system variable: it cannot be assigned")
             raise _unknown(node, node.name, scope)
         return Translation(scope.data[node.name], f"data.{node.name}")
     if isinstance(node, Subscript):
         container = translate_location(node.value, scope)
         index = translate(node.index, scope)
-        item = _item(node, container.type, index.type)
+        item = item_type(node, container.type, index.type)
         return Translation(item, f"{container.source}[{index.source}]")
-    raise _error(node, "only a data field or an item of one can be assigned to")
+    raise type_error(node, "only a data field or an item of one can be assigned to")
 
 
 def _unknown(node: Expr, name: str, scope: Scope) -> ExpressionError:
     known = [*scope.data, *SYSTEM, "_event"]
     close = difflib.get_close_matches(name, known, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    return _error(node, f"{name!r} is not a data field{hint}")
+    return type_error(node, f"{name!r} is not a data field{hint}")
 
 
 def _constant(node: Constant, scope: Scope) -> Translation:
@@ -202,62 +200,20 @@ def _attribute(node: Attribute, scope: Scope) -> Translation:
             return Translation(value.type.args[0], f"{value.source}.data")
         if name in EVENT_FIELDS:
             return Translation(EVENT_FIELDS[name], f"{value.source}.{name}")
-        raise _error(node, f"_event has no field {name!r}")
+        raise type_error(node, f"_event has no field {name!r}")
     if value.type.kind == "any":
-        return Translation(ANY, f"field({value.source}, {string_literal(name)})")
+        return Translation(ANY, f"lookup({value.source}, {string_literal(name)})")
     if kinds == {"record"}:
         return Translation(
-            _record_field(node, value.type, name), f"{value.source}[{string_literal(name)}]"
+            record_field(node, value.type, name), f"{value.source}[{string_literal(name)}]"
         )
-    raise _error(node, f"{value.type} has no field {name!r}")
-
-
-def _record_field(node: Expr, record: Type, name: str) -> Type:
-    found = []
-    for member in members(record):
-        field_type = member.field(name)
-        if field_type is None:
-            raise _error(node, f"the payload {member} has no field {name!r}")
-        found.append(field_type[0])
-    return union(*found)
-
-
-def _item(node: Expr, container: Type, index: Type) -> Type:
-    """The type of ``container[index]``."""
-    found = []
-    for member in members(base(container)):
-        kind = member.kind
-        if kind == "any":
-            return ANY
-        if kind in ("list", "str"):
-            _expect(node, index, {"int", "bool"}, "a list or string index")
-            found.append(member.args[0] if kind == "list" else STR)
-        elif kind == "dict":
-            _expect(node, index, {"str"}, "a dict key")
-            found.append(member.args[0])
-        elif kind == "record":
-            if (
-                index.kind != "literal"
-                or len(index.values) != 1
-                or not isinstance(index.values[0], str)
-            ):
-                raise _error(node, "a payload's field is read with a constant name")
-            found.append(_record_field(node, member, index.values[0]))
-        else:
-            raise _error(node, f"{member} cannot be indexed")
-    return union(*found)
-
-
-def _expect(node: Expr, value: Type, kinds: set[str], what: str) -> None:
-    for member in members(base(value)):
-        if member.kind not in kinds and member.kind != "any":
-            raise _error(node, f"{what} must be {' or '.join(sorted(kinds))}, not {value}")
+    raise type_error(node, f"{value.type} has no field {name!r}")
 
 
 def _subscript(node: Subscript, scope: Scope) -> Translation:
     value = translate(node.value, scope)
     index = translate(node.index, scope)
-    return Translation(_item(node, value.type, index.type), f"{value.source}[{index.source}]")
+    return Translation(item_type(node, value.type, index.type), f"{value.source}[{index.source}]")
 
 
 def _slice(node: Slice, scope: Scope) -> Translation:
@@ -268,11 +224,11 @@ def _slice(node: Slice, scope: Scope) -> Translation:
             bounds.append("")
             continue
         translated = translate(bound, scope)
-        _expect(bound, translated.type, {"int", "bool", "none"}, "a slice bound")
+        expect(bound, translated.type, {"int", "bool", "none"}, "a slice bound")
         bounds.append(translated.source)
     for member in members(base(value.type)):
         if member.kind not in ("list", "str", "any"):
-            raise _error(node, f"{member} cannot be sliced")
+            raise type_error(node, f"{member} cannot be sliced")
     return Translation(base(value.type), f"{value.source}[{bounds[0]}:{bounds[1]}]")
 
 
@@ -280,15 +236,9 @@ def _unary(node: Unary, scope: Scope) -> Translation:
     operand = translate(node.operand, scope)
     if node.operator == "not":
         return Translation(BOOL, f"(not {operand.source})")
-    _numeric(node.operand, operand.type, f"unary {node.operator}")
+    numeric(node.operand, operand.type, f"unary {node.operator}")
     result = union(*(INT if each.kind == "bool" else each for each in members(base(operand.type))))
     return Translation(result, f"({node.operator}{operand.source})")
-
-
-def _numeric(node: Expr, value: Type, what: str) -> None:
-    for member in members(base(value)):
-        if member.kind not in _NUMBERS and member.kind != "any":
-            raise _error(node, f"{what} needs a number, not {value}")
 
 
 def _binary(node: Binary, scope: Scope) -> Translation:
@@ -297,39 +247,8 @@ def _binary(node: Binary, scope: Scope) -> Translation:
     results = []
     for one in members(base(left.type)):
         for other in members(base(right.type)):
-            results.append(_binary_members(node, one, other, left.type, right.type))
+            results.append(binary_type(node, one, other, left.type, right.type))
     return Translation(union(*results), f"({left.source} {node.operator} {right.source})")
-
-
-def _binary_members(node: Binary, one: Type, other: Type, left: Type, right: Type) -> Type:
-    operator = node.operator
-    if "any" in (one.kind, other.kind):
-        return ANY
-    if one.kind in _NUMBERS and other.kind in _NUMBERS:
-        if operator == "/":
-            return FLOAT
-        if "float" in (one.kind, other.kind):
-            return FLOAT
-        return INT
-    if operator == "+" and one.kind == other.kind and one.kind in ("str", "list"):
-        return STR if one.kind == "str" else Type("list", (union(one.args[0], other.args[0]),))
-    if operator == "*" and {one.kind, other.kind} & {"str", "list"}:
-        count = node.right if one.kind in ("str", "list") else node.left
-        sequence = one if one.kind in ("str", "list") else other
-        counted = other if sequence is one else one
-        if counted.kind in ("int", "bool"):
-            if not (
-                isinstance(count, Constant)
-                and isinstance(count.value, int)
-                and count.value <= MAX_REPEAT
-            ):
-                raise ExpressionError(
-                    f"a string or list is repeated by a constant count of at most {MAX_REPEAT}",
-                    count.offset,
-                    "limit-exceeded",
-                )
-            return sequence
-    raise _error(node, f"unsupported operand types for {operator}: {left} and {right}")
 
 
 def _compare(node: Compare, scope: Scope) -> Translation:
@@ -338,36 +257,10 @@ def _compare(node: Compare, scope: Scope) -> Translation:
     current = left
     for operator, comparator in zip(node.operators, node.comparators, strict=True):
         right = translate(comparator, scope)
-        _check_comparison(comparator, operator, current.type, right.type)
+        check_comparison(comparator, operator, current.type, right.type)
         parts.append(f"{operator} {right.source}")
         current = right
     return Translation(BOOL, f"({' '.join(parts)})")
-
-
-def _check_comparison(node: Expr, operator: str, left: Type, right: Type) -> None:
-    if operator in ("==", "!="):
-        if not overlap(left, right):
-            raise _error(node, f"{left} and {right} are never equal")
-    elif operator in ("is", "is not"):
-        if not overlap(left, NONE):
-            raise _error(node, f"{left} is never None")
-    elif operator in ("in", "not in"):
-        for member in members(base(right)):
-            if member.kind == "list":
-                if not overlap(left, member.args[0]):
-                    raise _error(node, f"{left} is never an item of {right}")
-            elif member.kind in ("dict", "str", "record"):
-                if not overlap(left, STR):
-                    raise _error(node, f"{left} is never a key of {right}")
-            elif member.kind != "any":
-                raise _error(node, f"{right} cannot hold items")
-    else:
-        for one in members(base(left)):
-            for other in members(base(right)):
-                numbers = one.kind in _NUMBERS and other.kind in _NUMBERS
-                strings = one.kind == other.kind == "str"
-                if not (numbers or strings or "any" in (one.kind, other.kind)):
-                    raise _error(node, f"{left} and {right} cannot be ordered with {operator}")
 
 
 def _boolop(node: BoolOp, scope: Scope) -> Translation:
@@ -389,61 +282,23 @@ def _ifexp(node: IfExp, scope: Scope) -> Translation:
 
 
 def _call(node: Call, scope: Scope) -> Translation:
-    name = node.function
-    if name == "In":
+    if node.function == "In":
         return _in(node, scope)
     arguments = [translate(each, scope) for each in node.arguments]
     sources = ", ".join(each.source for each in arguments)
-    types = [each.type for each in arguments]
-    result: Type
-    if name == "len":
-        for member in members(base(types[0])):
-            if member.kind not in ("list", "dict", "str", "record", "any"):
-                raise _error(node, f"len() needs a list, dict or string, not {types[0]}")
-        result = INT
-    elif name in ("abs", "round"):
-        _numeric(node, types[0], f"{name}()")
-        result = (
-            INT
-            if name == "round"
-            else union(*(INT if m.kind == "bool" else m for m in members(base(types[0]))))
-        )
-    elif name in ("min", "max"):
-        kinds = {member.kind for each in types for member in members(base(each))}
-        if kinds <= _NUMBERS | {"any"}:
-            result = FLOAT if "float" in kinds else INT
-        elif kinds <= {"str", "any"}:
-            result = STR
-        else:
-            raise _error(
-                node, f"{name}() needs numbers or strings, not {', '.join(map(str, types))}"
-            )
-    elif name in ("int", "float"):
-        for member in members(base(types[0])):
-            if member.kind not in ("int", "float", "bool", "str", "any"):
-                raise _error(node, f"{name}() needs a number or a string, not {types[0]}")
-        result = INT if name == "int" else FLOAT
-    elif name == "str":
-        result = STR
-    elif name == "bool":
-        result = BOOL
-    else:  # hasattr
-        attribute = node.arguments[1]
-        if not (isinstance(attribute, Constant) and isinstance(attribute.value, str)):
-            raise _error(attribute, "hasattr() needs a constant attribute name")
-        result = BOOL
-    return Translation(result, f"{name}({sources})")
+    result = call_type(node, [each.type for each in arguments])
+    return Translation(result, f"{node.function}({sources})")
 
 
 def _in(node: Call, scope: Scope) -> Translation:
     argument = node.arguments[0]
     if not (isinstance(argument, Constant) and isinstance(argument.value, str)):
-        raise _error(argument, "In() needs a state's name as a constant string")
+        raise type_error(argument, "In() needs a state's name as a constant string")
     test = scope.states.get(argument.value)
     if test is None:
         close = difflib.get_close_matches(argument.value, list(scope.states), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise _error(argument, f"{argument.value!r} is not a state{hint}")
+        raise type_error(argument, f"{argument.value!r} is not a state{hint}")
     return Translation(BOOL, f"({test})")
 
 
@@ -456,15 +311,15 @@ def _method(node: MethodCall, scope: Scope) -> Translation:
         if member.kind == "any":
             return Translation(ANY, f"{value.source}.get({sources})")
         if member.kind == "dict":
-            _expect(node, arguments[0].type, {"str"}, "a dict key")
+            expect(node, arguments[0].type, {"str"}, "a dict key")
             found.append(member.args[0])
         elif member.kind == "record":
             key = node.arguments[0]
             if not (isinstance(key, Constant) and isinstance(key.value, str)):
-                raise _error(key, "a payload's field is read with a constant name")
-            found.append(_record_field(node, member, key.value))
+                raise type_error(key, "a payload's field is read with a constant name")
+            found.append(record_field(node, member, key.value))
         else:
-            raise _error(node, f"{member} has no method get")
+            raise type_error(node, f"{member} has no method get")
     default = arguments[1].type if len(arguments) > 1 else NONE
     return Translation(union(*found, default), f"{value.source}.get({sources})")
 
@@ -478,7 +333,7 @@ def _list(node: ListDisplay, scope: Scope) -> Translation:
 def _dict(node: DictDisplay, scope: Scope) -> Translation:
     keys = [translate(each, scope) for each in node.keys]
     for key, each in zip(node.keys, keys, strict=True):
-        _expect(key, each.type, {"str"}, "a dict key")
+        expect(key, each.type, {"str"}, "a dict key")
     values = [translate(each, scope) for each in node.values]
     value_type = join_display(each.type for each in values) if values else NEVER
     pairs = ", ".join(f"{k.source}: {v.source}" for k, v in zip(keys, values, strict=True))
@@ -506,4 +361,4 @@ _TRANSLATORS: Final[dict[type[Expr], Callable[[Any, Scope], Translation]]] = {
 def check_assignable(node: Expr, value: Type, target: Type, what: str) -> None:
     """A type error unless a ``value`` may be stored where ``target`` is declared."""
     if not assignable(value, target):
-        raise _error(node, f"{what} is {target}, and {value} is not")
+        raise type_error(node, f"{what} is {target}, and {value} is not")
