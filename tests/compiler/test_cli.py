@@ -167,7 +167,7 @@ def test_schema_is_json_and_names_every_section() -> None:
     schema = json.loads(result.stdout)
     assert result.code == 0
     assert set(schema["properties"]) == {
-        "machine", "imports", "states", "events", "transitions", "error_handlers",
+        "machine", "imports", "states", "events", "transitions", "error_handlers", "data",
     }  # fmt: skip
 
 

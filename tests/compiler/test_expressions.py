@@ -5,14 +5,10 @@ the translations are only compiled (``compile``) to prove they are Python."""
 from __future__ import annotations
 
 import pytest
+from statewright_compiler.expressions.locations import translate_location
 from statewright_compiler.expressions.nodes import ExpressionError
 from statewright_compiler.expressions.syntax import parse_expression
-from statewright_compiler.expressions.translate import (
-    Scope,
-    translate,
-    translate_condition,
-    translate_location,
-)
+from statewright_compiler.expressions.translate import Scope, translate, translate_condition
 from statewright_compiler.expressions.types import (
     ANY,
     BOOL,

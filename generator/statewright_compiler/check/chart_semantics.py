@@ -296,7 +296,7 @@ class ChartChecker:
                     "never applies",
                     "add a guard to the earlier transition or move this one before it",
                 )
-            if rule.guard is None and not raw.unknown_keys:
+            if rule.guard is None and rule.cond is None and not raw.unknown_keys:
                 for source in rule.sources:
                     taken[source] |= keys
 

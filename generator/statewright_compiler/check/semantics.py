@@ -15,9 +15,11 @@ from collections.abc import Sequence
 from statewright_compiler.check.chart_semantics import ChartChecker
 from statewright_compiler.check.chart_tree import ChartTree
 from statewright_compiler.check.collisions import check_collisions, generated_names
+from statewright_compiler.check.expressions import compile_expressions
 from statewright_compiler.check.flat_semantics import FlatChecks
 from statewright_compiler.check.handlers import delay_handlers, handler_names
 from statewright_compiler.check.internal_events import mark_internal
+from statewright_compiler.check.step_paths import steps_with_paths
 from statewright_compiler.diagnostics import did_you_mean
 from statewright_compiler.model import (
     PREVIOUS_TARGET,
@@ -31,6 +33,7 @@ from statewright_compiler.model import (
     StateKind,
     Step,
     Transition,
+    walk_steps,
 )
 from statewright_compiler.spec.declarations import Declarations, RawRule, RawState
 from statewright_compiler.spec.descriptors import is_descriptor, matches, parse_descriptor
@@ -58,7 +61,9 @@ class _Builder(FlatChecks):
         events = mark_internal(events, declarations, self.is_chart, self.all_steps(), reporter)
         self.events = {event.name: event for event in events}
         #: Every timer id a cancel step may name: ``after`` timers and delayed sends.
-        self.timer_ids = {step.id for step in self.all_steps() if isinstance(step, SendStep)}
+        self.timer_ids = {
+            step.id for step in self.all_steps() if isinstance(step, SendStep) and step.id
+        }
         self.timer_ids |= {self.events[raw.event].value for raw in self.rules if raw.timer}
         #: Each state's ``after`` timers in spec order (one pass over the rules, not one per state).
         self.timers_by_state: dict[str, list[RawRule]] = {}
@@ -74,12 +79,13 @@ class _Builder(FlatChecks):
         self.reporter.report(code, path, message, hint, key=key)
 
     def all_steps(self) -> list[Step]:
+        """Every step, the ones nested in an if or a foreach too."""
         steps: list[Step] = []
         for state in self.declarations.states:
             steps += [*state.entry, *state.exit, *state.initial_steps, *state.default_steps]
         for rule in self.rules:
             steps += [*rule.steps, *rule.then]
-        return steps
+        return list(walk_steps(steps))
 
     def state_ref(self, name: str, path: KeyPath, what: str, *, key: bool = False) -> bool:
         if name in self.states:
@@ -205,26 +211,27 @@ class _Builder(FlatChecks):
             column=position.column,
             then=raw.then,
             internal=raw.internal,
+            cond=raw.cond,
         )
 
     def steps_ok(self, steps: Sequence[Step], path: KeyPath) -> bool:
         """Raised events must be declared; ``path`` is the list's (items are indexed)."""
         ok = True
-        for index, step in enumerate(steps):
+        for step, where in steps_with_paths(steps, path):
             event = step.event if isinstance(step, RaiseStep | SendStep) else None
-            if event is not None and event not in self.events:
+            if event and event not in self.events:
                 key = "raise" if isinstance(step, RaiseStep) else "send"
                 self.error(
                     "unknown-event",
-                    (*path, index, key),
+                    (*where, key),
                     f"{'raised' if key == 'raise' else 'sent'} event {event!r} is not declared",
                     did_you_mean(event, self.events) or f"declare it in [events.{event}]",
                 )
                 ok = False
-            if isinstance(step, CancelStep) and step.id not in self.timer_ids:
+            if isinstance(step, CancelStep) and step.id and step.id not in self.timer_ids:
                 self.error(
                     "invalid-timer",
-                    (*path, index, "cancel"),
+                    (*where, "cancel"),
                     f"no timer has the id {step.id!r}",
                     did_you_mean(step.id, self.timer_ids)
                     or "cancel the id of a { send = ... } step or an after timer",
@@ -249,6 +256,7 @@ class _Builder(FlatChecks):
                         rule_index=index,
                         then=rule.then,
                         internal=rule.internal,
+                        cond=rule.cond,
                     )
                     groups[(source, event)].append((transition, raw))
         event_order = {"": -1} | {name: index for index, name in enumerate(self.events)}
@@ -312,7 +320,7 @@ class _Builder(FlatChecks):
             for tag in state.tags:
                 tags.setdefault(tag, []).append(state.name)
         source = self.reporter.source
-        return Machine(
+        machine = Machine(
             name=declarations.name,
             module_name=declarations.module_name,
             description=declarations.description,
@@ -334,7 +342,13 @@ class _Builder(FlatChecks):
             initial_targets=initial,
             on_error=declarations.on_error,
             delays=delays,
+            data=tuple(field for field, _ in declarations.data),
+            binding=declarations.binding,
         )
+        if self.reporter.has_errors or not self.is_chart:
+            return machine  # a flat machine has no expressions; broken references cascade
+        rule_paths = [raw.path for _, raw in pairs]
+        return compile_expressions(machine, declarations, rule_paths, self.reporter)
 
     def model_state(self, raw: RawState) -> State:
         tree = self.tree
@@ -369,6 +383,8 @@ class _Builder(FlatChecks):
                 for rule in self.timers_by_state.get(raw.name, ())
                 if rule.timer is not None  # for mypy: the index holds timer rules only
             ),
+            donedata_params=raw.donedata_params,
+            donedata=raw.donedata,
         )
 
 

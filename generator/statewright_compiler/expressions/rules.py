@@ -13,6 +13,7 @@ from statewright_compiler.expressions.types import (
     BOOL,
     FLOAT,
     INT,
+    NO_EVENT,
     NONE,
     STR,
     Type,
@@ -53,8 +54,15 @@ def record_field(node: Expr, record: Type, name: str) -> Type:
     found = []
     for member in members(record):
         field_type = member.field(name)
+        if field_type is None and member == NO_EVENT:
+            raise type_error(
+                node,
+                f"_event.data has no field {name!r} here: this runs at start, after an "
+                "eventless step or a raised event as well, when there is no event's payload",
+            )
         if field_type is None:
-            raise type_error(node, f"the payload {member} has no field {name!r}")
+            declare = " (declare it in the event's payload)" if member.name else ""
+            raise type_error(node, f"the payload {member} has no field {name!r}{declare}")
         found.append(field_type[0])
     return union(*found)
 

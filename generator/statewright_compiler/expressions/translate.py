@@ -13,8 +13,7 @@ compared with a value it can never hold, a call with arguments of the wrong type
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
 from typing import Any, Final
 
 from statewright_compiler.expressions.nodes import (
@@ -46,6 +45,24 @@ from statewright_compiler.expressions.rules import (
     type_error,
     without_none,
 )
+from statewright_compiler.expressions.scope import (
+    EVENT_FIELDS,
+    SYSTEM,
+    Scope,
+    Translation,
+    unknown_name,
+)
+from statewright_compiler.expressions.tidy import (
+    FLIPPED,
+    NEGATED,
+    changes_nothing,
+    check_boolop,
+    check_dict_keys,
+    check_equality,
+    check_mapping,
+    check_membership,
+    constant_like,
+)
 from statewright_compiler.expressions.types import (
     ANY,
     BOOL,
@@ -54,9 +71,7 @@ from statewright_compiler.expressions.types import (
     INT,
     NEVER,
     NONE,
-    STR,
     Type,
-    assignable,
     base,
     join_display,
     literal,
@@ -65,46 +80,7 @@ from statewright_compiler.expressions.types import (
 )
 from statewright_compiler.spec.literals import string_literal
 
-__all__ = ["Scope", "Translation", "translate", "translate_condition", "translate_location"]
-
-#: The system variables (SCXML 5.10) and their types.
-SYSTEM: Final = {
-    "_sessionid": (STR, "system.sessionid"),
-    "_name": (STR, "system.name"),
-    "_ioprocessors": (Type("dict", (Type("dict", (STR,)),)), "system.ioprocessors"),
-}
-#: The fields of ``_event`` (SCXML 5.10.1) but ``data``.
-EVENT_FIELDS: Final = {
-    "name": STR,
-    "type": STR,
-    "sendid": union(STR, NONE),
-    "origin": union(STR, NONE),
-    "origintype": union(STR, NONE),
-    "invokeid": union(STR, NONE),
-}
-
-
-@dataclass(frozen=True)
-class Scope:
-    """What the names of one expression slot mean: the data fields, the type of ``_event.data``
-    there (the payload of the events that can trigger it) and, for ``In``, each state's test
-    over ``active``."""
-
-    data: Mapping[str, Type]
-    event_data: Type = ANY
-    states: Mapping[str, str] = field(default_factory=dict)
-    #: Narrowed types by the Python text of what they narrow (``data.note`` after ``note is not
-    #: None and ...``), as mypy narrows them in the generated code.
-    narrowed: Mapping[str, Type] = field(default_factory=dict)
-
-    def knowing(self, facts: Mapping[str, Type]) -> Scope:
-        return replace(self, narrowed={**self.narrowed, **facts}) if facts else self
-
-
-@dataclass(frozen=True)
-class Translation:
-    type: Type
-    source: str
+__all__ = ["Scope", "Translation", "translate", "translate_condition"]
 
 
 def translate(node: Expr, scope: Scope) -> Translation:
@@ -146,30 +122,6 @@ def translate_condition(node: Expr, scope: Scope) -> str:
     return f"bool({translate(node, scope).source})"
 
 
-def translate_location(node: Expr, scope: Scope) -> Translation:
-    """Where an assignment stores: a data field, or an item of one (``items[0]``,
-    ``table["key"]``); its type is what the stored value must be assignable to."""
-    if isinstance(node, Name):
-        if node.name not in scope.data:
-            if node.name in SYSTEM or node.name == "_event":
-                raise type_error(node, f"{node.name} is a system variable: it cannot be assigned")
-            raise _unknown(node, node.name, scope)
-        return Translation(scope.data[node.name], f"data.{node.name}")
-    if isinstance(node, Subscript):
-        container = translate_location(node.value, scope)
-        index = translate(node.index, scope)
-        item = item_type(node, container.type, index.type)
-        return Translation(item, f"{container.source}[{index.source}]")
-    raise type_error(node, "only a data field or an item of one can be assigned to")
-
-
-def _unknown(node: Expr, name: str, scope: Scope) -> ExpressionError:
-    known = [*scope.data, *SYSTEM, "_event"]
-    close = difflib.get_close_matches(name, known, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    return type_error(node, f"{name!r} is not a data field{hint}")
-
-
 def _constant(node: Constant, scope: Scope) -> Translation:
     value = node.value
     if value is None:
@@ -188,7 +140,7 @@ def _name(node: Name, scope: Scope) -> Translation:
     if node.name in SYSTEM:
         found, source = SYSTEM[node.name]
         return Translation(found, source)
-    raise _unknown(node, node.name, scope)
+    raise unknown_name(node, node.name, scope)
 
 
 def _attribute(node: Attribute, scope: Scope) -> Translation:
@@ -233,12 +185,32 @@ def _slice(node: Slice, scope: Scope) -> Translation:
 
 
 def _unary(node: Unary, scope: Scope) -> Translation:
-    operand = translate(node.operand, scope)
+    operand_node = node.operand
     if node.operator == "not":
-        return Translation(BOOL, f"(not {operand.source})")
-    numeric(node.operand, operand.type, f"unary {node.operator}")
+        if isinstance(operand_node, Unary) and operand_node.operator == "not":
+            inner = translate(operand_node.operand, scope)
+            return Translation(BOOL, f"bool({inner.source})")  # not not x (SIM208)
+        if (
+            isinstance(operand_node, Compare)
+            and len(operand_node.operators) == 1
+            and operand_node.operators[0] in NEGATED
+        ):
+            negated = Compare(
+                operand_node.offset,
+                operand_node.left,
+                (NEGATED[operand_node.operators[0]],),
+                operand_node.comparators,
+            )
+            return _compare(negated, scope)  # not a == b is a != b (SIM201, E713, E714)
+        return Translation(BOOL, f"(not {translate(operand_node, scope).source})")
+    negative = node.operator == "-"
+    while isinstance(operand_node, Unary) and operand_node.operator in ("-", "+"):
+        negative ^= operand_node.operator == "-"  # --x is +x (B002)
+        operand_node = operand_node.operand
+    operand = translate(operand_node, scope)
+    numeric(operand_node, operand.type, f"unary {node.operator}")
     result = union(*(INT if each.kind == "bool" else each for each in members(base(operand.type))))
-    return Translation(result, f"({node.operator}{operand.source})")
+    return Translation(result, f"({'-' if negative else '+'}{operand.source})")
 
 
 def _binary(node: Binary, scope: Scope) -> Translation:
@@ -248,37 +220,97 @@ def _binary(node: Binary, scope: Scope) -> Translation:
     for one in members(base(left.type)):
         for other in members(base(right.type)):
             results.append(binary_type(node, one, other, left.type, right.type))
-    return Translation(union(*results), f"({left.source} {node.operator} {right.source})")
+    result = union(*results)
+    displays = [isinstance(side, ListDisplay) for side in (node.left, node.right)]
+    if node.operator == "+" and any(displays) and result.kind == "list":
+        items = []  # [1] + items is [1, *items] (RUF005)
+        for side, is_display, translated in zip(
+            (node.left, node.right), displays, (left, right), strict=True
+        ):
+            if isinstance(side, ListDisplay) and is_display:
+                items += [translate(item, scope).source for item in side.items]
+            else:
+                items.append(f"*{translated.source}")
+        return Translation(result, f"[{', '.join(items)}]")
+    return Translation(result, f"({left.source} {node.operator} {right.source})")
 
 
 def _compare(node: Compare, scope: Scope) -> Translation:
+    if (
+        len(node.operators) == 1
+        and node.operators[0] in FLIPPED
+        and constant_like(node.left)
+        and not constant_like(node.comparators[0])
+    ):  # 1 < x is x > 1 (SIM300)
+        node = Compare(
+            node.offset, node.comparators[0], (FLIPPED[node.operators[0]],), (node.left,)
+        )
     left = translate(node.left, scope)
     parts = [left.source]
     current = left
     for operator, comparator in zip(node.operators, node.comparators, strict=True):
+        check_equality(operator, comparator)
+        check_membership(operator, comparator)
         right = translate(comparator, scope)
         check_comparison(comparator, operator, current.type, right.type)
+        if right.source == "None" and operator in ("==", "!="):
+            operator = "is" if operator == "==" else "is not"  # E711
         parts.append(f"{operator} {right.source}")
         current = right
     return Translation(BOOL, f"({' '.join(parts)})")
 
 
 def _boolop(node: BoolOp, scope: Scope) -> Translation:
+    check_boolop(node)
     values = []
     facts: dict[str, Type] = {}
     for each in node.values:  # each operand knows what the ones before it established
         values.append(translate(each, scope.knowing(facts)))
         facts.update(_facts(each, scope.knowing(facts), node.operator == "and"))
     joined = f" {node.operator} ".join(each.source for each in values)
-    return Translation(union(*(each.type for each in values)), f"({joined})")
+    # What an operand but the last gives when it decides: ``x or ""`` is never x's None.
+    kept = [without_none(v.type) if node.operator == "or" else v.type for v in values[:-1]]
+    return Translation(union(*kept, values[-1].type), f"({joined})")
 
 
 def _ifexp(node: IfExp, scope: Scope) -> Translation:
     test = translate(node.test, scope)
     body = translate(node.body, scope.knowing(_facts(node.test, scope, True)))
     orelse = translate(node.orelse, scope.knowing(_facts(node.test, scope, False)))
-    source = f"({body.source} if {test.source} else {orelse.source})"
-    return Translation(union(body.type, orelse.type), source)
+    result = union(body.type, orelse.type)
+    if body.source == orelse.source:
+        raise ExpressionError("both branches of this 'if' are the same", node.offset)
+    constants = (node.body, node.orelse)
+    if all(isinstance(each, Constant) and isinstance(each.value, bool) for each in constants):
+        assert isinstance(node.body, Constant)  # for mypy: checked just above
+        if node.body.value:  # True if c else False is bool(c) (SIM210, SIM211)
+            return Translation(BOOL, f"bool({test.source})")
+        return Translation(BOOL, f"(not {test.source})")
+    if isinstance(node.test, Unary) and node.test.operator == "not":
+        tested = translate(node.test.operand, scope)
+        if tested.source == orelse.source:  # b if not a else a is a if a else b (SIM212)
+            return Translation(result, f"({orelse.source} if {orelse.source} else {body.source})")
+    found = _get_form(node, scope, body, orelse)
+    if found is not None:
+        return Translation(result, found)
+    return Translation(result, f"({body.source} if {test.source} else {orelse.source})")
+
+
+def _get_form(node: IfExp, scope: Scope, body: Translation, orelse: Translation) -> str | None:
+    """``c[k] if k in c else d`` as ``c.get(k, d)`` (SIM401), for a mapping; refused for a list
+    (whose ``in`` tests items, not indexes)."""
+    test = node.test
+    if not (isinstance(test, Compare) and len(test.operators) == 1):
+        return None
+    operator = test.operators[0]
+    item, default = (body, orelse) if operator == "in" else (orelse, body)
+    key = translate(test.left, scope)
+    container = translate(test.comparators[0], scope)
+    if operator not in ("in", "not in") or item.source != f"{container.source}[{key.source}]":
+        return None
+    check_mapping(node, container.type)
+    arguments = key.source if default.source == "None" else f"{key.source}, {default.source}"
+    return f"{container.source}.get({arguments})"
 
 
 def _call(node: Call, scope: Scope) -> Translation:
@@ -287,6 +319,8 @@ def _call(node: Call, scope: Scope) -> Translation:
     arguments = [translate(each, scope) for each in node.arguments]
     sources = ", ".join(each.source for each in arguments)
     result = call_type(node, [each.type for each in arguments])
+    if node.arguments and changes_nothing(node.function, node.arguments[0], arguments[0].type):
+        return Translation(result, arguments[0].source)  # str("a"), int(len(x))
     return Translation(result, f"{node.function}({sources})")
 
 
@@ -321,6 +355,8 @@ def _method(node: MethodCall, scope: Scope) -> Translation:
         else:
             raise type_error(node, f"{member} has no method get")
     default = arguments[1].type if len(arguments) > 1 else NONE
+    if len(arguments) > 1 and arguments[1].source == "None":
+        sources = arguments[0].source  # .get(k, None) is .get(k) (SIM910)
     return Translation(union(*found, default), f"{value.source}.get({sources})")
 
 
@@ -331,6 +367,7 @@ def _list(node: ListDisplay, scope: Scope) -> Translation:
 
 
 def _dict(node: DictDisplay, scope: Scope) -> Translation:
+    check_dict_keys(node)
     keys = [translate(each, scope) for each in node.keys]
     for key, each in zip(node.keys, keys, strict=True):
         expect(key, each.type, {"str"}, "a dict key")
@@ -356,9 +393,3 @@ _TRANSLATORS: Final[dict[type[Expr], Callable[[Any, Scope], Translation]]] = {
     ListDisplay: _list,
     DictDisplay: _dict,
 }
-
-
-def check_assignable(node: Expr, value: Type, target: Type, what: str) -> None:
-    """A type error unless a ``value`` may be stored where ``target`` is declared."""
-    if not assignable(value, target):
-        raise type_error(node, f"{what} is {target}, and {value} is not")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from statewright_compiler.model import LiteralValue, PayloadType
+from statewright_compiler.spec.literals import string_literal
 
 __all__ = [
     "ANY",
@@ -24,6 +25,7 @@ __all__ = [
     "INT",
     "NEVER",
     "NONE",
+    "NO_EVENT",
     "STR",
     "Type",
     "assignable",
@@ -31,6 +33,7 @@ __all__ = [
     "from_payload_type",
     "literal",
     "members",
+    "typing_names",
     "union",
 ]
 
@@ -89,6 +92,9 @@ BOOL: Final = Type("bool")
 NONE: Final = Type("none")
 ANY: Final = Type("any")
 NEVER: Final = Type("never")
+#: ``_event.data`` where no event's payload may be there (at start, in an eventless step, after
+#: a raised event): a mapping with no field the compiler knows of.
+NO_EVENT: Final = Type("record", name="Mapping[str, object]")
 
 
 def EVENT(data: Type) -> Type:  # a type constructor, named like the constants
@@ -250,7 +256,18 @@ def annotation(value: Type) -> str:
     if kind == "union":
         return " | ".join(annotation(member) for member in value.args)
     if kind == "literal":
-        return f"Literal[{', '.join(repr(each) for each in value.values)}]"
+        printed = (
+            string_literal(each) if isinstance(each, str) else repr(each) for each in value.values
+        )
+        return f"Literal[{', '.join(printed)}]"
     if kind == "record":
         return value.name
     return f"EventInfo[{annotation(value.args[0])}]"
+
+
+def typing_names(value: Type) -> set[str]:
+    """The names from ``typing`` the annotation of ``value`` uses."""
+    names = {"Any"} if value.kind == "any" else {"Literal"} if value.kind == "literal" else set()
+    for child in value.args:
+        names |= typing_names(child)
+    return names

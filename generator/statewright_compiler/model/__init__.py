@@ -2,15 +2,17 @@
 
 Renderers (the Python module, Markdown docs, Mermaid and Graphviz diagrams, SCXML export) see
 only this model, never the raw TOML, so every name in it is already checked and every derived
-identifier computed. One module per part: :mod:`steps` (executable content), :mod:`states`,
-:mod:`events` (with payload types), :mod:`rules` (rules, their concrete transitions, guard
-expressions, error handlers) and :mod:`machine`, which holds them all. Every name is imported
-from here (``from statewright_compiler.model import Machine``); :mod:`step_text` is the one
-plain-text wording of steps and timers the docs and the diagrams share.
+identifier computed. One module per part: :mod:`steps` (executable content), :mod:`expression`
+and :mod:`data` (the data model), :mod:`states`, :mod:`events` (with payload types), :mod:`rules`
+(rules, their concrete transitions, guard expressions, error handlers) and :mod:`machine`, which
+holds them all. Every name is imported from here (``from statewright_compiler.model import
+Machine``); :mod:`step_text` is the one plain-text wording of steps and timers the docs and
+the diagrams share.
 """
 
 from __future__ import annotations
 
+from statewright_compiler.model.data import DataField, TomlValue
 from statewright_compiler.model.events import (
     Event,
     Import,
@@ -19,7 +21,9 @@ from statewright_compiler.model.events import (
     PayloadType,
     imported_names_used,
 )
+from statewright_compiler.model.expression import Expression, KeyPath
 from statewright_compiler.model.machine import Machine
+from statewright_compiler.model.metadata import MetadataValue
 from statewright_compiler.model.rules import (
     PREVIOUS_TARGET,
     And,
@@ -32,27 +36,39 @@ from statewright_compiler.model.rules import (
     Rule,
     SourceSelector,
     Transition,
+    condition_text,
 )
-from statewright_compiler.model.states import MetadataValue, State, StateKind
+from statewright_compiler.model.states import State, StateKind
 from statewright_compiler.model.steps import (
+    AssignStep,
     CancelStep,
+    ForeachStep,
+    IfStep,
     LogStep,
     RaiseStep,
     SendStep,
     Step,
     action_names,
+    step_expressions,
+    walk_steps,
 )
 
 __all__ = [
     "PREVIOUS_TARGET",
     "And",
+    "AssignStep",
     "CancelStep",
+    "DataField",
     "ErrorHandler",
     "Event",
+    "Expression",
+    "ForeachStep",
     "GuardCall",
     "GuardExpression",
+    "IfStep",
     "Import",
     "InState",
+    "KeyPath",
     "LiteralValue",
     "LogStep",
     "Machine",
@@ -68,7 +84,11 @@ __all__ = [
     "State",
     "StateKind",
     "Step",
+    "TomlValue",
     "Transition",
     "action_names",
+    "condition_text",
     "imported_names_used",
+    "step_expressions",
+    "walk_steps",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from statewright_compiler.model.states import MetadataValue
+from statewright_compiler.model.metadata import MetadataValue
 
 __all__ = [
     "Event",

@@ -6,9 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from statewright_compiler.model.data import DataField
 from statewright_compiler.model.events import Event, Import
+from statewright_compiler.model.metadata import MetadataValue
 from statewright_compiler.model.rules import PREVIOUS_TARGET, ErrorHandler, Rule, Transition
-from statewright_compiler.model.states import MetadataValue, State
+from statewright_compiler.model.states import State
 from statewright_compiler.model.steps import Step
 
 __all__ = ["Machine"]
@@ -49,6 +51,11 @@ class Machine:
     """What an error in a chart's guard or action does: ``raise`` or ``event``."""
     delays: tuple[str, ...] = ()
     """Handler methods that compute a timer's delay in seconds, sorted."""
+    data: tuple[DataField, ...] = ()
+    """The data fields: the spec's ``[data]``, then each state's, in spec order."""
+    binding: str = "early"
+    """When a state's own data fields get their initial values: ``early`` (at start) or
+    ``late`` (when the state is first entered)."""
 
     @cached_property
     def internal_events(self) -> frozenset[str]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from statewright_compiler.model.states import MetadataValue
+from statewright_compiler.model.expression import Expression
+from statewright_compiler.model.metadata import MetadataValue
 from statewright_compiler.model.steps import Step, action_names
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "Rule",
     "SourceSelector",
     "Transition",
+    "condition_text",
 ]
 
 #: How a spec writes "the state before we entered the source state" as a target.
@@ -56,6 +58,17 @@ class Or:
 
 
 GuardExpression = GuardCall | InState | Not | And | Or
+
+
+def condition_text(cond: Expression | None, guard_text: str | None) -> str | None:
+    """``cond``, the guard, or ``(cond) and guard`` when a rule has both (cond is tested first);
+    None without either."""
+    if cond is None:
+        return guard_text
+    text = " ".join(cond.text.split())  # one line, as labels and cells show it
+    if guard_text is None:
+        return text
+    return f"({text}) and {guard_text}"
 
 
 @dataclass(frozen=True)
@@ -112,11 +125,19 @@ class Rule:
     then: tuple[Step, ...] = ()
     """Steps run after the targets were entered (charts)."""
     internal: bool = False
+    cond: Expression | None = None
+    """The spec's ``cond``: an expression over the data, tested before ``guard`` (charts)."""
 
     @property
     def target(self) -> str:
         """The single target of a flat machine's rule."""
         return self.targets[0] if self.targets else ""
+
+    @property
+    def condition_text(self) -> str | None:
+        """What must hold for the rule to apply, for docs and diagrams: the ``cond``, the
+        guard, or both."""
+        return condition_text(self.cond, self.guard_text)
 
     @property
     def actions(self) -> tuple[str, ...]:
@@ -143,10 +164,15 @@ class Transition:
     """Index of the :class:`Rule` this alternative came from."""
     then: tuple[Step, ...] = ()
     internal: bool = False
+    cond: Expression | None = None
 
     @property
     def target(self) -> str:
         return self.targets[0] if self.targets else ""
+
+    @property
+    def condition_text(self) -> str | None:
+        return condition_text(self.cond, self.guard_text)
 
     @property
     def actions(self) -> tuple[str, ...]:

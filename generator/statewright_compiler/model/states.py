@@ -5,12 +5,11 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from statewright_compiler.model.expression import Expression
+from statewright_compiler.model.metadata import MetadataValue
 from statewright_compiler.model.steps import SendStep, Step, action_names
 
 __all__ = ["MetadataValue", "State", "StateKind"]
-
-#: A metadata value as written in TOML: text, a number, a flag, or a list of those.
-MetadataValue = str | int | float | bool | tuple["MetadataValue", ...]
 
 
 class StateKind(enum.Enum):
@@ -53,6 +52,11 @@ class State:
     default_steps: tuple[Step, ...] = ()
     timers: tuple[SendStep, ...] = ()
     """The state's ``after`` timers: started when it is entered, cancelled when it is left."""
+    donedata_params: tuple[tuple[str, Expression], ...] = ()
+    """A final state's done data as named values (``donedata = { name = EXPR }``)."""
+    donedata: Expression | None = None
+    """A final state's done data as one expression (``donedata = EXPR``), or, once checked,
+    the compiled form of either: what its parent's ``done.state`` event carries."""
 
     @property
     def is_final(self) -> bool:

@@ -6,7 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from statewright_compiler.model import (
+    DataField,
     Event,
+    Expression,
     GuardExpression,
     Import,
     MetadataValue,
@@ -37,6 +39,8 @@ class RawState:
     history: str = ""
     default: tuple[str, ...] = ()
     default_steps: tuple[Step, ...] = ()
+    donedata_params: tuple[tuple[str, Expression], ...] = ()
+    donedata: Expression | None = None
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,7 @@ class RawRule:
     #: Its table has a key the language does not know (a misspelt ``guard``?): that is the one
     #: error, so the rule is never taken to be unguarded by the nondeterminism checks.
     unknown_keys: bool = False
+    cond: Expression | None = None
 
 
 @dataclass(frozen=True)
@@ -110,3 +115,6 @@ class Declarations:
     #: Events whose table says ``internal = false``.
     said_external: frozenset[str] = frozenset()
     initial_path: KeyPath = ("machine", "initial")
+    #: The data fields (``[data]``, then each state's), each with where its name is written.
+    data: tuple[tuple[DataField, KeyPath], ...] = ()
+    binding: str = "early"

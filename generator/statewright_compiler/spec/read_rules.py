@@ -71,6 +71,12 @@ class RuleReader(StepReader):
         if guard is False:
             return None
         assert guard is not True
+        cond = None
+        if "cond" in body:
+            self.chart_feature("a cond expression", (*path, "cond"))
+            cond = self.expression(body, "cond", path, "condition")
+            if cond is None:
+                return None
         target = body.get("to")
         if target is None:
             return None  # reported as a missing key
@@ -107,6 +113,7 @@ class RuleReader(StepReader):
             target_path=(*path, "to"),
             then=self.steps(body, "then", path),
             internal=kind == "internal",
+            cond=cond,
         )
 
     def guard(self, body: Mapping[str, Any], path: KeyPath) -> GuardExpression | bool | None:

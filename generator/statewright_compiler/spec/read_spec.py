@@ -7,7 +7,7 @@ import keyword
 from collections.abc import Mapping
 from typing import Any, Final
 
-from statewright_compiler.model import Import, StateKind
+from statewright_compiler.model import DataField, Expression, Import, StateKind
 from statewright_compiler.spec.declarations import Declarations, RawState
 from statewright_compiler.spec.naming import camel_case, is_identifier
 from statewright_compiler.spec.positions import KeyPath
@@ -62,11 +62,17 @@ class SpecReader(EventReader, RuleReader):
                 "rename the file or set machine.module",
                 key=True,
             )
+        binding = self.binding(machine)
+        if "binding" in machine:
+            self.chart_feature("'binding'", ("machine", "binding"))
         imports = self.imports(self.table(document, "imports", ()))
-        states = self.states(self.table(document, "states", ()))
-        events = self.events(
-            self.table(document, "events", ()), {item.name: item.module for item in imports}
-        )
+        imported = {item.name: item.module for item in imports}
+        data = self.table(document, "data", ())
+        if data:
+            self.chart_feature("a data model", ("data",))
+        self.data_table(data, ("data",), None, imported)
+        states = self.states(self.table(document, "states", ()), imported)
+        events = self.events(self.table(document, "events", ()), imported)
         rules = [rule for state in states for rule in self.state_rules(document, state)]
         rules += self.transition_rules(document)
         rules.sort(
@@ -88,7 +94,29 @@ class SpecReader(EventReader, RuleReader):
             on_error=on_error,
             chart_features=tuple(self.chart_features),
             said_external=frozenset(self.said_external),
+            data=self.unique_fields(),
+            binding=binding,
         )
+
+    def unique_fields(self) -> tuple[tuple[DataField, KeyPath], ...]:
+        """The data fields read, each name once: a state's fields are global names too."""
+        seen: dict[str, KeyPath] = {}
+        fields = []
+        for field, path in self.data_fields:
+            if field.name in seen:
+                first = seen[field.name]
+                self.reporter.report(
+                    "duplicate-name",
+                    path,
+                    f"data field {field.name!r} is declared twice (first at line "
+                    f"{self.reporter.line(first)}): a state's fields are the machine's too",
+                    "rename one of them",
+                    key=True,
+                )
+                continue
+            seen[field.name] = path
+            fields.append((field, path))
+        return tuple(fields)
 
     def machine_name(self, machine: Mapping[str, Any]) -> str | None:
         if "name" not in machine:
@@ -132,7 +160,7 @@ class SpecReader(EventReader, RuleReader):
                     imports.append(Import(module, name))
         return tuple(imports)
 
-    def states(self, table: Mapping[str, Any]) -> list[RawState]:
+    def states(self, table: Mapping[str, Any], imported: Mapping[str, str]) -> list[RawState]:
         if not table:
             self.reporter.report("missing-key", (), "the spec declares no states", key=True)
         states: list[RawState] = []
@@ -155,6 +183,10 @@ class SpecReader(EventReader, RuleReader):
                 body, "default", path, "history default"
             )
             history = self.history(body, path, kind)
+            if "data" in body:
+                self.chart_feature("a state's data", (*path, "data"))
+                self.data_table(self.table(body, "data", path), (*path, "data"), name, imported)
+            donedata_params, donedata = self.donedata(body, path, kind)
             for key in ("parent", "initial", "history", "default"):
                 if key in body:
                     self.chart_feature(f"'{key}'", (*path, key))
@@ -180,9 +212,33 @@ class SpecReader(EventReader, RuleReader):
                     history=history,
                     default=default,
                     default_steps=default_steps,
+                    donedata_params=donedata_params,
+                    donedata=donedata,
                 )
             )
         return states
+
+    def donedata(
+        self, body: Mapping[str, Any], path: KeyPath, kind: StateKind
+    ) -> tuple[tuple[tuple[str, Expression], ...], Expression | None]:
+        """A final state's ``donedata``: named values (a table) or one expression."""
+        if "donedata" not in body:
+            return (), None
+        where: KeyPath = (*path, "donedata")
+        self.chart_feature("done data", where)
+        if kind is not StateKind.FINAL:
+            self.reporter.report(
+                "wrong-type",
+                where,
+                "only a final state has done data",
+                'add kind = "final" or remove donedata',
+                key=True,
+            )
+            return (), None
+        value = body["donedata"]
+        if isinstance(value, dict):
+            return self.params(value, where) or (), None
+        return (), self.expression(body, "donedata", path, "done data")
 
     def history(self, body: Mapping[str, Any], path: KeyPath, kind: StateKind) -> str:
         """``shallow`` or ``deep`` for a history state (default shallow); "" for other kinds."""

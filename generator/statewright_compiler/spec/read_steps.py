@@ -1,33 +1,24 @@
-"""The shape pass over what statecharts add to a table's fields: executable content (a handler's
-name, ``{ raise = ... }``, ``{ log = ... }``, ``{ send = ..., delay = ... }``,
-``{ cancel = ... }``), timers' delays, target lists and default transitions (a state's
-``initial``, a history state's ``default``)."""
+"""The shape pass over what statecharts add to a table's fields: lists of executable content (a
+handler's name, or a table: :mod:`read_content`), timers' delays, target lists and default
+transitions (a state's ``initial``, a history state's ``default``)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from statewright_compiler.model import CancelStep, LogStep, RaiseStep, SendStep, Step
+from statewright_compiler.model import Step
 from statewright_compiler.spec.declarations import RawTimer
 from statewright_compiler.spec.durations import DurationError, parse_duration
-from statewright_compiler.spec.fields import FieldReader
 from statewright_compiler.spec.positions import KeyPath
+from statewright_compiler.spec.read_content import ContentReader
 from statewright_compiler.spec.reporter import describe_type
 
 __all__ = ["StepReader"]
 
 
-class StepReader(FieldReader):
+class StepReader(ContentReader):
     """Steps and targets; every chart-only form found is noted in :attr:`chart_features`."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        #: Where the spec uses something only a statechart has (the first makes it a chart).
-        self.chart_features: list[tuple[str, KeyPath]] = []
-
-    def chart_feature(self, what: str, path: KeyPath) -> None:
-        self.chart_features.append((what, path))
 
     def steps(self, parent: Mapping[str, Any], key: str, path: KeyPath) -> tuple[Step, ...]:
         """A list of steps; an action named twice is reported and dropped (raises may repeat)."""
@@ -51,38 +42,6 @@ class StepReader(FieldReader):
                 continue
             steps.append(name)
         return tuple(steps)
-
-    def content(self, value: Mapping[str, Any], path: KeyPath) -> Step | None:
-        """``{ raise = "EVENT" }`` or ``{ log = "text", label = "..." }``."""
-        keys = set(value)
-        if keys == {"raise"}:
-            self.chart_feature("a raised event", path)
-            event = self.name(value["raise"], (*path, "raise"), "raised event")
-            return RaiseStep(event) if event is not None else None
-        if "log" in keys and keys <= {"log", "label"}:
-            self.chart_feature("a log step", path)
-            text = self.text(value, "log", path)
-            return LogStep(text, self.text(value, "label", path))
-        if "send" in keys and keys <= {"send", "id", "delay", "delay_handler", "on_restore"}:
-            self.chart_feature("a delayed send", path)
-            event = self.name(value["send"], (*path, "send"), "sent event")
-            timer_id = self.name(value.get("id"), (*path, "id"), "timer id")
-            timer = self.timer(value, path, allow_zero=True)
-            if event is None or timer_id is None or timer is None:
-                return None
-            return SendStep(event, timer_id, timer.delay, timer.delay_handler, timer.on_restore)
-        if keys == {"cancel"}:
-            self.chart_feature("a cancel step", path)
-            timer_id = self.name(value["cancel"], (*path, "cancel"), "timer id")
-            return CancelStep(timer_id) if timer_id is not None else None
-        self.reporter.report(
-            "wrong-type",
-            path,
-            "an action is a handler's name, { raise = ... }, { log = ..., label = ... }, "
-            "{ send = ..., id = ..., delay = ... } or { cancel = ... }, "
-            f"not a table with the keys {', '.join(sorted(keys)) or 'none'}",
-        )
-        return None
 
     def timer(
         self, table: Mapping[str, Any], path: KeyPath, *, allow_zero: bool = False

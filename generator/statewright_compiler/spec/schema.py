@@ -6,11 +6,15 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
+from statewright_compiler.spec.schema_steps import EXPRESSION, NAME, NAMES, STEPS, TEXT
+
 __all__ = ["SCHEMA", "allowed_keys", "schema_json"]
 
-_NAME: Final = {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}
-_NAMES: Final = {"type": "array", "items": _NAME, "uniqueItems": True}
-_TEXT: Final = {"type": "string"}
+_NAME: Final = NAME
+_NAMES: Final = NAMES
+_TEXT: Final = TEXT
+_EXPRESSION: Final = EXPRESSION
+_STEPS: Final = STEPS
 _METADATA: Final = {
     "type": "object",
     "description": "Free-form values shown in docs.",
@@ -40,46 +44,6 @@ _TARGET: Final = {
         },
     ]
 }
-_STEP: Final = {
-    "description": "A handler action's name, or (statecharts) a raised event or a log line.",
-    "anyOf": [
-        _NAME,
-        {
-            "type": "object",
-            "required": ["raise"],
-            "additionalProperties": False,
-            "properties": {"raise": _NAME},
-        },
-        {
-            "type": "object",
-            "required": ["log"],
-            "additionalProperties": False,
-            "properties": {"log": _TEXT, "label": _TEXT},
-        },
-        {
-            "type": "object",
-            "required": ["send", "id"],
-            "additionalProperties": False,
-            "properties": {
-                "send": _NAME,
-                "id": _NAME,
-                "delay": {"type": "string", "description": "e.g. 30s, 5m, 1h30m, PT1H"},
-                "delay_handler": {
-                    **_NAME,
-                    "description": "A handler method returning the delay in seconds.",
-                },
-                "on_restore": {"enum": ["fire", "resume", "restart"]},
-            },
-        },
-        {
-            "type": "object",
-            "required": ["cancel"],
-            "additionalProperties": False,
-            "properties": {"cancel": _NAME},
-        },
-    ],
-}
-_STEPS: Final = {"type": "array", "items": _STEP}
 _TARGETS: Final = {"anyOf": [_NAME, {"type": "array", "items": _NAME, "minItems": 1}]}
 _DEFAULT_TRANSITION: Final = {
     "description": "Target state(s), or a table with targets and the actions taken with them.",
@@ -98,6 +62,10 @@ _ALTERNATIVE_PROPERTIES: Final = {
     "guard": {
         "type": "string",
         "description": "Guard names (and, in statecharts, in(state)) with not/and/or/parentheses.",
+    },
+    "cond": {
+        **_EXPRESSION,
+        "description": "Statecharts: a condition over the data; with a guard, both must hold.",
     },
     "actions": _STEPS,
     "then": {**_STEPS, "description": "Statecharts: actions run after the targets are entered."},
@@ -155,6 +123,7 @@ SCHEMA: Final[dict[str, Any]] = {
         "events": {"type": "object", "additionalProperties": {"$ref": "#/$defs/event"}},
         "transitions": {"type": "array", "items": {"$ref": "#/$defs/transition"}},
         "error_handlers": {"type": "array", "items": {"$ref": "#/$defs/error_handler"}},
+        "data": {"$ref": "#/$defs/data"},
     },
     "$defs": {
         "machine": {
@@ -171,6 +140,11 @@ SCHEMA: Final[dict[str, Any]] = {
                     "enum": ["raise", "event"],
                     "description": "Statecharts: an error in a guard or action raises the "
                     "exception (the event is not applied) or the internal event error.execution.",
+                },
+                "binding": {
+                    "enum": ["early", "late"],
+                    "description": "Statecharts: a state's data fields get their initial values "
+                    "at start (early) or when the state is first entered (late).",
                 },
                 "metadata": _METADATA,
             },
@@ -199,6 +173,15 @@ SCHEMA: Final[dict[str, Any]] = {
                         {"type": "array", "items": {"$ref": "#/$defs/alternative"}},
                     ],
                 },
+                "data": {"$ref": "#/$defs/data"},
+                "donedata": {
+                    "description": "A final state's done data: what its parent's done.state "
+                    "event carries (name -> expression, or one expression).",
+                    "anyOf": [
+                        _EXPRESSION,
+                        {"type": "object", "additionalProperties": _EXPRESSION},
+                    ],
+                },
                 "tags": _NAMES,
                 "entry": _STEPS,
                 "exit": _STEPS,
@@ -220,6 +203,30 @@ SCHEMA: Final[dict[str, Any]] = {
             },
         },
         "alternative": _ALTERNATIVE,
+        "steps": _STEPS,
+        "elif_branch": {
+            "type": "object",
+            "required": ["if"],
+            "additionalProperties": False,
+            "properties": {"if": _EXPRESSION, "then": {"$ref": "#/$defs/steps"}},
+        },
+        "data": {
+            "type": "object",
+            "description": "Data fields (statecharts), one per line: name -> its type and "
+            "initial value.",
+            "additionalProperties": {"$ref": "#/$defs/data_field"},
+        },
+        "data_field": {
+            "type": "object",
+            "required": ["type"],
+            "additionalProperties": False,
+            "properties": {
+                "type": {"type": "string", "description": "A type, as for payloads."},
+                "initial": {"description": "A TOML value of that type (default: None)."},
+                "expr": {**_EXPRESSION, "description": "Instead of initial: computed at start."},
+                "description": _TEXT,
+            },
+        },
         "timer": _TIMER,
         "default_transition": _DEFAULT_TRANSITION["anyOf"][1],
         "event": {
