@@ -127,8 +127,8 @@ class ContentCompiler:
         if isinstance(step, LogStep) and step.expr is not None:
             return dataclasses.replace(step, expr=slots.value(step.expr, scope, None) or step.expr)
         if isinstance(step, CancelStep) and step.id_expr is not None:
-            compiled = slots.of_kinds(step.id_expr, scope, ("str",), STR)
-            return dataclasses.replace(step, id_expr=compiled or step.id_expr)
+            id_expr = slots.of_kinds(step.id_expr, scope, ("str",), STR)
+            return dataclasses.replace(step, id_expr=id_expr or step.id_expr)
         if isinstance(step, SendStep):
             return self.send(step, path, scope)
         return step
@@ -150,8 +150,8 @@ class ContentCompiler:
         container = translate_location(node.value, scope)
         kinds = {member.kind for member in members(base(container.type))}
         if not kinds <= {"list", "dict", "any"}:
-            error = type_error(node, f"an item of {container.type} cannot be assigned to")
-            self.slots.report(step.location, error)
+            wrong = type_error(node, f"an item of {container.type} cannot be assigned to")
+            self.slots.report(step.location, wrong)
             return step
         key = translate(node.index, scope)
         declared = INT if kinds == {"list"} else STR if kinds == {"dict"} else None

@@ -45,6 +45,18 @@ def returned(value: Type, declared: Type | None = None) -> Type:
     return declared if declared is not None else value
 
 
+def _unwrapped(python: str, tree: ast.Expression) -> str:
+    """``python`` without the parentheses around all of it (``return (a + b)`` reads as
+    ``return a + b``), when they are only that: the tree says so."""
+    if not (python.startswith("(") and python.endswith(")")):
+        return python
+    try:
+        inner = ast.parse(python[1:-1], mode="eval")
+    except SyntaxError:
+        return python  # "(a) + (b)": the first parenthesis closes before the end
+    return python[1:-1] if ast.dump(inner) == ast.dump(tree) else python
+
+
 class SlotCompiler:
     """Parses, checks and compiles expressions, reporting errors at their spec position."""
 
@@ -75,6 +87,7 @@ class SlotCompiler:
         names = typing_names(returns) | typing_names(scope.event_data)
         tree = ast.parse(python, mode="eval")  # our own printing: Python by construction
         lookup = any(isinstance(n, ast.Name) and n.id == "lookup" for n in ast.walk(tree))
+        python = _unwrapped(python, tree)
         return dataclasses.replace(
             expression,
             python=python,

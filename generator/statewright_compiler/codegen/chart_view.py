@@ -12,7 +12,11 @@ from typing import TYPE_CHECKING
 
 from statewright_compiler.codegen.chart_triggers import chart_triggers
 from statewright_compiler.model import (
+    AssignStep,
     CancelStep,
+    Expression,
+    ForeachStep,
+    IfStep,
     LogStep,
     Machine,
     RaiseStep,
@@ -54,6 +58,10 @@ class ChartView:
     if TYPE_CHECKING:
 
         def state_set(self, names: Iterable[str]) -> str: ...
+
+        def function_name(self, expression: Expression) -> str: ...
+
+        def data_steps_literal(self, state: str | None) -> str: ...
 
     # -- the tree --------------------------------------------------------------------------------
     def leaf_states(self) -> Sequence[State]:
@@ -148,19 +156,55 @@ class ChartView:
         if isinstance(step, RaiseStep):
             return f"Raise({self.event_member[step.event]})"
         if isinstance(step, LogStep):
-            return f"Log({string_literal(step.label)}, {string_literal(step.text)})"
+            expr = f", expr={self.function_name(step.expr)}" if step.expr is not None else ""
+            return f"Log({string_literal(step.label)}, {string_literal(step.text)}{expr})"
         if isinstance(step, SendStep):
-            arguments = [self.event_member[step.event], string_literal(step.id)]
-            if step.delay is not None:
-                arguments.append(f"delay={step.delay!r}")
-            if step.delay_handler is not None:
-                arguments.append(f"handler={string_literal(step.delay_handler)}")
-            if step.on_restore != "fire":
-                arguments.append(f"on_restore={string_literal(step.on_restore)}")
-            return f"Send({', '.join(arguments)})"
+            return self.send_literal(step)
         if isinstance(step, CancelStep):
-            return f"Cancel({string_literal(step.id)})"
+            expr = f", id_expr={self.function_name(step.id_expr)}" if step.id_expr else ""
+            return f"Cancel({string_literal(step.id)}{expr})"
+        if isinstance(step, AssignStep):
+            arguments = [string_literal(step.location.text), self.function_name(step.value)]
+            if step.field is not None:
+                arguments.append(f"field={string_literal(step.field)}")
+            if step.container is not None and step.key is not None:
+                arguments.append(f"container={self.function_name(step.container)}")
+                arguments.append(f"key={self.function_name(step.key)}")
+            return f"Assign({', '.join(arguments)})"
+        if isinstance(step, IfStep):
+            branches = tuple_literal(
+                f"({self.function_name(test)}, {self.steps_literal(steps)})"
+                for test, steps in step.branches
+            )
+            otherwise = f", {self.steps_literal(step.otherwise)}" if step.otherwise else ""
+            return f"If({branches}{otherwise})"
+        if isinstance(step, ForeachStep):
+            index = string_literal(step.index) if step.index is not None else "None"
+            array = self.function_name(step.array)
+            body = self.steps_literal(step.steps)
+            return f"Foreach({array}, {string_literal(step.item)}, {index}, {body})"
         return string_literal(step)
+
+    def send_literal(self, step: SendStep) -> str:
+        """``Send(event, id, ...)``: only the arguments that differ from their defaults."""
+        event = self.event_member[step.event] if step.event else "None"
+        arguments = [event, string_literal(step.id)]
+        function = self.function_name
+        optional = [
+            ("delay", repr(step.delay) if step.delay is not None else ""),
+            ("handler", string_literal(step.delay_handler) if step.delay_handler else ""),
+            ("on_restore", string_literal(step.on_restore) if step.on_restore != "fire" else ""),
+            ("event_expr", function(step.event_expr) if step.event_expr else ""),
+            ("delay_expr", function(step.delay_expr) if step.delay_expr else ""),
+            ("id_location", string_literal(step.id_location) if step.id_location else ""),
+            ("data", function(step.data) if step.data else ""),
+            ("target", string_literal(step.target) if step.target is not None else ""),
+            ("target_expr", function(step.target_expr) if step.target_expr else ""),
+            ("type", string_literal(step.type) if step.type is not None else ""),
+            ("type_expr", function(step.type_expr) if step.type_expr else ""),
+        ]
+        arguments += [f"{key}={value}" for key, value in optional if value]
+        return f"Send({', '.join(arguments)})"
 
     def steps_literal(self, steps: Sequence[Step]) -> str:
         return tuple_literal(self.step_literal(step) for step in steps)
@@ -195,6 +239,8 @@ class ChartView:
             ("default_steps", steps(state.default_steps) if state.default_steps else ""),
             ("timers", steps(state.timers) if state.timers else ""),
             ("done", self.event_member[done] if done else ""),
+            ("data_steps", self.data_steps_literal(state.name)),
+            ("donedata", self.function_name(state.donedata) if state.donedata else ""),
         ]
         arguments += [f"{key}={value}" for key, value in optional if value]
         return f"ChartNode({', '.join(arguments)})"
@@ -213,6 +259,7 @@ class ChartView:
         optional = [
             ("events", f"frozenset({{{', '.join(events)}}})" if events else ""),
             ("guard", self.guard_functions[first.guard_text] if first.guard_text else ""),
+            ("cond", self.function_name(first.cond) if first.cond else ""),
             ("targets", self.indexes(first.targets) if first.targets else ""),
             ("internal", "True" if first.internal else ""),
             ("steps", self.steps_literal(first.steps) if first.steps else ""),
@@ -255,6 +302,9 @@ class ChartView:
             arguments.append(f"initial_steps={self.steps_literal(machine.initial_steps)}")
         if machine.on_error != "raise":
             arguments.append(f"on_error={string_literal(machine.on_error)}")
+        data_steps = self.data_steps_literal(None)
+        if data_steps:
+            arguments.append(f"data_steps={data_steps}")
         return f"Chart({', '.join(arguments)})"
 
     # -- handler typing --------------------------------------------------------------------------

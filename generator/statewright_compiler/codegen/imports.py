@@ -8,10 +8,33 @@ from typing import Protocol
 
 from statewright_compiler.codegen.chart_view import Region
 from statewright_compiler.codegen.formatter import WIDTH
-from statewright_compiler.model import CancelStep, Event, LogStep, Machine, RaiseStep, SendStep
-from statewright_compiler.spec.naming import RUNTIME_IMPORTS, STDLIB_MODULES, TYPING_IMPORTS
+from statewright_compiler.model import (
+    AssignStep,
+    CancelStep,
+    Event,
+    Expression,
+    ForeachStep,
+    IfStep,
+    LogStep,
+    Machine,
+    RaiseStep,
+    SendStep,
+    walk_steps,
+)
+from statewright_compiler.spec.naming import (
+    RUNTIME_IMPORTS,
+    STDLIB_MODULES,
+    TYPE_CHECKING_IMPORTS,
+    TYPING_IMPORTS,
+)
 
-__all__ = ["ImportNeeds", "import_blocks", "import_statement", "used_imports"]
+__all__ = [
+    "ImportNeeds",
+    "import_blocks",
+    "import_statement",
+    "type_checking_imports",
+    "used_imports",
+]
 
 
 class ImportNeeds(Protocol):
@@ -23,6 +46,20 @@ class ImportNeeds(Protocol):
     def send_groups(self) -> list[tuple[Event, ...]]: ...
 
     def regions(self) -> list[Region]: ...
+
+    def expressions_used(self) -> list[Expression]: ...
+
+
+def type_checking_imports(machine: Machine, view: ImportNeeds) -> list[str]:
+    """The runtime names the module uses in annotations only: imported for type checkers."""
+    expressions = bool(view.expressions_used())
+    wanted = {
+        # SendResult types send_once, typed per event only when there are events.
+        "SendResult": bool(machine.events),
+        "EventInfo": expressions,
+        "System": expressions,
+    }
+    return [name for name in TYPE_CHECKING_IMPORTS if wanted.get(name, True)]
 
 
 def used_imports(machine: Machine, view: ImportNeeds) -> dict[str, list[str]]:
@@ -39,11 +76,14 @@ def used_imports(machine: Machine, view: ImportNeeds) -> dict[str, list[str]]:
         for step in (*state.entry, *state.exit, *state.initial_steps, *state.default_steps)
     ]
     steps += [step for rule in machine.rules for step in (*rule.steps, *rule.then)]
+    steps = list(walk_steps(steps))
+    expressions = view.expressions_used()
+    expression_typing = {name for expression in expressions for name in expression.typing_names}
+    data_typing = {name for field in machine.data for name in field.typing_names}
+    typing = payload_typing | expression_typing | data_typing
     optional = {
-        "Any": bool(view.guard_functions) or overloaded or "Any" in payload_typing,
-        "Literal": bool(machine.external_events)
-        or "Literal" in payload_typing
-        or bool(view.regions()),
+        "Any": bool(view.guard_functions) or overloaded or "Any" in typing,
+        "Literal": bool(machine.external_events) or "Literal" in typing or bool(view.regions()),
         "NoReturn": has_events and not machine.external_events,
         "NamedTuple": bool(view.regions()),
         "TypeAlias": any(region.alias for region in view.regions()),
@@ -69,10 +109,15 @@ def used_imports(machine: Machine, view: ImportNeeds) -> dict[str, list[str]]:
         "Send": any(isinstance(step, SendStep) for step in steps)
         or any(state.timers for state in machine.states),
         "Cancel": any(isinstance(step, CancelStep) for step in steps),
+        "Assign": any(isinstance(step, AssignStep) for step in steps) or _initializers(machine),
+        "If": any(isinstance(step, IfStep) for step in steps),
+        "Foreach": any(isinstance(step, ForeachStep) for step in steps),
+        "DataModel": bool(machine.data),
+        "lookup": any(expression.uses_lookup for expression in expressions),
     }
     has_handlers = bool(machine.guards or machine.actions or machine.delays)
     abc = ["Awaitable", "Mapping"] if has_handlers else ["Mapping"]
-    abc += ["Container"] if chart and view.guard_functions else []
+    abc += ["Container"] if chart and (view.guard_functions or expressions) else []
     imports: dict[str, list[str]] = {
         "__future__": ["annotations"],
         "collections.abc": abc,
@@ -82,10 +127,18 @@ def used_imports(machine: Machine, view: ImportNeeds) -> dict[str, list[str]]:
     used = {
         name for event in machine.events for field in event.payload for name in field.imported_names
     }
+    used |= {name for field in machine.data for name in field.imported_names}
     for item in machine.imports:
         if item.name in used:
             imports.setdefault(item.module, []).append(item.name)
     return imports
+
+
+def _initializers(machine: Machine) -> bool:
+    """Whether a data field gets its initial value from an ``Assign`` step: an ``expr``, or a
+    state's field bound late."""
+    late = machine.binding == "late"
+    return any(field.expr is not None or (late and field.state) for field in machine.data)
 
 
 def _name_order(name: str) -> tuple[int, str, str]:
@@ -94,12 +147,15 @@ def _name_order(name: str) -> tuple[int, str, str]:
     return (kind, name.lower(), name)
 
 
-def import_statement(module: str, names: list[str]) -> str:
+def import_statement(module: str, names: list[str], indent: str = "") -> str:
+    """``from module import names``, on one line when it fits (at ``indent``, which every line
+    but the first carries: the template indents the first)."""
     ordered = sorted(dict.fromkeys(names), key=_name_order)
     line = f"from {module} import {', '.join(ordered)}"
-    if len(line) <= WIDTH:
+    if len(indent) + len(line) <= WIDTH:
         return line
-    return "".join([f"from {module} import (\n", *(f"    {name},\n" for name in ordered), ")"])
+    lines = [f"from {module} import (\n", *(f"{indent}    {name},\n" for name in ordered)]
+    return "".join([*lines, f"{indent})"])
 
 
 def import_blocks(imports: dict[str, list[str]]) -> list[list[str]]:

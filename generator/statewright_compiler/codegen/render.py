@@ -14,9 +14,15 @@ from typing import Final
 
 from statewright_compiler import DOCS_URL, __version__
 from statewright_compiler.codegen.chart_view import ChartView
+from statewright_compiler.codegen.data_view import DataView
 from statewright_compiler.codegen.dispatch_view import DispatchView
 from statewright_compiler.codegen.flavours import FlavourView
-from statewright_compiler.codegen.imports import import_blocks, import_statement, used_imports
+from statewright_compiler.codegen.imports import (
+    import_blocks,
+    import_statement,
+    type_checking_imports,
+    used_imports,
+)
 from statewright_compiler.codegen.jinja_env import template_environment
 from statewright_compiler.codegen.large_view import LargeMachineView, Member
 from statewright_compiler.model import (
@@ -37,10 +43,7 @@ from statewright_compiler.spec.literals import (
     string_literal,
     tuple_literal,
 )
-from statewright_compiler.spec.naming import (
-    TYPE_CHECKING_IMPORTS,
-    tag_constant,
-)
+from statewright_compiler.spec.naming import tag_constant
 from statewright_compiler.spec.payload_types import runtime_shape
 
 __all__ = ["GENERATOR_VERSION", "RUNTIME_API", "render_module"]
@@ -115,7 +118,7 @@ def _python_guard(
     return f"({text})" if parent > precedence or (parent == 1 and precedence == 2) else text
 
 
-class _ModuleView(DispatchView, ChartView, LargeMachineView, FlavourView):
+class _ModuleView(DispatchView, ChartView, DataView, LargeMachineView, FlavourView):
     """Names and literals for ``module.py.jinja``, derived once from the machine."""
 
     def __init__(self, machine: Machine) -> None:
@@ -323,9 +326,7 @@ def render_module(machine: Machine) -> str:
         ),
         import_blocks=import_blocks(used_imports(machine, view)),
         type_checking_imports=import_statement(
-            "statewright",
-            # SendResult types send_once, typed per event only when there are events.
-            [name for name in TYPE_CHECKING_IMPORTS if machine.events or name != "SendResult"],
+            "statewright", type_checking_imports(machine, view), indent="    "
         ),
         has_handlers=bool(machine.guards or machine.actions or machine.delays),
         match_limit=MATCH_LIMIT,

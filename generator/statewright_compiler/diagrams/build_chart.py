@@ -60,7 +60,7 @@ def rule_label(machine: Machine, rule: Rule) -> str:
         trigger = rule.event
     return _joined(
         trigger,
-        f"[{rule.guard_text}]" if rule.guard_text else "",
+        f"[{rule.condition_text}]" if rule.condition_text else "",
         _steps_suffix(rule.steps),
         _steps_suffix(rule.then, "/ then "),
         "(internal)" if rule.internal else "",

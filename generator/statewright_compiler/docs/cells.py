@@ -15,21 +15,17 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from statewright_compiler.docs import markdown
+from statewright_compiler.docs.step_cells import steps_cell, timer_cell
 from statewright_compiler.model import (
-    CancelStep,
     Event,
-    LogStep,
     Machine,
     MetadataValue,
-    RaiseStep,
     Rule,
-    SendStep,
     State,
     StateKind,
-    Step,
     Transition,
 )
-from statewright_compiler.model.step_text import delay_text, timer_of
+from statewright_compiler.model.step_text import timer_of
 
 __all__ = [
     "Column",
@@ -51,10 +47,8 @@ __all__ = [
     "rule_targets_cell",
     "state_cell",
     "state_counts_cell",
-    "steps_cell",
     "table",
     "target_cell",
-    "timer_cell",
     "trigger_cell",
 ]
 
@@ -224,35 +218,6 @@ def payload_cell(event: Event) -> str:
         code(f"{field.name}: {field.annotation}" + (" = None" if field.optional else ""))
         for field in event.payload
     )
-
-
-# -- steps and timers -----------------------------------------------------------------------------
-def timer_cell(timer: SendStep, *, with_id: bool = True) -> str:
-    """``after `5m` (id `reminder`)``, with what a restored machine does when not the default."""
-    cell = f"after {code(delay_text(timer))}"
-    details = [f"id {code(timer.id)}"] if with_id else []
-    if timer.on_restore != "fire":
-        details.append(f"on restore {code(timer.on_restore)}")
-    return cell + (f" ({', '.join(details)})" if details else "")
-
-
-def _step_cell(step: Step) -> str:
-    if isinstance(step, RaiseStep):
-        return "raise " + code(step.event)
-    if isinstance(step, SendStep):
-        return f"send {code(step.event)} {timer_cell(step)}"
-    if isinstance(step, CancelStep):
-        return "cancel " + code(step.id)
-    if isinstance(step, LogStep):
-        text = "log" + (f" {code(step.text)}" if step.text else "")
-        return text + (f" (label {code(step.label)})" if step.label else "")
-    return code(step)
-
-
-def steps_cell(steps: Iterable[Step]) -> str:
-    """Executable content: handler names as code, ``raise `EVENT```, ``log `text```,
-    ``send `EVENT` after `5m` (id `x`)``, ``cancel `x```."""
-    return ", ".join(_step_cell(step) for step in steps)
 
 
 # -- transitions ----------------------------------------------------------------------------------

@@ -38,12 +38,12 @@ from statewright_compiler.docs.cells import (
     rule_targets_cell,
     state_cell,
     state_counts_cell,
-    steps_cell,
     table,
     target_cell,
-    timer_cell,
     trigger_cell,
 )
+from statewright_compiler.docs.data_table import binding_text, data_table
+from statewright_compiler.docs.step_cells import donedata_cell, steps_cell, timer_cell
 from statewright_compiler.model import (
     ErrorHandler,
     Event,
@@ -55,6 +55,7 @@ from statewright_compiler.model import (
     StateKind,
     Step,
     Transition,
+    walk_steps,
 )
 
 __all__ = ["PageView", "page_view", "render_markdown"]
@@ -81,6 +82,10 @@ class PageView:
     mermaid: str
     states: Table
     events: Table
+    data: Table | None
+    """The data fields."""
+    binding: str
+    """When they get their initial values."""
     internal_events: tuple[str, ...]
     """A chart's events raised by the machine itself, one list item each."""
     transition_groups: tuple[TransitionGroup, ...]
@@ -114,6 +119,8 @@ def page_view(machine: Machine) -> PageView:
         mermaid=render_mermaid(machine),
         states=_states(machine),
         events=_events(machine),
+        data=data_table(machine),
+        binding=binding_text(machine),
         internal_events=_internal_events(machine) if chart else (),
         transition_groups=_transition_groups(machine),
         error_handlers=None if chart else _error_handlers(machine),
@@ -180,6 +187,11 @@ def _states(machine: Machine) -> Table:
         Column("Description", lambda state: markdown_prose_cell(state.description)),
         Column("Entry actions", lambda state: steps_cell(state.entry)),
         Column("Exit actions", lambda state: steps_cell(state.exit)),
+        Column(
+            "Done data",
+            donedata_cell,
+            shown=any(state.donedata or state.donedata_params for state in machine.states),
+        ),
         *metadata_columns(
             (state.metadata for state in machine.states), lambda state: state.metadata
         ),
@@ -236,14 +248,14 @@ def _raised_and_sent(machine: Machine) -> dict[str, list[str]]:
     ]
     found: dict[str, list[str]] = {}
     for place, steps in places:
-        for step in steps:
+        for step in walk_steps(steps):
             if isinstance(step, RaiseStep):
                 reason = f"raised by {place}"
             elif isinstance(step, SendStep):
                 reason = f"sent by {place} {timer_cell(step)}"
             else:
                 continue
-            if reason not in found.setdefault(step.event, []):
+            if step.event and reason not in found.setdefault(step.event, []):
                 found[step.event].append(reason)
     for state in machine.states:
         for timer in state.timers:
@@ -292,7 +304,7 @@ def _transition_groups(machine: Machine) -> tuple[TransitionGroup, ...]:
         Column("Trigger", lambda rule: trigger_cell(machine, rule)),
         Column("Target", lambda rule: rule_targets_cell(machine, rule)),
         Column("Type", lambda rule: "internal" if rule.internal else "", shown=show_type),
-        Column("Guard", lambda rule: code(rule.guard_text) if rule.guard_text else ""),
+        Column("Guard", lambda rule: code(rule.condition_text) if rule.condition_text else ""),
         Column("Actions", lambda rule: steps_cell(rule.steps)),
         Column("Then", lambda rule: steps_cell(rule.then), shown=show_then),
         Column("Checkpoint", lambda rule: "yes" if rule.checkpoint else ""),

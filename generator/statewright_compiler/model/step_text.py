@@ -11,7 +11,11 @@ import math
 from decimal import Decimal
 
 from statewright_compiler.model import (
+    AssignStep,
     CancelStep,
+    Expression,
+    ForeachStep,
+    IfStep,
     LogStep,
     Machine,
     RaiseStep,
@@ -20,7 +24,15 @@ from statewright_compiler.model import (
     Step,
 )
 
-__all__ = ["delay_text", "duration_text", "step_text", "timer_of"]
+__all__ = [
+    "delay_text",
+    "duration_text",
+    "expression_text",
+    "send_text",
+    "step_text",
+    "steps_text",
+    "timer_of",
+]
 
 _UNITS = (("d", 86400_000), ("h", 3600_000), ("m", 60_000), ("s", 1000), ("ms", 1))
 
@@ -43,11 +55,32 @@ def duration_text(seconds: float) -> str:
     return "".join(parts)
 
 
+def expression_text(expression: Expression) -> str:
+    """An expression as the spec wrote it, on one line."""
+    return " ".join(expression.text.split())
+
+
 def delay_text(timer: SendStep) -> str:
-    """``5m``, or ``handler()`` when a delay handler computes it."""
+    """``5m``, ``handler()`` when a delay handler computes it, or the delay expression."""
     if timer.delay_handler:
         return f"{timer.delay_handler}()"
+    if timer.delay_expr is not None:
+        return expression_text(timer.delay_expr)
     return duration_text(timer.delay or 0.0)
+
+
+def send_text(step: SendStep) -> str:
+    """``EVENT`` or the event's expression, ``after 5m`` when delayed, the id, the target."""
+    text = expression_text(step.event_expr) if step.event_expr is not None else step.event
+    if step.delay is not None or step.delay_handler or step.delay_expr is not None:
+        text += f" after {delay_text(step)}"
+    if step.id:
+        text += f" ({step.id})"
+    if step.target is not None:
+        text += f" to {step.target}"
+    elif step.target_expr is not None:
+        text += f" to {expression_text(step.target_expr)}"
+    return text
 
 
 def timer_of(machine: Machine, rule: Rule) -> SendStep | None:
@@ -60,14 +93,33 @@ def timer_of(machine: Machine, rule: Rule) -> SendStep | None:
 
 
 def step_text(step: Step) -> str:
-    """``name``, ``raise EVENT``, ``log "text"`` (``log label: "text"``), ``send EVENT after 5m
-    (id)``, ``cancel id``."""
+    """``name``, ``raise EVENT``, ``log "text"`` (``log label: "text"``, ``log label: expr``),
+    ``send EVENT after 5m (id)``, ``cancel id``, ``x = expr``, ``if c: ...; else: ...``,
+    ``foreach item in items: ...``."""
     if isinstance(step, RaiseStep):
         return f"raise {step.event}"
     if isinstance(step, LogStep):
-        return "log " + (f"{step.label}: " if step.label else "") + f'"{step.text}"'
+        shown = expression_text(step.expr) if step.expr is not None else f'"{step.text}"'
+        return "log " + (f"{step.label}: " if step.label else "") + shown
     if isinstance(step, SendStep):
-        return f"send {step.event} after {delay_text(step)} ({step.id})"
+        return f"send {send_text(step)}"
     if isinstance(step, CancelStep):
-        return f"cancel {step.id}"
+        return f"cancel {expression_text(step.id_expr) if step.id_expr else step.id}"
+    if isinstance(step, AssignStep):
+        return f"{expression_text(step.location)} = {expression_text(step.value)}"
+    if isinstance(step, IfStep):
+        parts = [
+            f"{'if' if index == 0 else 'elif'} {expression_text(test)}: {steps_text(steps)}"
+            for index, (test, steps) in enumerate(step.branches)
+        ]
+        parts += [f"else: {steps_text(step.otherwise)}"] if step.otherwise else []
+        return "; ".join(parts)
+    if isinstance(step, ForeachStep):
+        names = step.item + (f", {step.index}" if step.index else "")
+        return f"foreach {names} in {expression_text(step.array)}: {steps_text(step.steps)}"
     return step
+
+
+def steps_text(steps: tuple[Step, ...]) -> str:
+    """Steps one after the other; ``pass`` for none."""
+    return "(" + ", ".join(step_text(step) for step in steps) + ")" if steps else "pass"

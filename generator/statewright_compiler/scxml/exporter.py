@@ -19,8 +19,12 @@ from typing import Final
 from statewright_compiler.diagnostics import Diagnostic
 from statewright_compiler.model import (
     And,
+    AssignStep,
+    CancelStep,
+    ForeachStep,
     GuardCall,
     GuardExpression,
+    IfStep,
     InState,
     LogStep,
     Machine,
@@ -59,6 +63,16 @@ _KINDS: Final = {
     StateKind.HISTORY: NodeKind.HISTORY,
 }
 #: What SCXML's parser (and statewright's importer) reads as one event name.
+
+
+#: Why the data model is not exported yet.
+_DATA_MODEL: Final = "the export of the data model is not written yet"
+
+
+def _kind(step: SpecStep) -> str:
+    """What a data model step is called in a message."""
+    names = {AssignStep: "assign", IfStep: "if", ForeachStep: "foreach", CancelStep: "cancel"}
+    return names.get(type(step), "step")
 
 
 def _duration(seconds: float) -> str:
@@ -118,13 +132,22 @@ class _Exporter:
             elif isinstance(step, SendStep):
                 send = self.send(step, line, where)
                 exported += [send] if send is not None else []
-            else:
+            elif isinstance(step, CancelStep) and step.id_expr is None:
                 exported.append(Cancel(step.id))
+            else:
+                self.refuse(line, 1, f"the data model's {_kind(step)} {where}", _DATA_MODEL)
         return tuple(exported)
 
     def send(self, step: SendStep, line: int, where: str) -> Send | None:
         """A delayed send with a fixed delay, as SCXML's ``<send delay>``."""
         what = f"the delayed send of {step.event!r} {where}"
+        expressions = (step.event_expr, step.delay_expr, step.data, step.target_expr)
+        if any(expressions) or step.id_location or step.type_expr or step.content:
+            self.refuse(line, 1, f"the send {where}", _DATA_MODEL)
+            return None
+        if step.target is not None or step.type is not None or not step.id:
+            self.refuse(line, 1, what, "its target, type or made-up id: " + _DATA_MODEL)
+            return None
         if step.delay is None:
             self.refuse(line, 1, what, "SCXML has no delay handler (a delayexpr needs data)")
             return None
@@ -227,6 +250,9 @@ class _Exporter:
         return tuple(dict.fromkeys(tokens))
 
     def cond(self, rule: Rule, line: int, column: int, what: str) -> str | None:
+        if rule.cond is not None:
+            self.refuse(line, column, f"the cond of {what}", _DATA_MODEL)
+            return None
         if rule.guard is None:
             return None
         metadata = dict(rule.metadata)
@@ -258,6 +284,11 @@ class _Exporter:
     # -- the machine -----------------------------------------------------------------------------
     def document(self) -> Document:
         machine = self.machine
+        for field in machine.data:
+            self.refuse(field.line, 1, f"the data field {field.name!r}", _DATA_MODEL)
+        for state in machine.states:
+            if state.donedata is not None or state.donedata_params:
+                self.refuse(state.line, 1, f"the done data of {state.name!r}", _DATA_MODEL)
         for handler in machine.error_handlers:
             why = "SCXML turns errors into error.execution events"
             self.refuse(handler.line, 1, "an error handler", why)

@@ -16,6 +16,7 @@ __all__ = [
     "docstring_literal",
     "string_literal",
     "tuple_literal",
+    "value_literal",
 ]
 
 _QUOTE_RUNS = re.compile(r'"{2,}|"$')
@@ -48,6 +49,20 @@ def data_literal(value: object) -> str:
         return string_literal(value)
     if value is None or isinstance(value, bool | int):
         return repr(value)
+    raise TypeError(f"no literal for {type(value).__name__}")
+
+
+def value_literal(value: object) -> str:
+    """A Python literal for a TOML value (a data field's initial value): strings, integers,
+    finite floats, booleans, lists and tables of them, and None."""
+    if isinstance(value, str):
+        return string_literal(value)
+    if value is None or isinstance(value, bool | int | float):
+        return repr(value)  # a float is finite: the shape pass refuses nan and inf
+    if isinstance(value, list):
+        return "[" + ", ".join(value_literal(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return dict_literal((string_literal(key), value_literal(v)) for key, v in value.items())
     raise TypeError(f"no literal for {type(value).__name__}")
 
 

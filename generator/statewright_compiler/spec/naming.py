@@ -39,11 +39,19 @@ TYPING_IMPORTS: Final = (
 )
 #: Runtime names a generated module uses only in annotations: imported for type checkers only,
 #: so that importing the module does not load what they need at run time (dataclasses).
-TYPE_CHECKING_IMPORTS: Final = ("MachineOptions", "SendResult", "Snapshot", "Store")
+TYPE_CHECKING_IMPORTS: Final = (
+    "EventInfo",
+    "MachineOptions",
+    "SendResult",
+    "Snapshot",
+    "Store",
+    "System",
+)
 RUNTIME_IMPORTS: Final = (
     "ERROR_ROUTE",
     "PREVIOUS",
     "Alternative",
+    "Assign",
     "AsyncChartMachine",
     "AsyncMachine",
     "Cancel",
@@ -51,8 +59,11 @@ RUNTIME_IMPORTS: Final = (
     "ChartMachine",
     "ChartNode",
     "ChartTransition",
+    "DataModel",
     "ErrorRoute",
+    "Foreach",
     "GuardFunction",
+    "If",
     "Log",
     "Machine",
     "MachineSpec",
@@ -61,11 +72,24 @@ RUNTIME_IMPORTS: Final = (
     "Send",
     "StrEnum",
     "assert_never",
+    "lookup",
     "require_runtime",
 )
 #: Parameter names generated functions and methods use.
 PARAMETER_NAMES: Final = frozenset(
-    {"self", "cls", "context", "payload", "handlers", "state", "event", "options", "active"}
+    {
+        "self",
+        "cls",
+        "context",
+        "payload",
+        "handlers",
+        "state",
+        "event",
+        "options",
+        "active",
+        "data",
+        "system",
+    }
 )
 #: Every fixed top-level name of a generated module (imports, constants, functions); the
 #: per-machine classes and tag constants come on top.
