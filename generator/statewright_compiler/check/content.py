@@ -246,9 +246,8 @@ class ContentCompiler:
             declared = record.field(name)
             if declared is None:
                 fields = ", ".join(name for name, _, _ in record.fields) or "none"
-                self.error(
-                    where, f"event {event!r} has no payload field {name!r} (its fields: {fields})"
-                )
+                message = f"event {event!r} has no payload field {name!r} (its fields: {fields})"
+                self.error(where, message, key=True)
             elif not assignable(value, declared[0]):
                 self.error(
                     where,

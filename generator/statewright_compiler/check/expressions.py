@@ -22,6 +22,7 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 
 from statewright_compiler.check.content import ContentCompiler, event_records
+from statewright_compiler.expressions.nodes import Expr, ExpressionError, Name
 from statewright_compiler.expressions.scope import Scope
 from statewright_compiler.expressions.types import NO_EVENT, Type, from_payload_type, union
 from statewright_compiler.model import Expression, KeyPath, Machine, Step
@@ -116,10 +117,40 @@ class _Checker(ContentCompiler):
         )
 
     def initializer(self, expression: Expression, name: str) -> Expression:
+        self.check_order(expression, name)
         compiled = self.slots.value(
             expression, self.scope(("",)), self.data[name], f"data field {name!r}"
         )
         return compiled or expression
+
+    def check_order(self, expression: Expression, name: str) -> None:
+        """An initializer reads the fields with literal values and the computed ones declared
+        before it: the others are not set yet when it runs (fields start in spec order)."""
+        node = self.slots.parse(expression)
+        if node is None:
+            return
+        order = [field.name for field in self.model.data]
+        computed = {f.name for f in self.model.data if f.expr is not None or f.state is not None}
+        for used in _names(node):
+            if used.name in computed and order.index(used.name) >= order.index(name):
+                message = (
+                    f"data field {used.name!r} is not set yet when {name!r} starts: fields "
+                    "get their initial values in spec order"
+                )
+                self.slots.report(expression, ExpressionError(message, used.offset, "type-error"))
+                return
+
+
+def _names(node: Expr) -> list[Name]:
+    """The names ``node`` reads, outermost first."""
+    found = [node] if isinstance(node, Name) else []
+    for field in dataclasses.fields(node):
+        value = getattr(node, field.name)
+        children = value if isinstance(value, tuple) else (value,)
+        for child in children:
+            if isinstance(child, Expr):
+                found += _names(child)
+    return [name for name in found if isinstance(name, Name)]
 
 
 def compile_expressions(

@@ -104,7 +104,8 @@ class DataReader(FieldReader):
             name = self.field_name(key, field_path)
             if not self.typed(body, field_path, dict, f"data field {key!r}") or name is None:
                 continue
-            self.check_keys(body, field_path, "data_field")
+            if not self.check_keys(body, field_path, "data_field"):
+                continue  # a misspelt key (intial?) is the one error, not also a missing value
             field = self.data_field(name, body, field_path, state, imported)
             if field is not None:
                 self.data_fields.append((field, field_path))
@@ -192,8 +193,10 @@ class DataReader(FieldReader):
     ) -> bool:
         why = _plain(value)
         if why is None and not value_fits(value, expected):
-            shown = excerpt(repr(value)) if isinstance(value, str) else describe_type(value)
-            why = f"{shown} is not a {text}"
+            shown = excerpt(value) if isinstance(value, str) else describe_type(value)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                shown = repr(value)
+            why = f"{shown} is not of type {text}"
             if expected.kind == "named":
                 why += " (no TOML value makes an imported type: compute it with expr)"
         if why is None:
