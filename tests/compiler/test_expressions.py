@@ -32,6 +32,7 @@ SCOPE = Scope(
         "limit": INT,
         "ratio": FLOAT,
         "items": Type("list", (STR,)),
+        "numbers": Type("list", (INT,)),
         "table": Type("dict", (INT,)),
         "note": union(STR, NONE),
         "flag": BOOL,
@@ -234,3 +235,63 @@ def test_conditions_test_any_value_for_truth() -> None:
 )
 def test_assignability_follows_mypy(source: Type, target: Type, expected: bool) -> None:
     assert assignable(source, target) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "python"),
+    [
+        ("not retries == limit", "(data.retries != data.limit)"),  # SIM201
+        ("not 'a' in items", '("a" not in data.items)'),  # E713
+        ("not note is None", "(data.note is not None)"),  # E714
+        ("not not flag", "bool(data.flag)"),  # SIM208
+        ("1 < retries", "(data.retries > 1)"),  # SIM300
+        ("-1 >= retries", "(data.retries <= (-1))"),
+        ("None == note", "(data.note is None)"),  # SIM300, E711
+        ("note != None", "(data.note is not None)"),  # E711
+        ("--retries", "(+data.retries)"),  # B002
+        ("-(+retries)", "(-data.retries)"),
+        ("str('a')", '"a"'),  # UP018
+        ("int(len(items))", "len(data.items)"),  # RUF046
+        ("int(ratio)", "int(data.ratio)"),
+        ("['a'] + items", '["a", *data.items]'),  # RUF005
+        ("items + ['b']", '[*data.items, "b"]'),
+        ("table.get('a', None)", 'data.table.get("a")'),  # SIM910
+        ("True if flag else False", "bool(data.flag)"),  # SIM210
+        ("False if flag else True", "(not data.flag)"),  # SIM211
+        ("limit if not retries else retries", "(data.retries if data.retries else data.limit)"),
+        ("table['a'] if 'a' in table else 0", 'data.table.get("a", 0)'),  # SIM401
+        ("0 if 'a' not in table else table['a']", 'data.table.get("a", 0)'),
+        ("note or ''", '(data.note or "")'),
+    ],
+)
+def test_printed_forms_are_the_ones_ruff_asks_for(text: str, python: str) -> None:
+    """What ruff's rules would flag is printed as its plain equivalent, meaning the same."""
+    assert translate(parse_expression(text), SCOPE).source == python
+
+
+@pytest.mark.parametrize(
+    ("text", "offset", "message"),
+    [
+        ("True or flag", 0, "this operand is always true"),  # SIM222
+        ("flag and 0 and retries", 9, "this operand is always false"),  # SIM223
+        ("retries if flag else retries", 0, "both branches of this 'if' are the same"),  # RUF034
+        ("flag == True", 8, "compare with a boolean by testing the value itself"),  # E712
+        ("{'a': 1, 'a': 2}", 9, "the key 'a' is written twice"),  # F601
+        ("retries in []", 11, "'in' an empty collection is always False"),  # RUF060
+        ("numbers[0] if 0 in numbers else -1", 0, "reads an index, not that value"),  # SIM401
+    ],
+)
+def test_forms_ruff_would_flag_and_that_say_nothing_are_refused(
+    text: str, offset: int, message: str
+) -> None:
+    with pytest.raises(ExpressionError) as info:
+        translate(parse_expression(text), SCOPE)
+    assert info.value.code == "invalid-expression"
+    assert message in str(info.value)
+    assert info.value.offset == offset
+
+
+def test_or_keeps_a_default_for_none() -> None:
+    """``note or ''`` is a ``str``: what decides an ``or`` before its last operand is true."""
+    assert str(translate(parse_expression("note or ''"), SCOPE).type) == "str"
+    assert str(translate(parse_expression("note and 1"), SCOPE).type) == "str | None | Literal[1]"

@@ -51,9 +51,11 @@ def checked(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
         (folder / f"{machine.module_name}.py").write_text(source, encoding="utf-8")
     chart = REPO / "tests" / "cases" / "chart_sink" / "expected.py"
     shutil.copyfile(chart, folder / "chart_sink.py")
+    golden = "expected_large.py" if request.param == "large" else "expected.py"
+    shutil.copyfile(REPO / "tests" / "cases" / "data_task" / golden, folder / "data_task.py")
     for name in [*SNIPPETS, POSITIVE]:
         shutil.copyfile(CASES / f"{name}.py.txt", folder / f"{name}.py")
-    modules = ["pegasus_task.py", "door.py", "chart_sink.py", "only_internal.py"]
+    modules = ["pegasus_task.py", "door.py", "chart_sink.py", "data_task.py", "only_internal.py"]
     files = [*modules, *(f"{name}.py" for name in [*SNIPPETS, POSITIVE])]
     result, messages = run_mypy(files, folder)
     assert result.code in {0, 1}, result.output  # 2 would be a mypy usage error or crash
@@ -102,7 +104,7 @@ def test_marked_lines_and_only_those_are_rejected(checked: Checked, name: str) -
 
 @pytest.mark.slow
 def test_correct_use_type_checks_and_runs(checked: Checked) -> None:
-    for file in ("pegasus_task.py", f"{POSITIVE}.py"):
+    for file in ("pegasus_task.py", "data_task.py", f"{POSITIVE}.py"):
         assert not _by_line(checked, file, "error"), checked.result.output
     executed = run([sys.executable, f"{POSITIVE}.py"], checked.folder)
     assert executed.code == 0, executed.output

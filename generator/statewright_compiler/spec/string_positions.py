@@ -45,13 +45,15 @@ def position_in_string(text: str, start: Position, offset: int) -> Position:
         index += 2
     basic = quote == '"'
     remaining = offset
-    while index < len(text) and remaining > 0:
+    while index < len(text):
         char = text[index]
+        following = text[index + 1 : index + 2]
+        if basic and multi_line and char == "\\" and following in (" ", "\t", "\r", "\n"):
+            index = _skip_line_ending_backslash(text, index + 1)  # none of the value's chars
+            continue
+        if remaining == 0:
+            break
         if basic and char == "\\":
-            following = text[index + 1 : index + 2]
-            if multi_line and following in (" ", "\t", "\r", "\n"):
-                index = _skip_line_ending_backslash(text, index + 1)
-                continue
             index += 1 + _ESCAPE_LENGTHS.get(following, 1)
         elif char == "\r" and text.startswith("\r\n", index):
             index += 2
