@@ -127,6 +127,7 @@ def test_expressions_get_their_type_and_python(
         ("", 0, "the expression is empty"),
         ("retries +", 9, "not an expression"),
         ("x = 1", 2, "not an expression"),
+        ("'\\d'", 0, "invalid escape sequence"),  # only a warning in Python, for now
     ],
 )
 def test_the_allowlist_refuses_everything_else_where_it_is_written(

@@ -35,7 +35,7 @@ from tests.conftest import REPO
 from tests.fuzz import budget, seed
 
 SEEDS = sorted([*(REPO / "spec").glob("*.toml"), *(REPO / "examples").glob("*.toml")])
-SEEDS += [REPO / "tests" / "cases" / "kitchen_sink" / "spec.toml"]
+SEEDS += [REPO / "tests" / "cases" / name / "spec.toml" for name in ("kitchen_sink", "data_task")]
 WORDS = [
     "__class__", "_x", "class", "match", "None", "self", "context", "payload", "event", "state",
     "send", "*", "tag:active", "<previous>", "", " ", "x" * 300, "Decimal", "typing", "Any",

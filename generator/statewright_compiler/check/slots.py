@@ -20,6 +20,7 @@ from statewright_compiler.expressions.nodes import Expr, ExpressionError
 from statewright_compiler.expressions.rules import type_error
 from statewright_compiler.expressions.scope import Scope, Translation
 from statewright_compiler.expressions.syntax import parse_expression
+from statewright_compiler.expressions.tidy import call, unwrapped
 from statewright_compiler.expressions.translate import translate
 from statewright_compiler.expressions.types import (
     ANY,
@@ -43,18 +44,6 @@ def returned(value: Type, declared: Type | None = None) -> Type:
     if value.kind == "any":
         return ANY
     return declared if declared is not None else value
-
-
-def _unwrapped(python: str, tree: ast.Expression) -> str:
-    """``python`` without the parentheses around all of it (``return (a + b)`` reads as
-    ``return a + b``), when they are only that: the tree says so."""
-    if not (python.startswith("(") and python.endswith(")")):
-        return python
-    try:
-        inner = ast.parse(python[1:-1], mode="eval")
-    except SyntaxError:
-        return python  # "(a) + (b)": the first parenthesis closes before the end
-    return python[1:-1] if ast.dump(inner) == ast.dump(tree) else python
 
 
 class SlotCompiler:
@@ -87,7 +76,7 @@ class SlotCompiler:
         names = typing_names(returns) | typing_names(scope.event_data)
         tree = ast.parse(python, mode="eval")  # our own printing: Python by construction
         lookup = any(isinstance(n, ast.Name) and n.id == "lookup" for n in ast.walk(tree))
-        python = _unwrapped(python, tree)
+        python = unwrapped(python)
         return dataclasses.replace(
             expression,
             python=python,
@@ -115,7 +104,7 @@ class SlotCompiler:
         _, translation = found
         if {member.kind for member in members(base(translation.type))} <= {"bool"}:
             return self.compiled(expression, scope, translation.source, BOOL)
-        return self.compiled(expression, scope, f"bool({translation.source})", BOOL)
+        return self.compiled(expression, scope, call("bool", [translation.source]), BOOL)
 
     def value(
         self, expression: Expression, scope: Scope, target: Type | None, what: str = ""

@@ -15,6 +15,7 @@ literals, and ``**`` only with a small constant exponent (``9**9**9`` does not c
 from __future__ import annotations
 
 import ast
+import warnings
 from typing import Final
 
 from statewright_compiler.expressions.nodes import (
@@ -116,13 +117,19 @@ def parse_expression(text: str) -> Expr:
         raise ExpressionError("the expression is empty", 0)
     _check_nesting(text)
     try:
-        tree = ast.parse(text.strip("\n"), mode="eval")
+        with warnings.catch_warnings():
+            # Python only warns about "1if x" or "'\\d'" (an invalid escape) for now: refused
+            # here, as a later Python refuses them, rather than printed on the compiler's stderr.
+            warnings.simplefilter("error")
+            tree = ast.parse(text.strip("\n"), mode="eval")
     except SyntaxError as error:
         message = error.msg[:1].lower() + error.msg[1:] if error.msg else "invalid syntax"
         if not error.offset:  # Python points nowhere when the text ends too early
             raise ExpressionError(f"not an expression: {message}", len(text.rstrip())) from None
         offset = _offset(text, error.lineno or 1, error.offset - 1, encoded=False)
         raise ExpressionError(f"not an expression: {message}", offset) from None
+    except Warning as warning:  # any other warning Python has for the text
+        raise ExpressionError(f"not an expression: {warning}", 0) from None
     except (RecursionError, MemoryError, ValueError):
         raise ExpressionError("the expression is too complex", 0, "limit-exceeded") from None
     return _Converter(text).convert(tree.body, 0)

@@ -11,6 +11,7 @@ means."""
 
 from __future__ import annotations
 
+import ast
 from typing import Final
 
 from statewright_compiler.expressions.nodes import (
@@ -27,6 +28,7 @@ from statewright_compiler.expressions.types import Type, base, members
 __all__ = [
     "FLIPPED",
     "NEGATED",
+    "call",
     "changes_nothing",
     "check_boolop",
     "check_dict_keys",
@@ -34,6 +36,7 @@ __all__ = [
     "check_mapping",
     "check_membership",
     "constant_like",
+    "unwrapped",
 ]
 
 #: A comparison written the other way round: ``1 < x`` is ``x > 1``.
@@ -135,3 +138,26 @@ def check_mapping(node: Expr, container: Type) -> None:
             "an item taken only when its value is 'in' the list reads an index, not that value",
             node.offset,
         )
+
+
+def unwrapped(source: str) -> str:
+    """``source`` without the parentheses around all of it, when they are only that (the
+    syntax tree is the same without them): ``(a + b)`` is ``a + b``, ``(a) + (b)`` stays."""
+    if not (source.startswith("(") and source.endswith(")")):
+        return source
+    try:
+        outer = ast.parse(source, mode="eval")
+        inner = ast.parse(source[1:-1], mode="eval")
+    except SyntaxError:
+        return source
+    if isinstance(outer.body, ast.Tuple) or ast.dump(inner) != ast.dump(outer):
+        return source
+    return source[1:-1]
+
+
+def call(function: str, arguments: list[str]) -> str:
+    """``function(arguments)``; a single argument without the parentheses around all of it
+    (``len((a + b))`` is UP034's extraneous parentheses)."""
+    if len(arguments) == 1:
+        return f"{function}({unwrapped(arguments[0])})"
+    return f"{function}({', '.join(arguments)})"

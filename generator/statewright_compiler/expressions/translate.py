@@ -55,6 +55,7 @@ from statewright_compiler.expressions.scope import (
 from statewright_compiler.expressions.tidy import (
     FLIPPED,
     NEGATED,
+    call,
     changes_nothing,
     check_boolop,
     check_dict_keys,
@@ -119,7 +120,7 @@ def _facts(node: Expr, scope: Scope, truth: bool) -> dict[str, Type]:
 
 def translate_condition(node: Expr, scope: Scope) -> str:
     """A guard: any value, tested for truth (``bool(...)``)."""
-    return f"bool({translate(node, scope).source})"
+    return call("bool", [translate(node, scope).source])
 
 
 def _constant(node: Constant, scope: Scope) -> Translation:
@@ -189,7 +190,7 @@ def _unary(node: Unary, scope: Scope) -> Translation:
     if node.operator == "not":
         if isinstance(operand_node, Unary) and operand_node.operator == "not":
             inner = translate(operand_node.operand, scope)
-            return Translation(BOOL, f"bool({inner.source})")  # not not x (SIM208)
+            return Translation(BOOL, call("bool", [inner.source]))  # not not x (SIM208)
         if (
             isinstance(operand_node, Compare)
             and len(operand_node.operators) == 1
@@ -284,7 +285,7 @@ def _ifexp(node: IfExp, scope: Scope) -> Translation:
     if all(isinstance(each, Constant) and isinstance(each.value, bool) for each in constants):
         assert isinstance(node.body, Constant)  # for mypy: checked just above
         if node.body.value:  # True if c else False is bool(c) (SIM210, SIM211)
-            return Translation(BOOL, f"bool({test.source})")
+            return Translation(BOOL, call("bool", [test.source]))
         return Translation(BOOL, f"(not {test.source})")
     if isinstance(node.test, Unary) and node.test.operator == "not":
         tested = translate(node.test.operand, scope)
@@ -309,19 +310,18 @@ def _get_form(node: IfExp, scope: Scope, body: Translation, orelse: Translation)
     if operator not in ("in", "not in") or item.source != f"{container.source}[{key.source}]":
         return None
     check_mapping(node, container.type)
-    arguments = key.source if default.source == "None" else f"{key.source}, {default.source}"
-    return f"{container.source}.get({arguments})"
+    arguments = [key.source] if default.source == "None" else [key.source, default.source]
+    return call(f"{container.source}.get", arguments)
 
 
 def _call(node: Call, scope: Scope) -> Translation:
     if node.function == "In":
         return _in(node, scope)
     arguments = [translate(each, scope) for each in node.arguments]
-    sources = ", ".join(each.source for each in arguments)
     result = call_type(node, [each.type for each in arguments])
     if node.arguments and changes_nothing(node.function, node.arguments[0], arguments[0].type):
         return Translation(result, arguments[0].source)  # str("a"), int(len(x))
-    return Translation(result, f"{node.function}({sources})")
+    return Translation(result, call(node.function, [each.source for each in arguments]))
 
 
 def _in(node: Call, scope: Scope) -> Translation:
@@ -339,11 +339,10 @@ def _in(node: Call, scope: Scope) -> Translation:
 def _method(node: MethodCall, scope: Scope) -> Translation:
     value = translate(node.value, scope)
     arguments = [translate(each, scope) for each in node.arguments]
-    sources = ", ".join(each.source for each in arguments)
     found = []
     for member in members(value.type):
         if member.kind == "any":
-            return Translation(ANY, f"{value.source}.get({sources})")
+            return Translation(ANY, call(f"{value.source}.get", [a.source for a in arguments]))
         if member.kind == "dict":
             expect(node, arguments[0].type, {"str"}, "a dict key")
             found.append(member.args[0])
@@ -355,9 +354,10 @@ def _method(node: MethodCall, scope: Scope) -> Translation:
         else:
             raise type_error(node, f"{member} has no method get")
     default = arguments[1].type if len(arguments) > 1 else NONE
-    if len(arguments) > 1 and arguments[1].source == "None":
-        sources = arguments[0].source  # .get(k, None) is .get(k) (SIM910)
-    return Translation(union(*found, default), f"{value.source}.get({sources})")
+    given = [each.source for each in arguments]
+    if given[1:] == ["None"]:
+        given = given[:1]  # .get(k, None) is .get(k) (SIM910)
+    return Translation(union(*found, default), call(f"{value.source}.get", given))
 
 
 def _list(node: ListDisplay, scope: Scope) -> Translation:
