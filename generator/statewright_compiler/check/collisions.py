@@ -29,6 +29,7 @@ CLASS_SUFFIXES: Final = (
     "AsyncHandlers",
     "AsyncMachine",
     "Configuration",
+    "Data",
 )
 
 

@@ -71,7 +71,13 @@ _DATA_MODEL: Final = "the export of the data model is not written yet"
 
 def _kind(step: SpecStep) -> str:
     """What a data model step is called in a message."""
-    names = {AssignStep: "assign", IfStep: "if", ForeachStep: "foreach", CancelStep: "cancel"}
+    names = {
+        AssignStep: "assign",
+        IfStep: "if",
+        ForeachStep: "foreach",
+        CancelStep: "cancel",
+        LogStep: "log",
+    }
     return names.get(type(step), "step")
 
 
@@ -124,7 +130,7 @@ class _Exporter:
         for step in steps:
             if isinstance(step, RaiseStep):
                 exported.append(Raise(self.event(step.event, line)))
-            elif isinstance(step, LogStep):
+            elif isinstance(step, LogStep) and step.expr is None:
                 label = self.text(step.label, line, "a log label") or None
                 exported.append(Log(self.text(step.text, line, "a log text"), label))
             elif isinstance(step, str):
