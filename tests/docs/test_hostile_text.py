@@ -99,9 +99,12 @@ description = {t()}
 
 
 def hostile_chart_spec(seed: int) -> tuple[str, dict[str, str]]:
-    """A statechart with hostile text in every field that takes text, log steps included."""
+    """A statechart with hostile text in every field that takes text, log steps and the data
+    model's expressions (hostile string literals in a cond, an assign, a send's data) included."""
     chooser = random.Random(seed)
     texts = {name: hostile(chooser) for name in ("label", "event_label", "meta", "meta_key", "log")}
+    texts["literal"] = hostile(chooser)
+    literal = repr(texts["literal"])  # a string literal of the expression language
     texts["value"] = hostile(chooser) + f" #{seed}"
     texts["event_value"] = hostile(chooser) + f" @{seed}"
 
@@ -130,10 +133,17 @@ kind = "parallel"
 label = {t("label")}
 metadata = {{ {t("meta_key")} = {t("meta")} }}
 
+[data]
+current = {{ type = "str", initial = {t()}, description = {t()} }}
+
 [states.left]
 parent = "both"
 label = {t()}
-on.E1 = {{ to = [], actions = [{{ log = {t()} }}] }}
+on.E1 = {{ to = [], cond = {toml_string(f"current != {literal}")}, actions = [
+  {{ log = {t()} }},
+  {{ assign = "current", expr = {toml_string(literal + " + current")} }},
+  {{ send = "E1", data = {{ note = {toml_string(literal)} }}, target = {t()} }},
+] }}
 always = {{ to = "finished", guard = "h" }}
 
 [states.right]
@@ -161,6 +171,7 @@ metadata = {{ {t("meta_key")} = {t("meta")} }}
 
 [events.E1]
 description = {t()}
+payload = {{ note = "str | None" }}
 
 [[transitions]]
 from = ["right"]
@@ -195,6 +206,7 @@ def expected_rows(machine: Machine) -> list[int]:
     """Rows (header included) of each table of the page, in page order."""
     overview = 9 + len(machine.metadata)
     rows = [overview + 1, len(machine.states) + 1, len(machine.events) + 1]
+    rows += [len(machine.data) + 1] if machine.data else []
     for state in machine.states:
         if machine.chart:  # a chart's rows follow its rules
             count = sum(1 for rule in machine.rules if state.name in rule.sources)
@@ -260,6 +272,7 @@ def test_labels_values_and_paths_read_back_exactly(
                 assert visible(texts[name]) in shown, (renderer, name, texts[name])
             if machine.chart:
                 assert visible(texts["log"]) in shown, (renderer, "log", texts["log"])
+                assert visible(repr(texts["literal"])) in shown, (renderer, texts["literal"])
             for name in ("label", "event_label", "meta"):
                 for line in texts[name].splitlines():
                     # Whitespace at the ends of a cell is not shown (HTML collapses it).

@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from statewright_compiler.model import CancelStep, LogStep, RaiseStep, SendStep
+from statewright_compiler.model import (
+    AssignStep,
+    CancelStep,
+    Expression,
+    ForeachStep,
+    IfStep,
+    LogStep,
+    RaiseStep,
+    SendStep,
+)
 from statewright_compiler.model.step_text import delay_text, duration_text, step_text
 from statewright_compiler.spec.durations import MAX_DELAY, parse_duration
 
@@ -46,6 +55,23 @@ def test_steps_and_delays() -> None:
     assert step_text(handler) == "send PING after interval() (reminder)"
     assert delay_text(handler) == "interval()"
     assert step_text(CancelStep("reminder")) == "cancel reminder"
+
+
+def test_the_data_models_steps_read_as_the_spec_writes_their_expressions() -> None:
+    def e(text: str) -> Expression:
+        return Expression(text, (), "value")
+
+    assert step_text(AssignStep(e("count"), e("count +\n    1"))) == "count = count + 1"
+    branches = ((e("count > 2"), (RaiseStep("GO"),)), (e("In('a')"), ()))
+    shown = "if count > 2: (raise GO); elif In('a'): pass; else: (note)"
+    assert step_text(IfStep(branches, ("note",))) == shown
+    foreach = ForeachStep(e("items"), "item", "i", (LogStep("", "l", e("item")),))
+    assert step_text(foreach) == "foreach item, i in items: (log l: item)"
+    send = SendStep("", "", None, event_expr=e("'GO'"), delay_expr=e("'5s'"), target="#_internal")
+    assert step_text(send) == "send 'GO' after '5s' to #_internal"
+    assert step_text(SendStep("GO", "")) == "send GO"
+    assert step_text(CancelStep("", e("timer or 'x'"))) == "cancel timer or 'x'"
+    assert step_text(LogStep("", "", e("'a  b'"))) == "log 'a  b'"  # a literal's spaces kept
 
 
 def test_timer_transitions_are_labelled_with_their_delay() -> None:

@@ -42,3 +42,10 @@ class Expression:
     @property
     def compiled(self) -> bool:
         return bool(self.python)
+
+    @property
+    def shown(self) -> str:
+        """The text on one line, as docs and diagrams show it: its lines joined, their
+        indentation dropped (spaces inside a line, in a string literal say, kept)."""
+        lines = self.text.strip().replace("\r\n", "\n").split("\n")
+        return " ".join(line.strip() for line in lines)

@@ -65,7 +65,7 @@ def condition_text(cond: Expression | None, guard_text: str | None) -> str | Non
     None without either."""
     if cond is None:
         return guard_text
-    text = " ".join(cond.text.split())  # one line, as labels and cells show it
+    text = cond.shown
     if guard_text is None:
         return text
     return f"({text}) and {guard_text}"

@@ -56,8 +56,8 @@ def duration_text(seconds: float) -> str:
 
 
 def expression_text(expression: Expression) -> str:
-    """An expression as the spec wrote it, on one line."""
-    return " ".join(expression.text.split())
+    """An expression as the spec wrote it, on one line (:attr:`Expression.shown`)."""
+    return expression.shown
 
 
 def delay_text(timer: SendStep) -> str:
