@@ -97,7 +97,6 @@ class ContentCompiler:
         self.slots = SlotCompiler(reporter)
 
     def error(self, path: KeyPath, message: str, *, key: bool = False) -> None:
-        self.slots.failed = True
         self.reporter.report("type-error", path, message, key=key)
 
     def field(self, name: str, path: KeyPath, value: Type, what: str) -> None:

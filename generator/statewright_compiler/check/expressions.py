@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from statewright_compiler.check.content import ContentCompiler, event_records
 from statewright_compiler.expressions.nodes import Expr, ExpressionError, Name
 from statewright_compiler.expressions.scope import Scope
+from statewright_compiler.expressions.syntax import parse_expression
 from statewright_compiler.expressions.types import NO_EVENT, Type, from_payload_type, union
 from statewright_compiler.model import Expression, KeyPath, Machine, Step
 from statewright_compiler.model.triggers import state_triggers
@@ -55,8 +56,7 @@ class _Checker(ContentCompiler):
     def step_list(
         self, steps: Sequence[Step], path: KeyPath, keys: Iterable[str]
     ) -> tuple[Step, ...]:
-        scope = self.scope(keys)
-        return tuple(self.step(step, (*path, index), scope) for index, step in enumerate(steps))
+        return self.steps(steps, path, self.scope(keys))
 
     def machine(self, declarations: Declarations, rule_paths: Sequence[KeyPath]) -> Machine:
         machine = self.model
@@ -126,9 +126,10 @@ class _Checker(ContentCompiler):
     def check_order(self, expression: Expression, name: str) -> None:
         """An initializer reads the fields with literal values and the computed ones declared
         before it: the others are not set yet when it runs (fields start in spec order)."""
-        node = self.slots.parse(expression)
-        if node is None:
-            return
+        try:
+            node = parse_expression(expression.text)
+        except ExpressionError:
+            return  # reported when the value is compiled
         order = [field.name for field in self.model.data]
         computed = {f.name for f in self.model.data if f.expr is not None or f.state is not None}
         for used in _names(node):

@@ -51,10 +51,8 @@ class SlotCompiler:
 
     def __init__(self, reporter: Reporter) -> None:
         self.reporter = reporter
-        self.failed = False
 
     def report(self, expression: Expression, error: ExpressionError) -> None:
-        self.failed = True
         source = self.reporter.source
         start = source.locate(expression.path)
         where = position_in_string(source.text, start, error.offset)
