@@ -43,7 +43,7 @@ from statewright_compiler.docs.cells import (
     trigger_cell,
 )
 from statewright_compiler.docs.data_table import binding_text, data_table
-from statewright_compiler.docs.step_cells import donedata_cell, steps_cell, timer_cell
+from statewright_compiler.docs.step_cells import donedata_cell, sent_when, steps_cell, timer_cell
 from statewright_compiler.model import (
     ErrorHandler,
     Event,
@@ -252,7 +252,7 @@ def _raised_and_sent(machine: Machine) -> dict[str, list[str]]:
             if isinstance(step, RaiseStep):
                 reason = f"raised by {place}"
             elif isinstance(step, SendStep):
-                reason = f"sent by {place} {timer_cell(step)}"
+                reason = f"sent by {place}{sent_when(step)}"
             else:
                 continue
             if step.event and reason not in found.setdefault(step.event, []):

@@ -22,7 +22,7 @@ from statewright_compiler.model import (
 from statewright_compiler.model.step_text import delay_text, expression_text
 from statewright_compiler.spec.literals import value_literal
 
-__all__ = ["data_initial_cell", "donedata_cell", "steps_cell", "timer_cell"]
+__all__ = ["data_initial_cell", "donedata_cell", "sent_when", "steps_cell", "timer_cell"]
 
 
 def code(text: str) -> str:
@@ -68,6 +68,13 @@ def _step_cell(step: Step) -> str:
     return code(step)
 
 
+def sent_when(step: SendStep) -> str:
+    """`` after `5m` (id `x`)`` for a delayed send, "" for one sent at once."""
+    if step.delay is not None or step.delay_handler or step.delay_expr is not None:
+        return " " + timer_cell(step)
+    return ""
+
+
 def _block(steps: Sequence[Step]) -> str:
     return f"({steps_cell(steps)})" if steps else "nothing"
 
@@ -76,9 +83,8 @@ def _send_cell(step: SendStep) -> str:
     """``send `EVENT` after `5m` (id `x`)``, with its data, target and id location."""
     event = code(expression_text(step.event_expr)) if step.event_expr else code(step.event)
     cell = f"send {event}"
-    if step.delay is not None or step.delay_handler or step.delay_expr is not None:
-        cell += " " + timer_cell(step)
-    elif step.id:
+    cell += sent_when(step)
+    if not sent_when(step) and step.id:
         cell += f" (id {code(step.id)})"
     data = [f"{code(name)} = {code(expression_text(value))}" for name, value in step.params]
     data += [code(name) for name in step.namelist]
