@@ -14,7 +14,8 @@ _NAME: Final = NAME
 _NAMES: Final = NAMES
 _TEXT: Final = TEXT
 _EXPRESSION: Final = EXPRESSION
-_STEPS: Final = STEPS
+#: Executable content, defined once (``$defs/steps``) and referred to wherever steps go.
+_STEPS: Final = {"$ref": "#/$defs/steps"}
 _METADATA: Final = {
     "type": "object",
     "description": "Free-form values shown in docs.",
@@ -203,7 +204,7 @@ SCHEMA: Final[dict[str, Any]] = {
             },
         },
         "alternative": _ALTERNATIVE,
-        "steps": _STEPS,
+        "steps": STEPS,
         "elif_branch": {
             "type": "object",
             "required": ["if"],
