@@ -141,7 +141,11 @@ name = "Ledger"
 initial = "open"
 binding = "late"
 
+[imports]
+"decimal" = ["Decimal"]
+
 [data]
+rate = { type = "Decimal | None", description = "An imported type: None until assigned." }
 balance = { type = "float", initial = 0 }
 entries = { type = "list[dict[str, Any]]", initial = [] }
 limit = { type = "int", expr = "100" }
@@ -174,6 +178,12 @@ def test_the_data_class_sets_the_literal_values_and_late_fields_wait_for_their_s
     assert 'Assign("closed_with", ' in source  # the closed state's node initializes it
     assert 'lookup(event.data["memo"], "text")' in source  # a field of an Any value
     assert 'binding="late"' in source
+
+
+def test_an_import_a_data_field_uses_is_imported_and_not_unused() -> None:
+    _, warnings = validate_source(parse_spec_text(DATA_SPEC, "ledger.toml"))
+    assert warnings == ()
+    assert "from decimal import Decimal" in module_source(machine(DATA_SPEC))
 
 
 def test_the_same_spec_gives_the_same_module() -> None:

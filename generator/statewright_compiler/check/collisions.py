@@ -103,6 +103,7 @@ def check_collisions(
     imported = [(item.name, ("imports", item.module)) for item in declarations.imports]
     checker.unique([*payload_names, *imported], "name", "Python name")
     used = imported_names_used(events)
+    used |= {name for field, _ in declarations.data for name in field.imported_names}
     for item in declarations.imports:
         if item.name not in used and item.name not in reserved:
             reporter.report(
