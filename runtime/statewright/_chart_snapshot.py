@@ -20,6 +20,13 @@ chart can produce is accepted:
   ten years (:data:`~statewright._chart_spec.MAX_DELAY`), due times epochs. Numbers are kept as
   they were given (an integer stays an integer).
 
+A chart with a data model adds: a timer's ``data`` (what its send computed: only a send with
+data has it, within the data model's bounds), timers under ids the machine made up (``send-``
+or ``anon-`` and 16 hex digits: a spec send without an id has them), and any event or delay for
+a send whose event or delay is an expression; with late binding, ``initialized``: the states
+whose own data was initialized, every active one among them. The data itself is the snapshot's
+``data`` field (:mod:`statewright._data_values`).
+
 Timers are then adjusted by their restore policy: ``fire`` keeps the absolute due time (an
 overdue timer fires at the next :meth:`fire_due`), ``resume`` keeps the time that was left when
 the snapshot was taken (never more than the delay), ``restart`` starts the full delay again.
@@ -27,9 +34,9 @@ the snapshot was taken (never more than the delay), ``restart`` starts the full 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from statewright._chart_send import LOCATED, made_up_kind
 from statewright._chart_spec import (
     COMPOUND,
     DEEP_HISTORY,
@@ -39,9 +46,11 @@ from statewright._chart_spec import (
     SHALLOW_HISTORY,
     Send,
 )
-from statewright._chart_state import ChartState, Pending
+from statewright._chart_state import ChartState, Pending, Queued
 from statewright._chart_tables import ROOT, ChartTables
 from statewright._clock import is_epoch
+from statewright._data_state import DataState
+from statewright._data_values import stored
 from statewright._errors import SnapshotError
 
 if TYPE_CHECKING:
@@ -51,44 +60,62 @@ __all__ = ["decode_chart", "encode_chart", "restart_timers"]
 
 KEYS: Final = frozenset({"active", "memory", "queue", "finished", "timers", "saved_at"})
 TIMER_KEYS: Final = frozenset({"id", "event", "due", "delay", "on_restore"})
+#: A chart with late binding has ``initialized`` too; a timer with data its ``data``.
+LATE_KEYS: Final = KEYS | {"initialized"}
+DATA_TIMER_KEYS: Final = TIMER_KEYS | {"data"}
 POLICIES: Final = frozenset({"fire", "resume", "restart"})
 _HISTORY: Final = (SHALLOW_HISTORY, DEEP_HISTORY)
 
 
 def encode_chart(engine: ChartTables, state: ChartState, saved_at: float) -> dict[str, Any]:
     names = engine.names
-    return {
+    encoded = {
         "active": [names[node] for node in sorted(state.active)],
         "memory": {
             names[history]: [names[node] for node in remembered]
             for history, remembered in sorted(state.memory.items())
         },
-        "queue": [[str(event), dict(payload)] for event, payload in state.queue],
+        "queue": [[str(event), dict(payload)] for event, payload, _ in state.queue],
         "finished": state.finished,
         "timers": [
-            {
-                "id": timer_id,
-                "event": str(pending.event),
-                "due": pending.due,
-                "delay": pending.delay,
-                "on_restore": pending.on_restore,
-            }
+            _timer_json(timer_id, pending)
             for timer_id, pending in state.timers.items()  # started first, first: ties fire so
         ],
         "saved_at": saved_at,
     }
+    if engine.late_nodes:
+        model = state.model
+        done = sorted(model.initialized) if model is not None else []
+        encoded["initialized"] = [names[node] for node in done]
+    return encoded
+
+
+def _timer_json(timer_id: str, pending: Pending) -> dict[str, Any]:
+    timer = {
+        "id": timer_id,
+        "event": str(pending.event),
+        "due": pending.due,
+        "delay": pending.delay,
+        "on_restore": pending.on_restore,
+    }
+    if pending.data is not None:
+        from statewright._jsondata import json_data
+
+        timer["data"] = json_data(pending.data)
+    return timer
 
 
 def decode_chart(
-    value: Any, engine: ChartTables, table: Table, state: Any
+    value: Any, engine: ChartTables, table: Table, state: Any, data: Any = None
 ) -> tuple[ChartState, float]:
     """The checked chart state and when it was saved; ``state`` (the snapshot's) must be its
-    first active leaf."""
+    first active leaf; ``data`` is the checked data object of a machine with a data model."""
     if type(value) is not dict:
         raise SnapshotError("expected an object", field="chart")
-    missing = sorted(KEYS - value.keys()) or sorted(value.keys() - KEYS)
+    keys = LATE_KEYS if engine.late_nodes else KEYS
+    missing = sorted(keys - value.keys()) or sorted(value.keys() - keys)
     if missing:
-        reason = "is missing" if KEYS - value.keys() else "is not a chart field"
+        reason = "is missing" if keys - value.keys() else "is not a chart field"
         raise SnapshotError(reason, field=f"chart.{missing[0]}")
     active = _nodes(engine, value["active"], "chart.active")
     _check_configuration(engine, set(active), "chart.active")
@@ -110,14 +137,37 @@ def decode_chart(
     saved_at = value["saved_at"]
     if not is_epoch(saved_at):
         raise SnapshotError("expected seconds since the epoch", field="chart.saved_at")
+    model = None
+    if engine.expressive:
+        initialized = _initialized(engine, value, set(active)) if engine.late_nodes else ()
+        model = DataState(data, initialized=frozenset(initialized))
     chart = ChartState(
         active,
         _memory(engine, value["memory"]),
         _queue(table, value["queue"]),
         finished,
         _timers(engine, table, value["timers"], set(active)),
+        model=model,
     )
     return chart, float(saved_at)
+
+
+def _initialized(engine: ChartTables, value: dict[str, Any], active: set[int]) -> list[int]:
+    """The states late binding initialized: states with their own data, every active one."""
+    nodes = _nodes(engine, value["initialized"], "chart.initialized")
+    for i, node in enumerate(nodes):
+        if node not in engine.late_nodes:
+            raise SnapshotError(
+                f"{engine.names[node]} has no data of its own to initialize",
+                field=f"chart.initialized[{i}]",
+            )
+    for node in sorted(active & engine.late_nodes):
+        if node not in nodes:
+            raise SnapshotError(
+                f"misses {engine.names[node]}, which is active: entering it initialized its data",
+                field="chart.initialized",
+            )
+    return nodes
 
 
 def restart_timers(timers: dict[str, Pending], saved_at: float, now: float) -> None:
@@ -222,7 +272,7 @@ def _memory(engine: ChartTables, value: Any) -> dict[int, tuple[int, ...]]:
     return memory
 
 
-def _queue(table: Table, value: Any) -> list[tuple[Any, Mapping[str, Any]]]:
+def _queue(table: Table, value: Any) -> list[Queued]:
     """The internal queue: empty, as it is between macrosteps (entries are checked first, so
     that a malformed one is named as such)."""
     if type(value) is not list:
@@ -247,7 +297,7 @@ def _timers(engine: ChartTables, table: Table, value: Any, active: set[int]) -> 
     timers: dict[str, Pending] = {}
     for i, item in enumerate(value):
         field = f"chart.timers[{i}]"
-        if type(item) is not dict or item.keys() != TIMER_KEYS:
+        if type(item) is not dict or (item.keys() != TIMER_KEYS and item.keys() != DATA_TIMER_KEYS):
             raise SnapshotError(f"expected the keys {', '.join(sorted(TIMER_KEYS))}", field=field)
         timer_id, due, delay, policy = item["id"], item["due"], item["delay"], item["on_restore"]
         if type(timer_id) is not str or timer_id in timers:
@@ -262,16 +312,42 @@ def _timers(engine: ChartTables, table: Table, value: Any, active: set[int]) -> 
             raise SnapshotError("expected fire, resume or restart", field=f"{field}.on_restore")
         sends = _started(engine, table, timer_id, active, field)
         event = _event(table, item["event"], f"{field}.event")
-        _check_timer(timer_id, sends, event, delay, field)
-        timers[timer_id] = Pending(event, due, delay, policy)
+        matching = _check_timer(timer_id, sends, event, delay, field)
+        data = _timer_data(matching, item, field)
+        sendid = None
+        if engine.expressive and made_up_kind(timer_id) in (None, LOCATED):
+            sendid = timer_id
+        timers[timer_id] = Pending(event, due, delay, policy, data, sendid)
     return timers
+
+
+def _timer_data(sends: list[Send], item: dict[str, Any], field: str) -> Any:
+    """A timer's data: only a send that computes data gives one, within the data's bounds."""
+    if "data" not in item:
+        return None
+    if not any(send.data is not None for send in sends):
+        raise SnapshotError("no send of this timer carries data", field=f"{field}.data")
+    try:
+        return stored(item["data"])
+    except (ValueError, TypeError) as error:
+        raise SnapshotError(str(error), field=f"{field}.data") from None
 
 
 def _started(
     engine: ChartTables, table: Table, timer_id: str, active: set[int], field: str
 ) -> tuple[Send, ...]:
-    """The spec's sends that start timer ``timer_id``; an ``after`` timer's state is active."""
+    """The spec's sends that start timer ``timer_id``; an ``after`` timer's state is active. An
+    id the machine made up comes from a send without an id (and with an ``id_location`` for a
+    ``send-`` id)."""
     rule = engine.timer_rules.get(timer_id)
+    kind = made_up_kind(timer_id) if rule is None else None
+    if kind is not None and "" in engine.timer_rules:
+        located = kind == LOCATED
+        sends = tuple(
+            send for send in engine.timer_rules[""][1] if (send.id_location is not None) == located
+        )
+        if sends:
+            return sends
     if rule is None:
         raise SnapshotError(
             f"{timer_id!r:.80} is no timer of {table.spec.name} (an after timer's id is "
@@ -288,21 +364,28 @@ def _started(
 
 def _check_timer(
     timer_id: str, sends: tuple[Send, ...], event: Any, delay: float, field: str
-) -> None:
+) -> list[Send]:
     """A pending timer has the event and the delay of one of the sends that start it (any
-    delay when a delay handler computes it)."""
-    same_event = [send for send in sends if send.event is event]
+    event when an expression names it, any delay when a delay handler or an expression
+    computes it); returns those sends."""
+    same_event = [send for send in sends if send.event is event or send.event_expr is not None]
     if not same_event:
         expected = " or ".join(sorted({str(send.event) for send in sends}))
         raise SnapshotError(
             f"timer {timer_id} sends {expected}, not {event}", field=f"{field}.event"
         )
-    if not any(send.handler is not None or send.delay == delay for send in same_event):
-        expected = " or ".join(sorted({f"{send.delay:g}" for send in same_event}))
+    found = [
+        send
+        for send in same_event
+        if send.handler is not None or send.delay_expr is not None or (send.delay or 0) == delay
+    ]
+    if not found:
+        expected = " or ".join(sorted({f"{send.delay or 0:g}" for send in same_event}))
         raise SnapshotError(
             f"{delay!r:.40} is not the delay of timer {timer_id} ({expected} seconds)",
             field=f"{field}.delay",
         )
+    return found
 
 
 def _event(table: Table, value: Any, field: str) -> Any:
