@@ -23,7 +23,19 @@ from statewright import (
 )
 from statewright._data_spec import DataModel
 
-__all__ = ["CLOCK_START", "Clock", "D", "Data", "E", "S", "build", "field", "value"]
+__all__ = [
+    "CLOCK_START",
+    "FIELDS",
+    "Clock",
+    "D",
+    "Data",
+    "E",
+    "S",
+    "build",
+    "field",
+    "options",
+    "value",
+]
 
 CLOCK_START = 1_800_000_000.0
 
