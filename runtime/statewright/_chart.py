@@ -28,12 +28,12 @@ from collections.abc import Generator, Mapping
 from typing import Any, Final
 
 from statewright._chart_content import ChartContent
-from statewright._chart_spec import DEEP_HISTORY, FINAL, PARALLEL, Step
-from statewright._chart_state import ChartState, Microstep
+from statewright._chart_spec import DEEP_HISTORY, ERROR_ROUTE, FINAL, PARALLEL, Step
+from statewright._chart_state import ChartState, Microstep, Pending
 from statewright._chart_tables import ROOT
 from statewright._engine import GUARD, Failure, Request, Steps
 from statewright._errors import StatewrightError
-from statewright._event_info import PLATFORM, EventInfo
+from statewright._event_info import PLATFORM
 
 __all__ = ["MAX_MICROSTEPS", "ChartAlgorithm", "repeating"]
 
@@ -59,7 +59,7 @@ class ChartAlgorithm(ChartContent):
         """Initialize the data model (the machine's own data, and with early binding every
         state's), enter the initial configuration and run to completion (the interpreter's
         start)."""
-        if state.model is not None:
+        if self.expressive:
             data = self.data_model
             yield from self.initialize(state, data is not None and data.binding != "late")
         yield from self.run(state, self.chart.initial_steps, {}, None)
@@ -80,16 +80,18 @@ class ChartAlgorithm(ChartContent):
         state: ChartState,
         event: Any,
         payload: Mapping[str, Any],
-        info: EventInfo[Any] | None = None,
+        sent: Pending | None = None,
     ) -> Generator[Request, Any, list[Microstep] | None]:
-        """One external event (``info``: its ``_event``, in a chart with data-model content):
-        ``None`` when no transition is enabled for it (nothing ran but guards and conditions),
-        else the microsteps taken. A guard that raised while the event was matched
+        """One external event (fired by the timer ``sent``, if one did): ``None`` when no
+        transition is enabled for it (nothing ran but guards and conditions), else the
+        microsteps taken. A guard that raised while the event was matched
         (``on_error = "event"``) has queued ``error.execution``: then the event was processed
-        even if nothing took it, and the internal queue is drained as SCXML does."""
-        if info is not None:
+        even if nothing took it, and the internal queue is drained as SCXML does. In a chart with
+        data-model content the event becomes ``_event`` (an error route's keeps the one that
+        failed)."""
+        if self.expressive and event is not ERROR_ROUTE:
             assert state.model is not None  # a chart with data-model content has one
-            state.model.current = info
+            state.model.current = self.external_info(state, event, payload, sent)
         queued = len(state.queue)
         enabled = yield from self.select(state, event, payload)
         if not enabled and len(state.queue) == queued:
@@ -141,11 +143,11 @@ class ChartAlgorithm(ChartContent):
         self, state: ChartState, event: Any, payload: Mapping[str, Any]
     ) -> Generator[Request, Any, list[int]]:
         """The optimal enabled transition set for ``event`` (``None``: eventless ones)."""
-        transitions = self.chart.transitions
+        transitions = self.transitions
         enabled: list[int] = []
         for leaf in self.leaves(state):
             found = None
-            for node in (leaf, *self.ancestors[leaf]):
+            for node in self.lineage[leaf]:
                 for index in self.by_source[node]:
                     transition = transitions[index]
                     if event is None:
@@ -247,12 +249,9 @@ class ChartAlgorithm(ChartContent):
         payload: Mapping[str, Any],
         event: Any,
     ) -> Steps:
-        nodes = self.chart.nodes
-        late = self.late_nodes
+        nodes = self.nodes
         for node in sorted(to_enter):  # outermost first: document order
             state.active.add(node)
-            if late and node in late and state.model and node not in state.model.initialized:
-                yield from self.bind(state, node, payload, event)
             yield from self.run(state, nodes[node].entry, payload, event)
             yield from self.run(state, nodes[node].timers, payload, event)
             if node in default_entry:
@@ -265,7 +264,7 @@ class ChartAlgorithm(ChartContent):
             if parent == ROOT:
                 state.finished = True
                 continue
-            if state.model is None:
+            if not self.expressive:
                 self._raise(state, self.done_events[parent])
             else:
                 data = self.done_data(state, node, event)

@@ -30,7 +30,7 @@ from statewright._chart_send import (
 )
 from statewright._chart_spec import MAX_DELAY, Cancel, Log, Raise, Send, Step
 from statewright._chart_state import ChartState, Pending
-from statewright._chart_tables import ChartTables
+from statewright._chart_tables import Bind, ChartTables
 from statewright._data_spec import Assign, Expression, Foreach, If
 from statewright._data_values import stored
 from statewright._engine import ACTION, DELAY, LOG, Failure, Request
@@ -64,7 +64,7 @@ class ChartContent(ChartTables):
             elif isinstance(step, Raise):
                 self._raise(state, step.event)
             elif isinstance(step, Send):
-                if state.model is None:
+                if not self.expressive:
                     if not (yield from self._send_plain(state, step, payload, event)):
                         return False
                 elif not (yield from self._send(state, step, payload, event)):
@@ -85,6 +85,8 @@ class ChartContent(ChartTables):
                     self._error(state, error, event, f"log {step.label}".rstrip())
                     return False
                 yield (LOG, step.label, text)
+            elif isinstance(step, Bind):
+                yield from self.bind(state, step.node, payload, event)
             else:
                 assert isinstance(step, Cancel)
                 if step.id_expr is None:
@@ -174,14 +176,18 @@ class ChartContent(ChartTables):
             for step in steps:
                 yield from self.run(state, (step,), _NO_DATA, None)
 
-    def bind(self, state: ChartState, node: int, payload: Mapping[str, Any], event: Any) -> Block:
-        """Late binding: a state's own data is initialized when it is first entered."""
+    def bind(
+        self, state: ChartState, node: int, payload: Mapping[str, Any], event: Any
+    ) -> Generator[Request, Any, None]:
+        """Late binding: a state's own data is initialized when it is first entered (each
+        initializer a block of its own: the state's entry runs whatever they did)."""
         model = state.model
         assert model is not None
+        if node in model.initialized:
+            return
         model.initialized = model.initialized | {node}
         for step in self.chart.nodes[node].data_steps:
             yield from self.run(state, (step,), payload, event)
-        return True
 
     def done_data(self, state: ChartState, final: int, event: Any) -> Any:
         """What entering the final state ``final`` gives its parent's ``done.state`` event:
@@ -302,7 +308,7 @@ class ChartContent(ChartTables):
     ) -> None:
         if event is None:  # done.state.<id> nobody declared (or listens for): nothing to do
             return
-        if state.model is None:
+        if not self.expressive:
             state.queue.append((event, {}, None))
         else:
             info = EventInfo(str(event), data, kind, sendid)

@@ -24,7 +24,6 @@ from statewright._errors import ActionFailed
 
 if TYPE_CHECKING:
     from statewright._data_spec import DataModel
-    from statewright._data_state import DataState
     from statewright._snapshot_decode import Decoded
     from statewright._table import Table
 
@@ -56,20 +55,15 @@ class ChartEngine(ChartAlgorithm):
         """The chart's state before the initial configuration is entered: with data-model
         content, a fresh data object (the data model's ``factory``) and the system variables of
         ``session`` (the instance id)."""
-        return ChartState(clock=clock, model=self.model_state(session))
-
-    def model_state(self, session: str, data: Any = None) -> DataState | None:
-        """The data model's part of a chart state in ``session`` (None without data-model
-        content): ``data``, or a fresh data object."""
         if not self.expressive:
-            return None
+            return ChartState(clock=clock)
+        from statewright._chart_state import ModelChartState
         from statewright._data_state import DataState
         from statewright._event_info import System
 
         model = self.data_model
-        if data is None and model is not None:
-            data = model.factory()
-        return DataState(data, System(session, self.name))
+        data = None if model is None else model.factory()
+        return ModelChartState(DataState(data, System(session, self.name)), clock=clock)
 
     def may_take(self, state: Any, member: Any) -> bool:
         """Always worth a macrostep: an ancestor, an internal queue or an error may take it."""
@@ -94,16 +88,17 @@ class ChartEngine(ChartAlgorithm):
         ``sent`` is the timer that fired it, if one did (its data and send id). A copy that is
         discarded, whatever ends it, undoes its assignments to the data."""
         working = chart.copy(now)
-        info = None if working.model is None else self.external_info(working, member, payload, sent)
         error: str | None = None
         try:
-            taken = yield from self.handle(working, member, payload, info)
+            taken = yield from self.handle(working, member, payload, sent)
         except ActionFailed as failure:  # an error route, or the failure as it is
             working.rollback()
             failed = working.selected
             working = chart.copy(now)
+            if working.model is not None:  # the route sees the event that failed
+                working.model.current = self.external_info(working, member, payload, sent)
             try:
-                taken = yield from self.handle(working, ERROR_ROUTE, payload, info)
+                taken = yield from self.handle(working, ERROR_ROUTE, payload)
             except BaseException:
                 working.rollback()
                 raise

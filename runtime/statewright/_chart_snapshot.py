@@ -46,7 +46,7 @@ from statewright._chart_spec import (
     SHALLOW_HISTORY,
     Send,
 )
-from statewright._chart_state import ChartState, Pending, Queued
+from statewright._chart_state import ChartState, ModelChartState, Pending, Queued
 from statewright._chart_tables import ROOT, ChartTables
 from statewright._clock import is_epoch
 from statewright._data_state import DataState
@@ -137,19 +137,18 @@ def decode_chart(
     saved_at = value["saved_at"]
     if not is_epoch(saved_at):
         raise SnapshotError("expected seconds since the epoch", field="chart.saved_at")
-    model = None
-    if engine.expressive:
-        initialized = _initialized(engine, value, set(active)) if engine.late_nodes else ()
-        model = DataState(data, initialized=frozenset(initialized))
-    chart = ChartState(
+    parts = (
         active,
         _memory(engine, value["memory"]),
         _queue(table, value["queue"]),
         finished,
         _timers(engine, table, value["timers"], set(active)),
-        model=model,
     )
-    return chart, float(saved_at)
+    if not engine.expressive:
+        return ChartState(*parts), float(saved_at)
+    initialized = _initialized(engine, value, set(active)) if engine.late_nodes else ()
+    model = DataState(data, initialized=frozenset(initialized))
+    return ModelChartState(model, *parts), float(saved_at)
 
 
 def _initialized(engine: ChartTables, value: dict[str, Any], active: set[int]) -> list[int]:

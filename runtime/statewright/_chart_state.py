@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from statewright._data_state import DataState
     from statewright._event_info import EventInfo
 
-__all__ = ["ChartState", "Microstep", "Pending", "Queued"]
+__all__ = ["ChartState", "Microstep", "ModelChartState", "Pending", "Queued"]
 
 #: ``(event member, or None for eventless transitions; indexes of the transitions taken)``.
 Microstep = tuple[Any, tuple[int, ...]]
@@ -69,22 +69,16 @@ class Pending:
 
 class ChartState:
     """What changes as a chart runs: active states, history memory, the internal queue and the
-    pending timers by id, and ``model`` (the data model's part; None in a chart without
-    data-model content). ``clock`` is the machine's; :meth:`time` reads it once per macrostep,
+    pending timers by id. ``clock`` is the machine's; :meth:`time` reads it once per macrostep,
     when something first needs the time (a timer, an action, the history record), so that a
-    macrostep that only evaluates guards reads no clock."""
+    macrostep that only evaluates guards reads no clock. A chart with data-model content runs a
+    :class:`ModelChartState` (its ``model``), so that every other chart's copies cost what they
+    did."""
 
-    __slots__ = (
-        "active",
-        "clock",
-        "finished",
-        "memory",
-        "model",
-        "now",
-        "queue",
-        "selected",
-        "timers",
-    )
+    __slots__ = ("active", "clock", "finished", "memory", "now", "queue", "selected", "timers")
+
+    #: The data model's part (see :class:`ModelChartState`): None here.
+    model: DataState | None = None
 
     def __init__(
         self,
@@ -94,7 +88,6 @@ class ChartState:
         finished: bool = False,
         timers: Mapping[str, Pending] | None = None,
         clock: Callable[[], float] | None = None,
-        model: DataState | None = None,
     ) -> None:
         self.active: set[int] = set(active)
         self.memory: dict[int, tuple[int, ...]] = dict(memory or {})
@@ -102,7 +95,6 @@ class ChartState:
         self.finished = finished
         self.timers: dict[str, Pending] = dict(timers or {})
         self.clock = clock
-        self.model = model
         self.now: float | None = None
         #: The transitions of each microstep this macrostep began (kept when one fails).
         self.selected: list[tuple[int, ...]] = []
@@ -124,15 +116,8 @@ class ChartState:
     def copy(self, now: float | None = None) -> ChartState:
         """A copy for the next macrostep, which runs at ``now`` (a timer's due time) or else
         reads the clock afresh."""
-        model = self.model
         copied = ChartState(
-            self.active,
-            self.memory,
-            self.queue,
-            self.finished,
-            self.timers,
-            self.clock,
-            None if model is None else model.copy(),
+            self.active, self.memory, self.queue, self.finished, self.timers, self.clock
         )
         copied.now = now
         return copied
@@ -149,3 +134,41 @@ class ChartState:
             assert self.clock is not None, "the machine gives its chart state a clock"
             self.now = self.clock()
         return self.now
+
+
+class ModelChartState(ChartState):
+    """The running state of a chart with data-model content: a :class:`ChartState` and the
+    data model's part (:class:`~statewright._data_state.DataState`: the data, shared by every
+    copy, and the copy's journal of assignments)."""
+
+    __slots__ = ("model",)
+
+    def __init__(
+        self,
+        model: DataState,
+        active: Iterable[int] = (),
+        memory: Mapping[int, tuple[int, ...]] | None = None,
+        queue: Iterable[Queued] = (),
+        finished: bool = False,
+        timers: Mapping[str, Pending] | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        super().__init__(active, memory, queue, finished, timers, clock)
+        self.model = model
+
+    def copy(self, now: float | None = None) -> ModelChartState:
+        """A copy for the next macrostep (see :meth:`ChartState.copy`): the same data, a journal
+        of its own."""
+        model = self.model
+        assert model is not None
+        copied = ModelChartState(
+            model.copy(),
+            self.active,
+            self.memory,
+            self.queue,
+            self.finished,
+            self.timers,
+            self.clock,
+        )
+        copied.now = now
+        return copied

@@ -18,6 +18,7 @@ from statewright._chart_spec import (
     SHALLOW_HISTORY,
     Cancel,
     Chart,
+    ChartNode,
     ChartTransition,
     Log,
     Send,
@@ -25,15 +26,29 @@ from statewright._chart_spec import (
 )
 from statewright._chart_state import ChartState
 from statewright._data_spec import Assign, Foreach, If
+from statewright._frozen import FrozenValue
 
 if TYPE_CHECKING:
     from statewright._data_spec import DataModel
 
-__all__ = ["ROOT", "ChartTables", "blocks", "walk"]
+__all__ = ["ROOT", "Bind", "ChartTables", "blocks", "walk"]
 
 #: The parent of top-level states (the root is not a node).
 ROOT: Final = -1
 _HISTORY: Final = (SHALLOW_HISTORY, DEEP_HISTORY)
+
+
+class Bind(FrozenValue):
+    """Late binding's step, first in the entry of a state with data of its own: initialize
+    that data when the state is first entered (the runtime puts it there, no spec has it)."""
+
+    __match_args__ = ("node",)
+    __slots__ = __match_args__
+
+    node: int
+
+    def __init__(self, node: int) -> None:
+        object.__setattr__(self, "node", node)
 
 
 def blocks(chart: Chart) -> Iterator[tuple[Step, ...]]:
@@ -98,6 +113,12 @@ def has_data_content(chart: Chart, data: DataModel | None) -> bool:
     )
 
 
+def _bound_first(node: ChartNode, index: int) -> ChartNode:
+    """``node`` with :class:`Bind` first in its entry."""
+    fields: dict[str, Any] = {name: getattr(node, name) for name in ChartNode.__match_args__}
+    return ChartNode(**{**fields, "entry": (Bind(index), *node.entry)})
+
+
 class ChartTables:
     """A chart's nodes as tuples indexed by node, and the queries over them."""
 
@@ -110,11 +131,16 @@ class ChartTables:
         #: The data model (None without one), and whether the chart has data-model content.
         self.data_model = data
         self.expressive = has_data_content(chart, data)
-        #: The states whose own data is initialized when first entered (late binding).
+        #: The states whose own data is initialized when first entered (late binding), and the
+        #: nodes as the engine enters them: theirs with :class:`Bind` first in their entry.
         self.late_nodes = frozenset(
             index
             for index, node in enumerate(nodes)
             if node.data_steps and data is not None and data.binding == "late"
+        )
+        self.nodes = tuple(
+            _bound_first(node, index) if index in self.late_nodes else node
+            for index, node in enumerate(nodes)
         )
         self.names = tuple(node.name for node in nodes)
         self.kinds = tuple(node.kind for node in nodes)
@@ -140,8 +166,11 @@ class ChartTables:
                 chain.append(parent)
                 parent = nodes[parent].parent
             ancestors.append(tuple(chain))
-        #: Proper ancestors, nearest first (the root is not a node).
+        #: Proper ancestors, nearest first (the root is not a node), and each node followed by
+        #: its ancestors (where a transition for it is looked for).
         self.ancestors = tuple(ancestors)
+        self.lineage = tuple((index, *chain) for index, chain in enumerate(ancestors))
+        self.transitions = chart.transitions
         self.ancestor_sets = tuple(frozenset(chain) for chain in ancestors)
         self.atomic = tuple(not self.children[i] for i in range(len(nodes)))
         self.by_source: tuple[tuple[int, ...], ...] = tuple(
