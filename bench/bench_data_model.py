@@ -8,9 +8,11 @@ generated guard function calls ``handlers.below_limit``; the action is ``handler
 the *data model* variant they are the data model's: a generated condition over the machine's data
 and an ``assign`` step, which the engine calls itself. Each is measured as a targetless
 transition and as an external self-transition (exit and entry too), driven through ``send``,
-every variant timed several times, interleaved, and the best run reported.
+every variant timed several times, interleaved, and the best run reported. With ``--callgrind``
+(valgrind installed) each variant is also counted in machine instructions per event (a run of N
+events minus a run of none, each in a child interpreter), which a loaded host does not move.
 
-    python bench/bench_data_model.py [--events N] [--rounds R]
+    python bench/bench_data_model.py [--events N] [--rounds R] [--callgrind]
 
 Target (issue #19): the data model's transition costs at most 1.2x the handlers' (every
 interpreter).
@@ -20,8 +22,13 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import platform
+import re
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Container
 from pathlib import Path
@@ -132,14 +139,52 @@ def runner(cls: type[Any], data_model: bool, n: int) -> float:
     return elapsed / n
 
 
+SHAPES = {"targetless": (), "self-transition": (0,)}
+
+
+def instructions(shape: str, model: bool, n: int) -> int:
+    """Machine instructions of a child interpreter sending ``n`` events, under callgrind."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "callgrind.out"
+        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
+        command += [sys.executable, __file__, "--child", shape, str(int(model)), str(n)]
+        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        subprocess.run(command, check=True, capture_output=True, env=env)
+        found = re.search(r"^(?:summary|totals): (\d+)", out.read_text(), flags=re.M)
+        assert found is not None
+        return int(found.group(1))
+
+
+def counted(events: int) -> None:
+    print(f"\ninstructions per event under callgrind ({events} events, minus a 0-event run)")
+    print(f"{'transition':18} {'handlers':>12} {'data model':>14} {'ratio':>7}  target")
+    for shape in SHAPES:
+        per = []
+        for model in (False, True):
+            instructions(shape, model, 0)  # once first: .pyc files written
+            total = instructions(shape, model, events)
+            per.append((total - instructions(shape, model, 0)) / events)
+        ratio = per[1] / per[0]
+        verdict = f"<= {TARGET}x: {'met' if ratio <= TARGET else 'NOT met'}"
+        print(f"{shape:18} {per[0]:12.0f} {per[1]:14.0f} {ratio:7.2f}  {verdict}")
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--child"]:
+        shape, model, n = sys.argv[2], bool(int(sys.argv[3])), int(sys.argv[4])
+        cls = machine_class(model, SHAPES[shape])
+        if n:
+            runner(cls, model, n)
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--callgrind", action="store_true")
+    parser.add_argument("--callgrind-events", type=int, default=4_000)
     arguments = parser.parse_args()
     variants = {
         (shape, model): machine_class(model, targets)
-        for shape, targets in (("targetless", ()), ("self-transition", (0,)))
+        for shape, targets in SHAPES.items()
         for model in (False, True)
     }
     best = dict.fromkeys(variants, float("inf"))
@@ -154,6 +199,11 @@ def main() -> None:
         ratio = data / handlers
         verdict = f"<= {TARGET}x: {'met' if ratio <= TARGET else 'NOT met'}"
         print(f"{shape:18} {handlers:12.0f} {data:14.0f} {ratio:7.2f}  {verdict}")
+    if arguments.callgrind:
+        if shutil.which("valgrind") is None:
+            print("\ncallgrind: valgrind is not installed; skipped")
+        else:
+            counted(arguments.callgrind_events)
 
 
 if __name__ == "__main__":

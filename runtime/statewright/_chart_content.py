@@ -111,8 +111,10 @@ class ChartContent(ChartTables):
     def holds(self, state: ChartState, cond: Expression, event: Any, step: str | None) -> bool:
         """Whether the condition ``cond`` holds; one that raises is false, with the error
         (``step`` None: a transition's condition, which fails like a guard)."""
+        model = state.model
+        assert model is not None  # a chart with expressions has a data model's state
         try:
-            return bool(self._value(state, cond))
+            return bool(cond(model.data, model.current, model.system, state.active))
         except Exception as error:
             self._error(state, error, event, step)
             return False
@@ -122,7 +124,7 @@ class ChartContent(ChartTables):
         model = state.model
         assert model is not None
         try:
-            value = stored(self._value(state, step.value))
+            value = stored(step.value(model.data, model.current, model.system, state.active))
             if step.container is None:
                 assert step.field is not None, "an assignment has a field or a container"
                 model.assign(step.field, value)

@@ -143,6 +143,8 @@ class ModelChartState(ChartState):
 
     __slots__ = ("model",)
 
+    model: DataState
+
     def __init__(
         self,
         model: DataState,
@@ -153,16 +155,22 @@ class ModelChartState(ChartState):
         timers: Mapping[str, Pending] | None = None,
         clock: Callable[[], float] | None = None,
     ) -> None:
-        super().__init__(active, memory, queue, finished, timers, clock)
+        # ChartState.__init__'s body, not a call of it: a copy is made for every event
+        self.active = set(active)
+        self.memory = dict(memory or {})
+        self.queue = deque(queue)
+        self.finished = finished
+        self.timers = dict(timers or {})
+        self.clock = clock
+        self.now = None
+        self.selected = []
         self.model = model
 
     def copy(self, now: float | None = None) -> ModelChartState:
         """A copy for the next macrostep (see :meth:`ChartState.copy`): the same data, a journal
         of its own."""
-        model = self.model
-        assert model is not None
         copied = ModelChartState(
-            model.copy(),
+            self.model.copy(),
             self.active,
             self.memory,
             self.queue,
