@@ -83,11 +83,11 @@ def _guard(handlers: Any, context: Any, payload: Any, active: Container[int]) ->
     return bool(handlers.below_limit(context, payload))  # as generated for guard = "below_limit"
 
 
-def _cond(data: Any, event: Any, system: Any, active: Container[int]) -> bool:
+def _cond(data: Counter, event: Any, system: Any, active: Container[int]) -> bool:
     return bool(data.count < LIMIT)  # as generated for cond = "count < 1000000000000"
 
 
-def _plus_one(data: Any, event: Any, system: Any, active: Container[int]) -> int:
+def _plus_one(data: Counter, event: Any, system: Any, active: Container[int]) -> int:
     return data.count + 1  # as generated for { assign = "count", expr = "count + 1" }
 
 
