@@ -338,7 +338,7 @@ def _started(
     """The spec's sends that start timer ``timer_id``; an ``after`` timer's state is active. An
     id the machine made up comes from a send without an id (and with an ``id_location`` for a
     ``send-`` id)."""
-    rule = engine.timer_rules.get(timer_id)
+    rule = engine.timer_rules.get(timer_id) if timer_id else None  # "": sends without an id
     kind = made_up_kind(timer_id) if rule is None else None
     if kind is not None and "" in engine.timer_rules:
         located = kind == LOCATED

@@ -155,6 +155,7 @@ MALFORMED: list[tuple[tuple[Any, ...], Any, str]] = [
     (("chart", "timers", 0, "data"), DEEP, "chart.timers[0].data"),
     (("chart", "timers", 0, "id"), "anon-" + "0" * 16, "chart.timers[0].event"),
     (("chart", "timers", 1, "id"), "anon-" + "0" * 15, "chart.timers[1].id"),
+    (("chart", "timers", 1, "id"), "", "chart.timers[1].id"),
     (("chart", "timers", 0, "event"), "PONG", "chart.timers[0].event"),
     (("chart", "timers", 0, "delay"), 6, "chart.timers[0].delay"),
 ]  # fmt: skip
