@@ -176,7 +176,7 @@ class ChartEngine(ChartAlgorithm):
         """A decoded chart state on this machine's clock and in its ``session`` (the system
         variables), its timers moved by their restore policy (the snapshot was taken at the
         saved time)."""
-        from statewright._chart_snapshot import restart_timers
+        from statewright._timer_snapshot import restart_timers
 
         chart, saved_at = saved
         chart.clock = clock

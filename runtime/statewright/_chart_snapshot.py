@@ -17,15 +17,12 @@ chart can produce is accepted:
 * each pending timer is one the spec starts under that id: an ``after`` timer only while its
   state is active and with the spec's delay (unless a delay handler computes it) and event; a
   send step's timer with the event and delay of a send step of that id; every delay from 0 to
-  ten years (:data:`~statewright._chart_spec.MAX_DELAY`), due times epochs. Numbers are kept as
-  they were given (an integer stays an integer).
-
-A chart with a data model adds: a timer's ``data`` (what its send computed: only a send with
-data has it, within the data model's bounds), timers under ids the machine made up (``send-``
-or ``anon-`` and 16 hex digits: a spec send without an id has them), and any event or delay for
-a send whose event or delay is an expression; with late binding, ``initialized``: the states
-whose own data was initialized, every active one among them. The data itself is the snapshot's
-``data`` field (:mod:`statewright._data_values`).
+  ten years (:data:`~statewright._chart_spec.MAX_DELAY`), due times epochs
+  (:mod:`statewright._timer_snapshot`, with what a data model adds to timers). Numbers are kept
+  as they were given (an integer stays an integer);
+* with late binding (a data model), ``initialized``: the states whose own data was
+  initialized, every active one among them. The data itself is the snapshot's ``data`` field
+  (:mod:`statewright._data_values`).
 
 Timers are then adjusted by their restore policy: ``fire`` keeps the absolute due time (an
 overdue timer fires at the next :meth:`fire_due`), ``resume`` keeps the time that was left when
@@ -36,34 +33,28 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from statewright._chart_send import LOCATED, made_up_kind
 from statewright._chart_spec import (
     COMPOUND,
     DEEP_HISTORY,
     FINAL,
-    MAX_DELAY,
     PARALLEL,
     SHALLOW_HISTORY,
-    Send,
 )
-from statewright._chart_state import ChartState, ModelChartState, Pending, Queued
+from statewright._chart_state import ChartState, ModelChartState, Queued
 from statewright._chart_tables import ROOT, ChartTables
 from statewright._clock import is_epoch
 from statewright._data_state import DataState
-from statewright._data_values import stored
 from statewright._errors import SnapshotError
+from statewright._timer_snapshot import decode_timers, event_member, timer_json
 
 if TYPE_CHECKING:
     from statewright._table import Table
 
-__all__ = ["decode_chart", "encode_chart", "restart_timers"]
+__all__ = ["decode_chart", "encode_chart"]
 
 KEYS: Final = frozenset({"active", "memory", "queue", "finished", "timers", "saved_at"})
-TIMER_KEYS: Final = frozenset({"id", "event", "due", "delay", "on_restore"})
-#: A chart with late binding has ``initialized`` too; a timer with data its ``data``.
+#: A chart with late binding has ``initialized`` too.
 LATE_KEYS: Final = KEYS | {"initialized"}
-DATA_TIMER_KEYS: Final = TIMER_KEYS | {"data"}
-POLICIES: Final = frozenset({"fire", "resume", "restart"})
 _HISTORY: Final = (SHALLOW_HISTORY, DEEP_HISTORY)
 
 
@@ -78,7 +69,7 @@ def encode_chart(engine: ChartTables, state: ChartState, saved_at: float) -> dic
         "queue": [[str(event), dict(payload)] for event, payload, _ in state.queue],
         "finished": state.finished,
         "timers": [
-            _timer_json(timer_id, pending)
+            timer_json(timer_id, pending)
             for timer_id, pending in state.timers.items()  # started first, first: ties fire so
         ],
         "saved_at": saved_at,
@@ -88,21 +79,6 @@ def encode_chart(engine: ChartTables, state: ChartState, saved_at: float) -> dic
         done = sorted(model.initialized) if model is not None else []
         encoded["initialized"] = [names[node] for node in done]
     return encoded
-
-
-def _timer_json(timer_id: str, pending: Pending) -> dict[str, Any]:
-    timer = {
-        "id": timer_id,
-        "event": str(pending.event),
-        "due": pending.due,
-        "delay": pending.delay,
-        "on_restore": pending.on_restore,
-    }
-    if pending.data is not None:
-        from statewright._jsondata import json_data
-
-        timer["data"] = json_data(pending.data)
-    return timer
 
 
 def decode_chart(
@@ -142,7 +118,7 @@ def decode_chart(
         _memory(engine, value["memory"]),
         _queue(table, value["queue"]),
         finished,
-        _timers(engine, table, value["timers"], set(active)),
+        decode_timers(engine, table, value["timers"], set(active)),
     )
     if not engine.expressive:
         return ChartState(*parts), float(saved_at)
@@ -167,15 +143,6 @@ def _initialized(engine: ChartTables, value: dict[str, Any], active: set[int]) -
                 field="chart.initialized",
             )
     return nodes
-
-
-def restart_timers(timers: dict[str, Pending], saved_at: float, now: float) -> None:
-    """Apply each timer's restore policy at ``now`` (the snapshot was taken at ``saved_at``)."""
-    for pending in timers.values():
-        if pending.on_restore == "resume":
-            pending.due = now + min(pending.delay, max(0.0, pending.due - saved_at))
-        elif pending.on_restore == "restart":
-            pending.due = now + pending.delay
 
 
 def _nodes(engine: ChartTables, value: Any, field: str) -> list[int]:
@@ -280,7 +247,7 @@ def _queue(table: Table, value: Any) -> list[Queued]:
         field = f"chart.queue[{i}]"
         if type(item) is not list or len(item) != 2 or type(item[1]) is not dict:
             raise SnapshotError("expected [event, payload]", field=field)
-        _event(table, item[0], field)
+        event_member(table, item[0], field)
     if value:
         raise SnapshotError(
             "is queued, but the internal queue is empty between macrosteps (the macrostep that "
@@ -288,107 +255,3 @@ def _queue(table: Table, value: Any) -> list[Queued]:
             field="chart.queue[0]",
         )
     return []
-
-
-def _timers(engine: ChartTables, table: Table, value: Any, active: set[int]) -> dict[str, Pending]:
-    if type(value) is not list:
-        raise SnapshotError("expected an array", field="chart.timers")
-    timers: dict[str, Pending] = {}
-    for i, item in enumerate(value):
-        field = f"chart.timers[{i}]"
-        if type(item) is not dict or (item.keys() != TIMER_KEYS and item.keys() != DATA_TIMER_KEYS):
-            raise SnapshotError(f"expected the keys {', '.join(sorted(TIMER_KEYS))}", field=field)
-        timer_id, due, delay, policy = item["id"], item["due"], item["delay"], item["on_restore"]
-        if type(timer_id) is not str or timer_id in timers:
-            raise SnapshotError("expected a timer id not used before", field=f"{field}.id")
-        if not is_epoch(due):
-            raise SnapshotError("expected seconds since the epoch", field=f"{field}.due")
-        if type(delay) not in (int, float) or not 0 <= delay <= MAX_DELAY:
-            raise SnapshotError(
-                f"expected seconds from 0 to ten years ({MAX_DELAY:.0f})", field=f"{field}.delay"
-            )
-        if type(policy) is not str or policy not in POLICIES:
-            raise SnapshotError("expected fire, resume or restart", field=f"{field}.on_restore")
-        sends = _started(engine, table, timer_id, active, field)
-        event = _event(table, item["event"], f"{field}.event")
-        matching = _check_timer(timer_id, sends, event, delay, field)
-        data = _timer_data(matching, item, field)
-        sendid = None
-        if engine.expressive and made_up_kind(timer_id) in (None, LOCATED):
-            sendid = timer_id
-        timers[timer_id] = Pending(event, due, delay, policy, data, sendid)
-    return timers
-
-
-def _timer_data(sends: list[Send], item: dict[str, Any], field: str) -> Any:
-    """A timer's data: only a send that computes data gives one, within the data's bounds."""
-    if "data" not in item:
-        return None
-    if not any(send.data is not None for send in sends):
-        raise SnapshotError("no send of this timer carries data", field=f"{field}.data")
-    try:
-        return stored(item["data"])
-    except (ValueError, TypeError) as error:
-        raise SnapshotError(str(error), field=f"{field}.data") from None
-
-
-def _started(
-    engine: ChartTables, table: Table, timer_id: str, active: set[int], field: str
-) -> tuple[Send, ...]:
-    """The spec's sends that start timer ``timer_id``; an ``after`` timer's state is active. An
-    id the machine made up comes from a send without an id (and with an ``id_location`` for a
-    ``send-`` id)."""
-    rule = engine.timer_rules.get(timer_id) if timer_id else None  # "": sends without an id
-    kind = made_up_kind(timer_id) if rule is None else None
-    if kind is not None and "" in engine.timer_rules:
-        located = kind == LOCATED
-        sends = tuple(
-            send for send in engine.timer_rules[""][1] if (send.id_location is not None) == located
-        )
-        if sends:
-            return sends
-    if rule is None:
-        raise SnapshotError(
-            f"{timer_id!r:.80} is no timer of {table.spec.name} (an after timer's id is "
-            "after.<state>.<id or delay>: one the spec no longer has cannot be restored)",
-            field=f"{field}.id",
-        )
-    node, sends = rule
-    if node != ROOT and node not in active:
-        raise SnapshotError(
-            f"is the after timer of {engine.names[node]}, which is not active", field=f"{field}.id"
-        )
-    return sends
-
-
-def _check_timer(
-    timer_id: str, sends: tuple[Send, ...], event: Any, delay: float, field: str
-) -> list[Send]:
-    """A pending timer has the event and the delay of one of the sends that start it (any
-    event when an expression names it, any delay when a delay handler or an expression
-    computes it); returns those sends."""
-    same_event = [send for send in sends if send.event is event or send.event_expr is not None]
-    if not same_event:
-        expected = " or ".join(sorted({str(send.event) for send in sends}))
-        raise SnapshotError(
-            f"timer {timer_id} sends {expected}, not {event}", field=f"{field}.event"
-        )
-    found = [
-        send
-        for send in same_event
-        if send.handler is not None or send.delay_expr is not None or (send.delay or 0) == delay
-    ]
-    if not found:
-        expected = " or ".join(sorted({f"{send.delay or 0:g}" for send in same_event}))
-        raise SnapshotError(
-            f"{delay!r:.40} is not the delay of timer {timer_id} ({expected} seconds)",
-            field=f"{field}.delay",
-        )
-    return found
-
-
-def _event(table: Table, value: Any, field: str) -> Any:
-    member = table.events_by_value.get(value) if type(value) is str else None
-    if member is None:
-        raise SnapshotError(f"{value!r:.60} is not an event of {table.spec.name}", field=field)
-    return member
