@@ -276,7 +276,9 @@ class AsyncMachine(BaseMachine[S, E, C]):
                     lateness = firing.lateness(timer)
                     with contextlib.suppress(InvalidTransition):  # logged at DEBUG by send
                         _, pending = await self._drive(
-                            self._transition(timer.event, {}, None, lateness, timer.due)
+                            self._transition(
+                                timer.event, timer.payload, None, lateness, timer.due, timer
+                            )
                         )
             if timer is None:
                 return firing.count

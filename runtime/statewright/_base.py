@@ -30,6 +30,7 @@ from statewright._listeners import DEBUG, INFO
 from statewright._persistence import PersistentMachine
 
 if TYPE_CHECKING:
+    from statewright._chart_state import Pending
     from statewright._snapshot import Payload
     from statewright._stores.protocol import Store
 
@@ -53,12 +54,15 @@ class BaseMachine(PersistentMachine[S, E, C]):
         key: str | None,
         lateness: float | None,
         now: float | None = None,
+        sent: Pending | None = None,
     ) -> Generator[Request, Any, tuple[S, list[Awaitable[object]]]]:
         """One event off the trivial path, for both flavours (the caller holds the lock): the
         engine's outcome, then a checkpoint when a transition taken asks for one or ``key`` (an
         idempotency key) is given and there is a store (durable, then applied), then the
         commit. Returns the new state and what coroutine listeners returned. A timer's event
-        gives how late it fires and its due time, the macrostep's ``now``."""
+        gives how late it fires, its due time (the macrostep's ``now``) and the timer
+        (``sent``). A statechart's outcome that is not committed (its checkpoint failed) undoes
+        its assignments to the data."""
         if not self._started:  # an asyncio statechart enters with its first event
             yield from self._start_steps()
         if self._busy or self._stale is not None:
@@ -72,7 +76,7 @@ class BaseMachine(PersistentMachine[S, E, C]):
         self._fast = BUSY_ROW
         try:
             outcome = yield from self._engine.step(
-                self._state, self._prev, self._chart, member, payload, clock, now
+                self._state, self._prev, self._chart, member, payload, clock, now, sent
             )
             if isinstance(outcome, str):
                 raise self._reject(member, outcome)
@@ -81,11 +85,16 @@ class BaseMachine(PersistentMachine[S, E, C]):
                 self._routed(member, error, target)
             store = self._options.store
             if store is not None and (key is not None or checkpoint):
-                yield (
-                    SAVE,
-                    store,
-                    self._checkpoint(store, outcome, member, payload, key, lateness),
-                )
+                try:
+                    yield (
+                        SAVE,
+                        store,
+                        self._checkpoint(store, outcome, member, payload, key, lateness),
+                    )
+                except BaseException:
+                    if working is not None:
+                        working.rollback()
+                    raise
             source = self._commit(member, target, working, payload, error, stamp, lateness)
             if key is not None:
                 self._remember_key(key)
@@ -101,7 +110,7 @@ class BaseMachine(PersistentMachine[S, E, C]):
     def _start_steps(self) -> Generator[Request, Any, None]:
         """Enter a statechart's initial configuration (its entry actions and eventless
         transitions); nothing for a flat machine."""
-        working = self._engine.initial(self._clock)
+        working = self._engine.initial(self._clock, self._instance_id)
         self._enter_user_code()
         try:
             yield from self._engine.start(working)

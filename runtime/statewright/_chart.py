@@ -11,8 +11,15 @@ source is a descendant of the earlier source (which it then preempts).
 
 The engine calls no user code itself: its steps are generators that *yield* each guard to
 evaluate and each action to run, so the synchronous and the asyncio machines drive the same code
-and differ only in how they call handlers. A macrostep works on a copy of the chart's state; the
-machine keeps the copy only when the whole macrostep succeeded, so a failure leaves it unchanged.
+and differ only in how they call handlers (executable content: :mod:`statewright._chart_content`;
+the data model's expressions are generated code the engine calls directly). A macrostep works on
+a copy of the chart's state; the machine keeps the copy only when the whole macrostep succeeded,
+so a failure leaves it unchanged (its assignments to the data are undone:
+:mod:`statewright._data_state`).
+
+In a chart with data-model content each event processed gets an ``_event``
+(:class:`~statewright._event_info.EventInfo`): an external one when it is dequeued, an internal
+one with its queue entry; eventless transitions see the last one (None before the first event).
 """
 
 from __future__ import annotations
@@ -20,21 +27,13 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping
 from typing import Any, Final
 
-from statewright._chart_spec import (
-    DEEP_HISTORY,
-    FINAL,
-    MAX_DELAY,
-    PARALLEL,
-    Cancel,
-    Log,
-    Raise,
-    Send,
-    Step,
-)
+from statewright._chart_content import ChartContent
+from statewright._chart_spec import DEEP_HISTORY, ERROR_ROUTE, FINAL, PARALLEL, Step
 from statewright._chart_state import ChartState, Microstep, Pending
-from statewright._chart_tables import ROOT, ChartTables
-from statewright._engine import ACTION, DELAY, GUARD, LOG, Failure, Request, Steps
-from statewright._errors import ActionFailed, GuardFailed, StatewrightError
+from statewright._chart_tables import ROOT
+from statewright._engine import GUARD, Failure, Request, Steps
+from statewright._errors import StatewrightError
+from statewright._event_info import PLATFORM
 
 __all__ = ["MAX_MICROSTEPS", "ChartAlgorithm", "repeating"]
 
@@ -51,12 +50,18 @@ def repeating(path: list[str]) -> list[str]:
     return path[-8:]
 
 
-class ChartAlgorithm(ChartTables):
-    """SCXML's algorithm over a chart's tables (:class:`ChartTables`)."""
+class ChartAlgorithm(ChartContent):
+    """SCXML's algorithm over a chart's tables, running its executable content
+    (:class:`ChartContent`)."""
 
     # -- the macrostep ---------------------------------------------------------------------------
     def start(self, state: ChartState) -> Generator[Request, Any, list[Microstep]]:
-        """Enter the initial configuration and run to completion (the interpreter's start)."""
+        """Initialize the data model (the machine's own data, and with early binding every
+        state's), enter the initial configuration and run to completion (the interpreter's
+        start)."""
+        if self.expressive:
+            data = self.data_model
+            yield from self.initialize(state, data is not None and data.binding != "late")
         yield from self.run(state, self.chart.initial_steps, {}, None)
         to_enter: set[int] = set()
         default_entry: set[int] = set()
@@ -71,12 +76,22 @@ class ChartAlgorithm(ChartTables):
         return (yield from self.settle(state))
 
     def handle(
-        self, state: ChartState, event: Any, payload: Mapping[str, Any]
+        self,
+        state: ChartState,
+        event: Any,
+        payload: Mapping[str, Any],
+        sent: Pending | None = None,
     ) -> Generator[Request, Any, list[Microstep] | None]:
-        """One external event: ``None`` when no transition is enabled for it (nothing ran but
-        guards), else the microsteps taken. A guard that raised while the event was matched
+        """One external event (fired by the timer ``sent``, if one did): ``None`` when no
+        transition is enabled for it (nothing ran but guards and conditions), else the
+        microsteps taken. A guard that raised while the event was matched
         (``on_error = "event"``) has queued ``error.execution``: then the event was processed
-        even if nothing took it, and the internal queue is drained as SCXML does."""
+        even if nothing took it, and the internal queue is drained as SCXML does. In a chart with
+        data-model content the event becomes ``_event`` (an error route's keeps the one that
+        failed)."""
+        if self.expressive and event is not ERROR_ROUTE:
+            assert state.model is not None  # a chart with data-model content has one
+            state.model.current = self.external_info(state, event, payload, sent)
         queued = len(state.queue)
         enabled = yield from self.select(state, event, payload)
         if not enabled and len(state.queue) == queued:
@@ -100,7 +115,10 @@ class ChartAlgorithm(ChartTables):
             if not enabled:
                 if not state.queue:
                     break
-                event, payload = state.queue.popleft()
+                event, payload, info = state.queue.popleft()
+                if info is not None:
+                    assert state.model is not None  # only such a chart queues an _event
+                    state.model.current = info
                 enabled = yield from self.select(state, event, payload)
                 if not enabled:
                     continue  # an internal event nothing waits for is discarded
@@ -125,17 +143,21 @@ class ChartAlgorithm(ChartTables):
         self, state: ChartState, event: Any, payload: Mapping[str, Any]
     ) -> Generator[Request, Any, list[int]]:
         """The optimal enabled transition set for ``event`` (``None``: eventless ones)."""
-        transitions = self.chart.transitions
+        transitions = self.transitions
         enabled: list[int] = []
         for leaf in self.leaves(state):
             found = None
-            for node in (leaf, *self.ancestors[leaf]):
+            for node in self.lineage[leaf]:
                 for index in self.by_source[node]:
                     transition = transitions[index]
                     if event is None:
                         if transition.events:
                             continue
                     elif event not in transition.events:
+                        continue
+                    if transition.cond is not None and not self.holds(
+                        state, transition.cond, event, None
+                    ):
                         continue
                     if transition.guard is not None:
                         passed = yield (GUARD, transition.guard, (payload, state.active))
@@ -227,7 +249,7 @@ class ChartAlgorithm(ChartTables):
         payload: Mapping[str, Any],
         event: Any,
     ) -> Steps:
-        nodes = self.chart.nodes
+        nodes = self.nodes
         for node in sorted(to_enter):  # outermost first: document order
             state.active.add(node)
             yield from self.run(state, nodes[node].entry, payload, event)
@@ -242,70 +264,15 @@ class ChartAlgorithm(ChartTables):
             if parent == ROOT:
                 state.finished = True
                 continue
-            self._raise(state, self.done_events[parent])
+            if not self.expressive:
+                self._raise(state, self.done_events[parent])
+            else:
+                data = self.done_data(state, node, event)
+                self._raise(state, self.done_events[parent], data, PLATFORM)
             grandparent = self.parents[parent]
             if (
                 grandparent != ROOT
                 and self.kinds[grandparent] == PARALLEL
                 and all(self.in_final(state, child) for child in self.child_states[grandparent])
             ):
-                self._raise(state, self.done_events[grandparent])
-
-    # -- executable content ----------------------------------------------------------------------
-    def run(
-        self, state: ChartState, steps: tuple[Step, ...], payload: Mapping[str, Any], event: Any
-    ) -> Steps:
-        """One block of executable content; an error stops the block (SCXML)."""
-        for step in steps:
-            if isinstance(step, Raise):
-                self._raise(state, step.event)
-            elif isinstance(step, Log):
-                yield (LOG, step.label, step.text)
-            elif isinstance(step, Cancel):
-                state.timers.pop(step.id, None)
-            elif isinstance(step, Send):
-                delay = step.delay
-                if step.handler is not None:
-                    delay = yield (DELAY, step.handler, payload)
-                    if isinstance(delay, Failure):
-                        self._failed(state, delay, event, step.handler)
-                        return
-                    if (
-                        not isinstance(delay, int | float)
-                        or isinstance(delay, bool)
-                        or not 0 <= delay <= MAX_DELAY
-                    ):
-                        error = TypeError(
-                            f"{step.handler} returned {delay!r:.60}, not seconds from 0 to "
-                            f"ten years ({MAX_DELAY:.0f})"
-                        )
-                        self._failed(state, Failure(error), event, step.handler)
-                        return
-                assert delay is not None
-                state.timers.pop(step.id, None)  # started again: it goes last among ties
-                state.timers[step.id] = Pending(
-                    step.event, state.time() + delay, delay, step.on_restore
-                )
-            else:
-                assert isinstance(step, str)  # the data model's steps: see statewright._data_spec
-                state.time()  # read before any action runs: a failing clock stops the macrostep
-                result = yield (ACTION, step, payload)
-                if isinstance(result, Failure):
-                    self._failed(state, result, event, step)
-                    return
-
-    def _raise(self, state: ChartState, event: Any) -> None:
-        if event is not None:  # done.state.<id> nobody declared (or listens for): nothing to do
-            state.queue.append((event, {}))
-
-    def _failed(self, state: ChartState, failure: Failure, event: Any, step: str | None) -> None:
-        """An error in a guard (``step`` None) or an action: SCXML's ``error.execution``, or the
-        exception that makes the machine refuse the event (``on_error = "raise"``)."""
-        if self.chart.on_error == "event":
-            self._raise(state, self.error_event)
-            return
-        where = self.describe(state)
-        shown = "(eventless)" if event is None else str(event)
-        if step is None:
-            raise GuardFailed(where, shown, failure.error) from failure.error
-        raise ActionFailed(where, shown, step, failure.error) from failure.error
+                self._raise(state, self.done_events[grandparent], None, PLATFORM)

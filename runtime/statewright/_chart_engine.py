@@ -4,9 +4,10 @@ the same questions :class:`~statewright._flat.FlatEngine` answers), answered by 
 
 One external event is one macrostep on a copy of the chart's running state
 (:class:`~statewright._chart_state.ChartState`), which the machine keeps only when the whole
-macrostep succeeded. An action that fails while a state with an error handler is active runs the
-error handler's macrostep instead (``ERROR_ROUTE``) from the state before. The machine reports the
-first active leaf in document order as its ``state``; snapshots carry the whole running state
+macrostep succeeded; a discarded copy undoes what it assigned to the machine's data. An action
+that fails while a state with an error handler is active runs the error handler's macrostep
+instead (``ERROR_ROUTE``) from the state before. The machine reports the first active leaf in
+document order as its ``state``; snapshots carry the whole running state
 (:mod:`statewright._chart_snapshot`).
 """
 
@@ -17,11 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from statewright._chart import ChartAlgorithm
 from statewright._chart_spec import ERROR_ROUTE, Chart
-from statewright._chart_state import ChartState
+from statewright._chart_state import ChartState, Pending
 from statewright._engine import Outcome, Request
 from statewright._errors import ActionFailed
 
 if TYPE_CHECKING:
+    from statewright._data_spec import DataModel
     from statewright._snapshot_decode import Decoded
     from statewright._table import Table
 
@@ -36,8 +38,12 @@ class ChartEngine(ChartAlgorithm):
         chart: Chart,
         events_by_value: Mapping[str, Any],
         allowed_by_leaf: Mapping[Any, frozenset[Any]],
+        data: DataModel | None = None,
+        name: str = "",
     ) -> None:
-        super().__init__(chart, events_by_value)
+        super().__init__(chart, events_by_value, data)
+        #: The machine's name (``_name``).
+        self.name = name
         #: Each leaf state's events: its transitions' and its ancestors' (the machine's table).
         self.allowed_by_leaf = allowed_by_leaf
         #: The transitions that ask for a durable save (most charts have none).
@@ -45,9 +51,19 @@ class ChartEngine(ChartAlgorithm):
             index for index, transition in enumerate(chart.transitions) if transition.checkpoint
         )
 
-    def initial(self, clock: Callable[[], float]) -> ChartState:
-        """The chart's state before the initial configuration is entered."""
-        return ChartState(clock=clock)
+    def initial(self, clock: Callable[[], float], session: str = "") -> ChartState:
+        """The chart's state before the initial configuration is entered: with data-model
+        content, a fresh data object (the data model's ``factory``) and the system variables of
+        ``session`` (the instance id)."""
+        if not self.expressive:
+            return ChartState(clock=clock)
+        from statewright._chart_state import ModelChartState
+        from statewright._data_state import DataState
+        from statewright._event_info import System
+
+        model = self.data_model
+        data = None if model is None else model.factory()
+        return ModelChartState(DataState(data, System(session, self.name)), clock=clock)
 
     def may_take(self, state: Any, member: Any) -> bool:
         """Always worth a macrostep: an ancestor, an internal queue or an error may take it."""
@@ -62,25 +78,40 @@ class ChartEngine(ChartAlgorithm):
         payload: Mapping[str, Any],
         clock: Callable[[], float] | None,
         now: float | None = None,
+        sent: Pending | None = None,
     ) -> Generator[Request, Any, Outcome | str]:
         """One external event as a macrostep on a copy of ``chart``: its outcome, or the reason
         no transition took it. An action that fails while a state with an error handler is
         active runs the error handler's macrostep instead (``ERROR_ROUTE``); ``clock`` (None when
         nothing keeps the time) asks for the macrostep's time, which is ``now`` when given (a
-        timer's due time: :mod:`statewright._timers`) and else the clock's first reading."""
+        timer's due time: :mod:`statewright._timers`) and else the clock's first reading.
+        ``sent`` is the timer that fired it, if one did (its data and send id). A copy that is
+        discarded, whatever ends it, undoes its assignments to the data."""
         working = chart.copy(now)
         error: str | None = None
         try:
-            taken = yield from self.handle(working, member, payload)
+            taken = yield from self.handle(working, member, payload, sent)
         except ActionFailed as failure:  # an error route, or the failure as it is
+            working.rollback()
             failed = working.selected
             working = chart.copy(now)
-            taken = yield from self.handle(working, ERROR_ROUTE, payload)
+            if working.model is not None:  # the route sees the event that failed
+                working.model.current = self.external_info(working, member, payload, sent)
+            try:
+                taken = yield from self.handle(working, ERROR_ROUTE, payload)
+            except BaseException:
+                working.rollback()
+                raise
             if taken is None:
+                working.rollback()
                 raise
             error = f"{failure.action}: {type(failure.error).__name__}: {failure.error}"
             taken.insert(0, (member, failed[0] if failed else ()))
+        except BaseException:  # a guard, a loop, the clock, the driver closing the step
+            working.rollback()
+            raise
         if taken is None:
+            working.rollback()
             if member in self.allowed(state, chart):
                 return "no guard passed"
             return "the state is final" if chart.finished else ""
@@ -101,8 +132,12 @@ class ChartEngine(ChartAlgorithm):
         member: Any,
         payload: Mapping[str, Any],
     ) -> Generator[Request, Any, bool]:
-        """Whether some transition would take ``member`` now; evaluates guards only."""
-        return bool((yield from self.select(chart.copy(), member, payload)))
+        """Whether some transition would take ``member`` now; evaluates guards (and
+        conditions) only."""
+        working = chart.copy()
+        if working.model is not None:
+            working.model.current = self.external_info(working, member, payload, None)
+        return bool((yield from self.select(working, member, payload)))
 
     def reported(self, chart: ChartState, default: Any) -> Any:
         """The state a machine reports: the first active leaf in document order."""
@@ -135,12 +170,19 @@ class ChartEngine(ChartAlgorithm):
 
         return decode(stable_timer_ids(data, self, table), table, self)
 
-    def restored(self, saved: tuple[ChartState, float], clock: Callable[[], float]) -> ChartState:
-        """A decoded chart state on this machine's clock, its timers moved by their restore
-        policy (the snapshot was taken at the saved time)."""
-        from statewright._chart_snapshot import restart_timers
+    def restored(
+        self, saved: tuple[ChartState, float], clock: Callable[[], float], session: str = ""
+    ) -> ChartState:
+        """A decoded chart state on this machine's clock and in its ``session`` (the system
+        variables), its timers moved by their restore policy (the snapshot was taken at the
+        saved time)."""
+        from statewright._timer_snapshot import restart_timers
 
         chart, saved_at = saved
         chart.clock = clock
+        if chart.model is not None:
+            from statewright._event_info import System
+
+            chart.model.system = System(session, self.name)
         restart_timers(chart.timers, saved_at, clock())
         return chart

@@ -17,8 +17,12 @@ chart can produce is accepted:
 * each pending timer is one the spec starts under that id: an ``after`` timer only while its
   state is active and with the spec's delay (unless a delay handler computes it) and event; a
   send step's timer with the event and delay of a send step of that id; every delay from 0 to
-  ten years (:data:`~statewright._chart_spec.MAX_DELAY`), due times epochs. Numbers are kept as
-  they were given (an integer stays an integer).
+  ten years (:data:`~statewright._chart_spec.MAX_DELAY`), due times epochs
+  (:mod:`statewright._timer_snapshot`, with what a data model adds to timers). Numbers are kept
+  as they were given (an integer stays an integer);
+* with late binding (a data model), ``initialized``: the states whose own data was
+  initialized, every active one among them. The data itself is the snapshot's ``data`` field
+  (:mod:`statewright._data_values`).
 
 Timers are then adjusted by their restore policy: ``fire`` keeps the absolute due time (an
 overdue timer fires at the next :meth:`fire_due`), ``resume`` keeps the time that was left when
@@ -27,68 +31,67 @@ the snapshot was taken (never more than the delay), ``restart`` starts the full 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from statewright._chart_spec import (
     COMPOUND,
     DEEP_HISTORY,
     FINAL,
-    MAX_DELAY,
     PARALLEL,
     SHALLOW_HISTORY,
-    Send,
 )
-from statewright._chart_state import ChartState, Pending
+from statewright._chart_state import ChartState, ModelChartState, Queued
 from statewright._chart_tables import ROOT, ChartTables
 from statewright._clock import is_epoch
+from statewright._data_state import DataState
 from statewright._errors import SnapshotError
+from statewright._timer_snapshot import decode_timers, event_member, timer_json
 
 if TYPE_CHECKING:
     from statewright._table import Table
 
-__all__ = ["decode_chart", "encode_chart", "restart_timers"]
+__all__ = ["decode_chart", "encode_chart"]
 
 KEYS: Final = frozenset({"active", "memory", "queue", "finished", "timers", "saved_at"})
-TIMER_KEYS: Final = frozenset({"id", "event", "due", "delay", "on_restore"})
-POLICIES: Final = frozenset({"fire", "resume", "restart"})
+#: A chart with late binding has ``initialized`` too.
+LATE_KEYS: Final = KEYS | {"initialized"}
 _HISTORY: Final = (SHALLOW_HISTORY, DEEP_HISTORY)
 
 
 def encode_chart(engine: ChartTables, state: ChartState, saved_at: float) -> dict[str, Any]:
     names = engine.names
-    return {
+    encoded = {
         "active": [names[node] for node in sorted(state.active)],
         "memory": {
             names[history]: [names[node] for node in remembered]
             for history, remembered in sorted(state.memory.items())
         },
-        "queue": [[str(event), dict(payload)] for event, payload in state.queue],
+        "queue": [[str(event), dict(payload)] for event, payload, _ in state.queue],
         "finished": state.finished,
         "timers": [
-            {
-                "id": timer_id,
-                "event": str(pending.event),
-                "due": pending.due,
-                "delay": pending.delay,
-                "on_restore": pending.on_restore,
-            }
+            timer_json(timer_id, pending)
             for timer_id, pending in state.timers.items()  # started first, first: ties fire so
         ],
         "saved_at": saved_at,
     }
+    if engine.late_nodes:
+        model = state.model
+        done = sorted(model.initialized) if model is not None else []
+        encoded["initialized"] = [names[node] for node in done]
+    return encoded
 
 
 def decode_chart(
-    value: Any, engine: ChartTables, table: Table, state: Any
+    value: Any, engine: ChartTables, table: Table, state: Any, data: Any = None
 ) -> tuple[ChartState, float]:
     """The checked chart state and when it was saved; ``state`` (the snapshot's) must be its
-    first active leaf."""
+    first active leaf; ``data`` is the checked data object of a machine with a data model."""
     if type(value) is not dict:
         raise SnapshotError("expected an object", field="chart")
-    missing = sorted(KEYS - value.keys()) or sorted(value.keys() - KEYS)
+    keys = LATE_KEYS if engine.late_nodes else KEYS
+    missing = sorted(keys - value.keys()) or sorted(value.keys() - keys)
     if missing:
-        reason = "is missing" if KEYS - value.keys() else "is not a chart field"
+        reason = "is missing" if keys - value.keys() else "is not a chart field"
         raise SnapshotError(reason, field=f"chart.{missing[0]}")
     active = _nodes(engine, value["active"], "chart.active")
     _check_configuration(engine, set(active), "chart.active")
@@ -110,23 +113,36 @@ def decode_chart(
     saved_at = value["saved_at"]
     if not is_epoch(saved_at):
         raise SnapshotError("expected seconds since the epoch", field="chart.saved_at")
-    chart = ChartState(
+    parts = (
         active,
         _memory(engine, value["memory"]),
         _queue(table, value["queue"]),
         finished,
-        _timers(engine, table, value["timers"], set(active)),
+        decode_timers(engine, table, value["timers"], set(active)),
     )
-    return chart, float(saved_at)
+    if not engine.expressive:
+        return ChartState(*parts), float(saved_at)
+    initialized = _initialized(engine, value, set(active)) if engine.late_nodes else ()
+    model = DataState(data, initialized=frozenset(initialized))
+    return ModelChartState(model, *parts), float(saved_at)
 
 
-def restart_timers(timers: dict[str, Pending], saved_at: float, now: float) -> None:
-    """Apply each timer's restore policy at ``now`` (the snapshot was taken at ``saved_at``)."""
-    for pending in timers.values():
-        if pending.on_restore == "resume":
-            pending.due = now + min(pending.delay, max(0.0, pending.due - saved_at))
-        elif pending.on_restore == "restart":
-            pending.due = now + pending.delay
+def _initialized(engine: ChartTables, value: dict[str, Any], active: set[int]) -> list[int]:
+    """The states late binding initialized: states with their own data, every active one."""
+    nodes = _nodes(engine, value["initialized"], "chart.initialized")
+    for i, node in enumerate(nodes):
+        if node not in engine.late_nodes:
+            raise SnapshotError(
+                f"{engine.names[node]} has no data of its own to initialize",
+                field=f"chart.initialized[{i}]",
+            )
+    for node in sorted(active & engine.late_nodes):
+        if node not in nodes:
+            raise SnapshotError(
+                f"misses {engine.names[node]}, which is active: entering it initialized its data",
+                field="chart.initialized",
+            )
+    return nodes
 
 
 def _nodes(engine: ChartTables, value: Any, field: str) -> list[int]:
@@ -222,7 +238,7 @@ def _memory(engine: ChartTables, value: Any) -> dict[int, tuple[int, ...]]:
     return memory
 
 
-def _queue(table: Table, value: Any) -> list[tuple[Any, Mapping[str, Any]]]:
+def _queue(table: Table, value: Any) -> list[Queued]:
     """The internal queue: empty, as it is between macrosteps (entries are checked first, so
     that a malformed one is named as such)."""
     if type(value) is not list:
@@ -231,7 +247,7 @@ def _queue(table: Table, value: Any) -> list[tuple[Any, Mapping[str, Any]]]:
         field = f"chart.queue[{i}]"
         if type(item) is not list or len(item) != 2 or type(item[1]) is not dict:
             raise SnapshotError("expected [event, payload]", field=field)
-        _event(table, item[0], field)
+        event_member(table, item[0], field)
     if value:
         raise SnapshotError(
             "is queued, but the internal queue is empty between macrosteps (the macrostep that "
@@ -239,74 +255,3 @@ def _queue(table: Table, value: Any) -> list[tuple[Any, Mapping[str, Any]]]:
             field="chart.queue[0]",
         )
     return []
-
-
-def _timers(engine: ChartTables, table: Table, value: Any, active: set[int]) -> dict[str, Pending]:
-    if type(value) is not list:
-        raise SnapshotError("expected an array", field="chart.timers")
-    timers: dict[str, Pending] = {}
-    for i, item in enumerate(value):
-        field = f"chart.timers[{i}]"
-        if type(item) is not dict or item.keys() != TIMER_KEYS:
-            raise SnapshotError(f"expected the keys {', '.join(sorted(TIMER_KEYS))}", field=field)
-        timer_id, due, delay, policy = item["id"], item["due"], item["delay"], item["on_restore"]
-        if type(timer_id) is not str or timer_id in timers:
-            raise SnapshotError("expected a timer id not used before", field=f"{field}.id")
-        if not is_epoch(due):
-            raise SnapshotError("expected seconds since the epoch", field=f"{field}.due")
-        if type(delay) not in (int, float) or not 0 <= delay <= MAX_DELAY:
-            raise SnapshotError(
-                f"expected seconds from 0 to ten years ({MAX_DELAY:.0f})", field=f"{field}.delay"
-            )
-        if type(policy) is not str or policy not in POLICIES:
-            raise SnapshotError("expected fire, resume or restart", field=f"{field}.on_restore")
-        sends = _started(engine, table, timer_id, active, field)
-        event = _event(table, item["event"], f"{field}.event")
-        _check_timer(timer_id, sends, event, delay, field)
-        timers[timer_id] = Pending(event, due, delay, policy)
-    return timers
-
-
-def _started(
-    engine: ChartTables, table: Table, timer_id: str, active: set[int], field: str
-) -> tuple[Send, ...]:
-    """The spec's sends that start timer ``timer_id``; an ``after`` timer's state is active."""
-    rule = engine.timer_rules.get(timer_id)
-    if rule is None:
-        raise SnapshotError(
-            f"{timer_id!r:.80} is no timer of {table.spec.name} (an after timer's id is "
-            "after.<state>.<id or delay>: one the spec no longer has cannot be restored)",
-            field=f"{field}.id",
-        )
-    node, sends = rule
-    if node != ROOT and node not in active:
-        raise SnapshotError(
-            f"is the after timer of {engine.names[node]}, which is not active", field=f"{field}.id"
-        )
-    return sends
-
-
-def _check_timer(
-    timer_id: str, sends: tuple[Send, ...], event: Any, delay: float, field: str
-) -> None:
-    """A pending timer has the event and the delay of one of the sends that start it (any
-    delay when a delay handler computes it)."""
-    same_event = [send for send in sends if send.event is event]
-    if not same_event:
-        expected = " or ".join(sorted({str(send.event) for send in sends}))
-        raise SnapshotError(
-            f"timer {timer_id} sends {expected}, not {event}", field=f"{field}.event"
-        )
-    if not any(send.handler is not None or send.delay == delay for send in same_event):
-        expected = " or ".join(sorted({f"{send.delay:g}" for send in same_event}))
-        raise SnapshotError(
-            f"{delay!r:.40} is not the delay of timer {timer_id} ({expected} seconds)",
-            field=f"{field}.delay",
-        )
-
-
-def _event(table: Table, value: Any, field: str) -> Any:
-    member = table.events_by_value.get(value) if type(value) is str else None
-    if member is None:
-        raise SnapshotError(f"{value!r:.60} is not an event of {table.spec.name}", field=field)
-    return member

@@ -81,8 +81,8 @@ class Raise(FrozenValue):
 
 
 class Log(FrozenValue):
-    """Executable content: log ``text`` under ``label`` (SCXML's ``<log>``), or what ``expr``
-    computes, as a string."""
+    """Executable content: log ``text`` under ``label`` (SCXML's ``<log>``), or, when ``expr``
+    is given, what it computes, as a string (``str``), instead of ``text``."""
 
     __match_args__ = ("label", "text", "expr")
     __slots__ = __match_args__
@@ -110,7 +110,8 @@ class Send(FrozenValue):
     this machine's external queue; ``"#_internal"``: its internal queue; anything else cannot be
     delivered), ``type``/``type_expr`` (the SCXML event processor, by URI or ``"scxml"``), and
     ``id_location`` (the data field that receives the send id; ``id`` is then "" and the
-    machine makes one up)."""
+    machine makes one up). ``id`` "" without an ``id_location`` is a send the spec gave no id:
+    the machine makes one up too, and the event's ``_event.sendid`` is blank (SCXML 5.10.1)."""
 
     __match_args__ = (
         "event",

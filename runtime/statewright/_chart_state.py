@@ -1,38 +1,64 @@
-"""What changes as a statechart runs: active states, history memory, queued events, timers.
+"""What changes as a statechart runs: active states, history memory, queued events, timers,
+and the data model's part (:class:`~statewright._data_state.DataState`) when the chart has one.
 
 A macrostep works on a copy of the :class:`ChartState`, kept only when the whole macrostep
-succeeded (the engine, :mod:`statewright._chart`, asks for user code through
-:mod:`statewright._requests` meanwhile).
+succeeded (the engine, :mod:`statewright._chart`, asks for user code through requests
+meanwhile); :meth:`ChartState.rollback` undoes a discarded copy's assignments to the data.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["ChartState", "Microstep", "Pending"]
+if TYPE_CHECKING:
+    from statewright._data_state import DataState
+    from statewright._event_info import EventInfo
+
+__all__ = ["ChartState", "Microstep", "ModelChartState", "Pending", "Queued"]
 
 #: ``(event member, or None for eventless transitions; indexes of the transitions taken)``.
 Microstep = tuple[Any, tuple[int, ...]]
+#: An internal event: ``(member, the payload handlers get, its _event)``; the ``_event`` is
+#: None in a chart without data-model content, which never reads one.
+Queued = tuple[Any, Mapping[str, Any], "EventInfo[Any] | None"]
 
 
 class Pending:
     """A timer waiting to send ``event``: its absolute ``due`` time (the machine's clock, seconds
-    since the epoch), the ``delay`` it was started with and its restore policy."""
+    since the epoch), the ``delay`` it was started with and its restore policy; in a chart with
+    a data model, the event's ``data`` (what a send computed) and its ``sendid`` (None when the
+    send named no id: SCXML leaves ``_event.sendid`` blank then)."""
 
-    __slots__ = ("delay", "due", "event", "on_restore")
+    __slots__ = ("data", "delay", "due", "event", "on_restore", "sendid")
 
-    def __init__(self, event: Any, due: float, delay: float, on_restore: str) -> None:
+    def __init__(
+        self,
+        event: Any,
+        due: float,
+        delay: float,
+        on_restore: str,
+        data: Any = None,
+        sendid: str | None = None,
+    ) -> None:
         self.event = event
         self.due = due
         self.delay = delay
         self.on_restore = on_restore
+        self.data = data
+        self.sendid = sendid
+
+    @property
+    def payload(self) -> dict[str, Any]:
+        """What handlers get when it fires: its data when that is a dict (its params)."""
+        data = self.data
+        return data if type(data) is dict else {}
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Pending) and (
-            (self.event, self.due, self.delay, self.on_restore)
-            == (other.event, other.due, other.delay, other.on_restore)
+            (self.event, self.due, self.delay, self.on_restore, self.data, self.sendid)
+            == (other.event, other.due, other.delay, other.on_restore, other.data, other.sendid)
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -45,22 +71,27 @@ class ChartState:
     """What changes as a chart runs: active states, history memory, the internal queue and the
     pending timers by id. ``clock`` is the machine's; :meth:`time` reads it once per macrostep,
     when something first needs the time (a timer, an action, the history record), so that a
-    macrostep that only evaluates guards reads no clock."""
+    macrostep that only evaluates guards reads no clock. A chart with data-model content runs a
+    :class:`ModelChartState` (its ``model``), so that every other chart's copies cost what they
+    did."""
 
     __slots__ = ("active", "clock", "finished", "memory", "now", "queue", "selected", "timers")
+
+    #: The data model's part (see :class:`ModelChartState`): None here.
+    model: DataState | None = None
 
     def __init__(
         self,
         active: Iterable[int] = (),
         memory: Mapping[int, tuple[int, ...]] | None = None,
-        queue: Iterable[tuple[Any, Mapping[str, Any]]] = (),
+        queue: Iterable[Queued] = (),
         finished: bool = False,
         timers: Mapping[str, Pending] | None = None,
         clock: Callable[[], float] | None = None,
     ) -> None:
         self.active: set[int] = set(active)
         self.memory: dict[int, tuple[int, ...]] = dict(memory or {})
-        self.queue: deque[tuple[Any, Mapping[str, Any]]] = deque(queue)
+        self.queue: deque[Queued] = deque(queue)
         self.finished = finished
         self.timers: dict[str, Pending] = dict(timers or {})
         self.clock = clock
@@ -91,9 +122,61 @@ class ChartState:
         copied.now = now
         return copied
 
+    def rollback(self) -> None:
+        """Undo what this copy assigned to the machine's data (it is being discarded)."""
+        model = self.model
+        if model is not None:
+            model.rollback()
+
     def time(self) -> float:
         """This macrostep's time: the clock read on first use."""
         if self.now is None:
             assert self.clock is not None, "the machine gives its chart state a clock"
             self.now = self.clock()
         return self.now
+
+
+class ModelChartState(ChartState):
+    """The running state of a chart with data-model content: a :class:`ChartState` and the
+    data model's part (:class:`~statewright._data_state.DataState`: the data, shared by every
+    copy, and the copy's journal of assignments)."""
+
+    __slots__ = ("model",)
+
+    model: DataState
+
+    def __init__(
+        self,
+        model: DataState,
+        active: Iterable[int] = (),
+        memory: Mapping[int, tuple[int, ...]] | None = None,
+        queue: Iterable[Queued] = (),
+        finished: bool = False,
+        timers: Mapping[str, Pending] | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        # ChartState.__init__'s body, not a call of it: a copy is made for every event
+        self.active = set(active)
+        self.memory = dict(memory or {})
+        self.queue = deque(queue)
+        self.finished = finished
+        self.timers = dict(timers or {})
+        self.clock = clock
+        self.now = None
+        self.selected = []
+        self.model = model
+
+    def copy(self, now: float | None = None) -> ModelChartState:
+        """A copy for the next macrostep (see :meth:`ChartState.copy`): the same data, a journal
+        of its own."""
+        copied = ModelChartState(
+            self.model.copy(),
+            self.active,
+            self.memory,
+            self.queue,
+            self.finished,
+            self.timers,
+            self.clock,
+        )
+        copied.now = now
+        return copied

@@ -6,9 +6,9 @@ parallel ancestor: ``computeEntrySet`` in W3C SCXML 1.0, Appendix D).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from statewright._chart_spec import (
     COMPOUND,
@@ -16,26 +16,132 @@ from statewright._chart_spec import (
     FINAL,
     PARALLEL,
     SHALLOW_HISTORY,
+    Cancel,
     Chart,
+    ChartNode,
     ChartTransition,
+    Log,
     Send,
     Step,
 )
 from statewright._chart_state import ChartState
+from statewright._data_spec import Assign, Foreach, If
+from statewright._frozen import FrozenValue
 
-__all__ = ["ROOT", "ChartTables"]
+if TYPE_CHECKING:
+    from statewright._data_spec import DataModel
+
+__all__ = ["ROOT", "Bind", "ChartTables", "blocks", "walk"]
 
 #: The parent of top-level states (the root is not a node).
 ROOT: Final = -1
 _HISTORY: Final = (SHALLOW_HISTORY, DEEP_HISTORY)
 
 
+class Bind(FrozenValue):
+    """Late binding's step, first in the entry of a state with data of its own: initialize
+    that data when the state is first entered (the runtime puts it there, no spec has it)."""
+
+    __match_args__ = ("node",)
+    __slots__ = __match_args__
+
+    node: int
+
+    def __init__(self, node: int) -> None:
+        object.__setattr__(self, "node", node)
+
+
+def blocks(chart: Chart) -> Iterator[tuple[Step, ...]]:
+    """Every block of executable content of ``chart`` (the blocks inside ``if`` and
+    ``foreach`` steps: :func:`walk`; ``after`` timers are no block)."""
+    yield chart.initial_steps
+    yield chart.data_steps
+    for transition in chart.transitions:
+        yield transition.steps
+        yield transition.then
+    for node in chart.nodes:
+        yield from (node.initial_steps, node.entry, node.exit, node.default_steps)
+        yield node.data_steps
+
+
+def walk(steps: Iterable[Step]) -> Iterator[Step]:
+    """``steps`` and the steps inside their ``if`` branches and ``foreach`` bodies."""
+    for step in steps:
+        yield step
+        if isinstance(step, If):
+            for _, branch in step.branches:
+                yield from walk(branch)
+            yield from walk(step.otherwise)
+        elif isinstance(step, Foreach):
+            yield from walk(step.steps)
+
+
+def _reads_data(step: Step) -> bool:
+    """Whether ``step`` is data-model content: it runs an expression, stores data, or sends
+    somewhere or with something only a data model's send has."""
+    if isinstance(step, Assign | If | Foreach):
+        return True
+    if isinstance(step, Send):
+        return step.id == "" or any(
+            value is not None
+            for value in (
+                step.event_expr,
+                step.delay_expr,
+                step.id_location,
+                step.data,
+                step.target,
+                step.target_expr,
+                step.type,
+                step.type_expr,
+            )
+        )
+    if isinstance(step, Log):
+        return step.expr is not None
+    if isinstance(step, Cancel):
+        return step.id_expr is not None
+    return False
+
+
+def has_data_content(chart: Chart, data: DataModel | None) -> bool:
+    """Whether the chart has a data model or anything that needs one at run time: then every
+    event it processes gets an ``_event``; else the engine skips all of it."""
+    return (
+        data is not None
+        or any(transition.cond is not None for transition in chart.transitions)
+        or any(node.donedata is not None for node in chart.nodes)
+        or any(_reads_data(step) for block in blocks(chart) for step in walk(block))
+    )
+
+
+def _bound_first(node: ChartNode, index: int) -> ChartNode:
+    """``node`` with :class:`Bind` first in its entry."""
+    fields: dict[str, Any] = {name: getattr(node, name) for name in ChartNode.__match_args__}
+    return ChartNode(**{**fields, "entry": (Bind(index), *node.entry)})
+
+
 class ChartTables:
     """A chart's nodes as tuples indexed by node, and the queries over them."""
 
-    def __init__(self, chart: Chart, events_by_value: Mapping[str, Any]) -> None:
+    def __init__(
+        self, chart: Chart, events_by_value: Mapping[str, Any], data: DataModel | None = None
+    ) -> None:
         nodes = chart.nodes
         self.chart = chart
+        self.events_by_value = events_by_value
+        #: The data model (None without one), and whether the chart has data-model content.
+        self.data_model = data
+        self.expressive = has_data_content(chart, data)
+        #: The states whose own data is initialized when first entered (late binding), and the
+        #: nodes as the engine enters them: theirs with :class:`Bind` first in their entry.
+        self.late_nodes = frozenset(
+            index
+            for index, node in enumerate(nodes)
+            if node.data_steps and data is not None and data.binding == "late"
+        )
+        self.nodes = tuple(
+            _bound_first(node, index) if index in self.late_nodes else node
+            for index, node in enumerate(nodes)
+        )
         self.names = tuple(node.name for node in nodes)
         self.kinds = tuple(node.kind for node in nodes)
         self.parents = tuple(node.parent for node in nodes)
@@ -60,8 +166,11 @@ class ChartTables:
                 chain.append(parent)
                 parent = nodes[parent].parent
             ancestors.append(tuple(chain))
-        #: Proper ancestors, nearest first (the root is not a node).
+        #: Proper ancestors, nearest first (the root is not a node), and each node followed by
+        #: its ancestors (where a transition for it is looked for).
         self.ancestors = tuple(ancestors)
+        self.lineage = tuple((index, *chain) for index, chain in enumerate(ancestors))
+        self.transitions = chart.transitions
         self.ancestor_sets = tuple(frozenset(chain) for chain in ancestors)
         self.atomic = tuple(not self.children[i] for i in range(len(nodes)))
         self.by_source: tuple[tuple[int, ...], ...] = tuple(
@@ -80,6 +189,7 @@ class ChartTables:
             for transition in chart.transitions
         )
         self.error_event = events_by_value.get("error.execution")
+        self.communication_event = events_by_value.get("error.communication")
         self.node_by_name = {node.name: index for index, node in enumerate(nodes)}
 
     @cached_property
@@ -88,12 +198,9 @@ class ChartTables:
         state and its one :class:`Send`; a send step's id (state :data:`ROOT`: any) and every
         send step with that id. Built when a snapshot is first checked."""
         chart = self.chart
-        blocks = [chart.initial_steps, *(t.steps + t.then for t in chart.transitions)]
-        for node in chart.nodes:
-            blocks += [node.initial_steps, node.entry, node.exit, node.default_steps]
         sends: dict[str, list[Send]] = {}
-        for block in blocks:
-            for step in block:
+        for block in blocks(chart):
+            for step in walk(block):
                 if isinstance(step, Send):
                     sends.setdefault(step.id, []).append(step)
         rules = {name: (ROOT, tuple(found)) for name, found in sends.items()}

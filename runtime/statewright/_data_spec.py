@@ -83,7 +83,8 @@ class Assign(FrozenValue):
 
 class If(FrozenValue):
     """Executable content: the steps of the first branch whose condition holds (``if`` then each
-    ``elif``), else ``otherwise``. A condition that raises stops the block (``error.execution``)."""
+    ``elif``), else ``otherwise``. A condition that raises counts as false (SCXML 5.9), with
+    ``error.execution`` (or, with ``on_error = "raise"``, the event fails)."""
 
     __match_args__ = ("branches", "otherwise")
     __slots__ = __match_args__

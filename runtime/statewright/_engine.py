@@ -74,9 +74,11 @@ if TYPE_CHECKING:  # a type only: defining a Protocol class costs time at import
         """What a machine asks of its engine. ``state`` and ``previous`` are the machine's;
         ``working`` is the engine's own running state (a statechart's
         :class:`~statewright._chart_state.ChartState`, None for a flat machine), made by
-        :meth:`initial` and replaced by each committed :class:`Outcome`."""
+        :meth:`initial` and replaced by each committed :class:`Outcome`. ``session`` is the
+        instance id (a data model's ``_sessionid``); ``sent`` the timer whose event a step is
+        (None for an event sent from outside)."""
 
-        def initial(self, clock: Callable[[], float]) -> Any: ...
+        def initial(self, clock: Callable[[], float], session: str = "") -> Any: ...
 
         def start(self, working: Any) -> Generator[Request, Any, object]: ...
 
@@ -91,6 +93,7 @@ if TYPE_CHECKING:  # a type only: defining a Protocol class costs time at import
             payload: Mapping[str, Any],
             clock: Callable[[], float] | None,
             now: float | None = None,
+            sent: Any = None,
         ) -> Generator[Request, Any, Outcome | str]: ...
 
         def can_take(
@@ -109,4 +112,4 @@ if TYPE_CHECKING:  # a type only: defining a Protocol class costs time at import
 
         def decode(self, data: dict[str, Any], table: Table) -> Decoded: ...
 
-        def restored(self, decoded: Any, clock: Callable[[], float]) -> Any: ...
+        def restored(self, decoded: Any, clock: Callable[[], float], session: str = "") -> Any: ...

@@ -37,7 +37,7 @@ class FlatEngine:
         self.table = table
 
     # -- what the machine asks of any engine -----------------------------------------------------
-    def initial(self, clock: Callable[[], float]) -> None:
+    def initial(self, clock: Callable[[], float], session: str = "") -> None:
         """A flat machine keeps no state beyond the machine's own ``state`` and ``previous``."""
         return None
 
@@ -58,11 +58,13 @@ class FlatEngine:
         payload: Mapping[str, Any],
         clock: Callable[[], float] | None,
         now: float | None = None,
+        sent: Any = None,
     ) -> Decision:
         """Decide and run one event from ``state``; ``clock`` (None when nothing keeps the time)
         is read after the guards chose and before any action runs, so that a failing clock
         (:class:`~statewright.ClockError`) leaves nothing applied; ``now``, when given, is the
-        event's time instead (a flat machine has no timers: the engines answer alike)."""
+        event's time instead and ``sent`` the timer that fired it (a flat machine has no
+        timers: the engines answer alike)."""
         plan = self.table.rows[state].get(member)
         if plan is None:
             return ""
@@ -123,7 +125,7 @@ class FlatEngine:
 
         return decode(data, table, None)
 
-    def restored(self, decoded: None, clock: Callable[[], float]) -> None:
+    def restored(self, decoded: None, clock: Callable[[], float], session: str = "") -> None:
         return None
 
     # -- the parts of a step ---------------------------------------------------------------------

@@ -115,7 +115,7 @@ class MachineInstance(Generic[S, E, C]):
         #: Held while history and counters are read, so a reader never sees a half-applied
         #: transition (the sync machine's own lock; asyncio tasks cannot interleave a read).
         self._read_lock = read_lock
-        working = engine.initial(self._clock)
+        working = engine.initial(self._clock, self._instance_id)
         if working is not None:  # a statechart, whose initial configuration is entered next
             self._chart = working
             self._started = False
@@ -138,7 +138,9 @@ class MachineInstance(Generic[S, E, C]):
             else:
                 from statewright._chart_engine import ChartEngine  # flat machines never import it
 
-                engine = ChartEngine(spec.chart, table.events_by_value, table.allowed)
+                engine = ChartEngine(
+                    spec.chart, table.events_by_value, table.allowed, spec.data, spec.name
+                )
             compiled = cls._compiled = (table, engine)
         return compiled
 
@@ -152,6 +154,16 @@ class MachineInstance(Generic[S, E, C]):
     def state(self) -> S:
         """The current state (a statechart's first active leaf in document order)."""
         return self._state
+
+    @property
+    def data(self) -> Any:
+        """The machine's data (the spec's ``[data]``), an instance of the generated
+        ``<Name>Data`` class, which a generated machine types this as; None without a data
+        model. Read it: the machine's own steps change it (checked, and undone with a failed
+        event); a change made from outside is neither."""
+        chart = self._chart
+        model = None if chart is None else chart.model
+        return None if model is None else model.data
 
     @property
     def context(self) -> C:

@@ -38,6 +38,7 @@ from statewright._trivial import (
 )
 
 if TYPE_CHECKING:  # statewright._options is imported on first use: see statewright._listeners
+    from statewright._chart_state import Pending
     from statewright._idempotency import SendResult
     from statewright._options import MachineOptions
     from statewright._snapshot_decode import Decoded
@@ -137,9 +138,11 @@ class Machine(BaseMachine[S, E, C]):
         key: str | None = None,
         lateness: float | None = None,
         now: float | None = None,
+        sent: Pending | None = None,
     ) -> S:
-        """An event off the trivial path (the caller holds the lock)."""
-        target, pending = self._drive(self._transition(event, payload, key, lateness, now))
+        """An event off the trivial path (the caller holds the lock); a timer's gives how late
+        it fires, its due time and the timer (see :meth:`_transition`)."""
+        target, pending = self._drive(self._transition(event, payload, key, lateness, now, sent))
         if pending:
             refuse_async_listeners(pending)
         return target
@@ -298,7 +301,8 @@ class Machine(BaseMachine[S, E, C]):
             firing = Firing(self._clock() if now is None else now)
             while (timer := firing.next(self._chart)) is not None:
                 with contextlib.suppress(InvalidTransition):  # logged at DEBUG by send
-                    self._send_slow(timer.event, {}, None, firing.lateness(timer), timer.due)
+                    lateness = firing.lateness(timer)
+                    self._send_slow(timer.event, timer.payload, None, lateness, timer.due, timer)
             return firing.count
 
 

@@ -85,6 +85,10 @@ class PersistentMachine(MachineInstance[S, E, C]):
             data["chart"] = self._engine.encode(
                 chart, self._clock() if saved_at is None else saved_at
             )
+            if spec.data is not None and chart.model is not None:
+                from statewright._data_values import encode_data
+
+                data["data"] = encode_data(spec.data, chart.model.data)
         return data
 
     @classmethod
@@ -158,7 +162,7 @@ class PersistentMachine(MachineInstance[S, E, C]):
         if decoded.keys and window:
             self._keys = dict(decoded.keys[-window:])
         if decoded.chart is not None:
-            self._chart = self._engine.restored(decoded.chart, self._clock)
+            self._chart = self._engine.restored(decoded.chart, self._clock, self._instance_id)
             self._started = True
 
     @classmethod

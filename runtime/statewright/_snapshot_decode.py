@@ -101,9 +101,13 @@ def decode(data: dict[str, Any], table: Table, chart_tables: ChartTables | None)
     A statechart's snapshot has a ``chart`` field too (:mod:`statewright._chart_snapshot`); its
     counters and history name ``(state before, event, state after)`` per macrostep, which the
     class learns as it meets them, and its walk starts wherever the start's eventless
-    transitions left it, so the walk check is the chart's configuration check instead."""
+    transitions left it, so the walk check is the chart's configuration check instead. A
+    machine with a data model has a ``data`` field, its fields' values
+    (:mod:`statewright._data_values`)."""
     chart = chart_tables is not None
     keys = KEYS | {"chart"} if chart else KEYS
+    if chart and table.spec.data is not None:  # a data model: a statechart's only
+        keys = keys | {"data"}
     missing = sorted(keys - data.keys())
     if missing:
         raise SnapshotError("is missing", field=missing[0])
@@ -126,7 +130,12 @@ def decode(data: dict[str, Any], table: Table, chart_tables: ChartTables | None)
     if chart_tables is not None:
         from statewright._chart_snapshot import decode_chart
 
-        chart_state = decode_chart(data["chart"], chart_tables, table, state)
+        values = None
+        if table.spec.data is not None:
+            from statewright._data_values import decode_data
+
+            values = decode_data(data["data"], table.spec.data)
+        chart_state = decode_chart(data["chart"], chart_tables, table, state, values)
         _check_last(table, state, history)
     else:
         _check_walk(table, counts, state, previous, history)

@@ -331,7 +331,11 @@ def test_trusted_code_may_still_send_an_internal_event_dynamically() -> None:
 
 class HeartbeatMachine(Machine[TaskState, TaskEvent, None]):
     spec = MachineSpec(
-        **{name: getattr(plain_spec(), name) for name in MachineSpec.__match_args__[:-1]},
+        **{
+            name: getattr(plain_spec(), name)
+            for name in MachineSpec.__match_args__
+            if name != "internal_events"
+        },
         internal_events=frozenset({TaskEvent.HEARTBEAT}),
     )
 

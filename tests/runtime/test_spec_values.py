@@ -45,12 +45,13 @@ def test_constructors_keep_the_dataclass_parameters_and_defaults() -> None:
     ]
     assert parameters(ErrorRoute) == [("target", empty), ("actions", ())]
     assert parameters(MachineSpec) == [
-        *((name, empty) for name in MachineSpec.__match_args__[:-5]),
+        *((name, empty) for name in MachineSpec.__match_args__[:-6]),
         ("handler_names", frozenset()),
         ("payloads", None),
         ("event_descriptions", None),
         ("chart", None),
         ("internal_events", frozenset()),
+        ("data", None),
     ]
     assert MachineSpec.__match_args__ == (
         "name",
@@ -70,6 +71,7 @@ def test_constructors_keep_the_dataclass_parameters_and_defaults() -> None:
         "event_descriptions",
         "chart",
         "internal_events",
+        "data",
     )
 
 

@@ -1,0 +1,149 @@
+"""What the data model stores: JSON data within bounds, copied when it is stored, and its form
+in a snapshot.
+
+A data field holds JSON data: ``None``, ``bool``, ``int``, finite ``float``, ``str``, and lists
+and dicts (string keys) of those. Storing a value (an assignment, a ``foreach`` item, a made-up
+send id, a sent event's data) takes a checked copy (:func:`stored`): two fields never share a
+list (a snapshot could not keep that), and a loop cannot grow the data without bound. What
+breaks a bound is an error of the step that stored it (``error.execution``):
+
+* an integer of more than :data:`~statewright._jsondata.MAX_INT_BITS` bits (what snapshots take);
+* containers nested more than :data:`MAX_NESTING` deep;
+* a list or dict of more than :data:`MAX_ITEMS` items (an item assignment checks the container
+  it grows too);
+* more than :data:`MAX_SIZE` characters and items in one stored value, counted over all of it;
+* a non-finite float, a non-string key, or anything that is not JSON data (a tuple, a set, an
+  object).
+
+A snapshot writes each field's value as it is (``"data": {"retries": 2}``); restoring checks each
+against the field's type (the payload shapes of :mod:`statewright._payloads`) and these bounds,
+and a malformed one is a :class:`~statewright.SnapshotError` naming ``data.<field>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+from statewright._errors import InvalidPayload, SnapshotError
+from statewright._jsondata import MAX_INT_BITS, json_data
+
+if TYPE_CHECKING:
+    from statewright._data_spec import DataModel
+
+__all__ = [
+    "MAX_ITEMS",
+    "MAX_NESTING",
+    "MAX_SIZE",
+    "check_growth",
+    "decode_data",
+    "encode_data",
+    "stored",
+]
+
+#: Containers a stored value may nest.
+MAX_NESTING: Final = 32
+#: Items a stored list or dict may hold.
+MAX_ITEMS: Final = 100_000
+#: Characters (of strings and keys) and items one stored value may hold, counted over all of it.
+MAX_SIZE: Final = 1_000_000
+
+
+def stored(value: Any) -> Any:
+    """A checked copy of ``value`` (see the module); ``ValueError`` or ``TypeError`` says what
+    breaks a bound."""
+    kind = type(value)
+    if kind is int:  # the usual case first: counters
+        if value.bit_length() > MAX_INT_BITS:
+            raise ValueError(f"an integer of {value.bit_length()} bits is too long to store")
+        return value
+    if value is None or kind is bool:
+        return value
+    return _copy(value, 0, [MAX_SIZE])
+
+
+def _copy(value: Any, depth: int, budget: list[int]) -> Any:
+    kind = type(value)
+    if value is None or kind is bool:
+        return value
+    if kind is int:
+        if value.bit_length() > MAX_INT_BITS:
+            raise ValueError(f"an integer of {value.bit_length()} bits is too long to store")
+        return value
+    if kind is float:
+        if value - value != 0.0:  # NaN and the infinities
+            raise ValueError(f"{value!r} is not a finite number")
+        return value
+    if kind is str:
+        _spend(budget, len(value))
+        return value
+    if kind is list or kind is dict:
+        if depth >= MAX_NESTING:
+            raise ValueError(f"the value nests more than {MAX_NESTING} containers deep")
+        if len(value) > MAX_ITEMS:
+            raise ValueError(f"a {kind.__name__} of {len(value)} items is longer than {MAX_ITEMS}")
+        _spend(budget, len(value))
+        if kind is list:
+            return [_copy(item, depth + 1, budget) for item in value]
+        copy = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise TypeError(f"a dict key must be a string, not {type(key).__name__}")
+            _spend(budget, len(key))
+            copy[key] = _copy(item, depth + 1, budget)
+        return copy
+    if isinstance(value, str):  # a StrEnum member, say: stored as the plain string
+        return _copy(str.__str__(value), depth, budget)
+    if isinstance(value, int):
+        return _copy(int(value), depth, budget)
+    if isinstance(value, float):
+        return _copy(float(value), depth, budget)
+    if isinstance(value, Mapping):  # an event's payload
+        return _copy(dict(value), depth, budget)
+    raise TypeError(f"{type(value).__name__} is not JSON data")
+
+
+def _spend(budget: list[int], amount: int) -> None:
+    budget[0] -= amount
+    if budget[0] < 0:
+        raise ValueError(f"the value holds more than {MAX_SIZE} characters and items")
+
+
+def check_growth(container: dict[str, Any], key: str) -> None:
+    """Before an item assignment adds ``key`` to ``container``: at most :data:`MAX_ITEMS`."""
+    if key not in container and len(container) >= MAX_ITEMS:
+        raise ValueError(f"a dict of {MAX_ITEMS} items cannot take another key")
+
+
+# -- snapshots -----------------------------------------------------------------------------------
+def encode_data(model: DataModel, data: Any) -> dict[str, Any]:
+    """The ``data`` field of a snapshot: each field's value as JSON data (a copy)."""
+    root = ((), "data")
+    return {name: json_data(getattr(data, name), (root, name), 2) for name, _, _ in model.fields}
+
+
+def decode_data(value: Any, model: DataModel) -> Any:
+    """A fresh data object holding the checked values of a snapshot's ``data`` field."""
+    if type(value) is not dict:
+        raise SnapshotError("expected an object", field="data")
+    names = [name for name, _, _ in model.fields]
+    missing = [name for name in names if name not in value]
+    if missing:
+        raise SnapshotError("is missing", field=f"data.{missing[0]}")
+    unknown = sorted(value.keys() - set(names))
+    if unknown:
+        raise SnapshotError("is not a data field", field=f"data.{unknown[0]}")
+    from statewright._payloads import check_payload
+
+    data = model.factory()
+    for field in model.fields:
+        name = field[0]
+        try:
+            item = stored(check_payload("data", (field,), {name: value[name]})[name])
+        except InvalidPayload as error:
+            where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.path)
+            raise SnapshotError(error.reason, field=f"data{where}") from None
+        except (ValueError, TypeError, ArithmeticError) as error:  # a bound; float() of 2**5000
+            raise SnapshotError(str(error), field=f"data.{name}") from None
+        setattr(data, name, item)
+    return data
