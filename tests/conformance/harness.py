@@ -3,10 +3,12 @@
 import-scxml -> spec -> the compiler -> a generated module -> import it -> run the machine. A
 W3C test passes when the chart reaches its final state ``pass``. The charts (fetched by
 ``make w3c-charts``) are python-statemachine's rewrite of the W3C IRP tests for a Python data
-model, so the conditions the importer keeps as named guards are Python: :class:`Conditions`
-evaluates each with ``eval`` in an empty namespace, where ``In`` does not exist (the importer
-turned every ``In()`` it could into ``in(...)``). An exception propagates, and the runtime turns
-it into ``error.execution``, as SCXML does with a condition that cannot be evaluated.
+model; the importer translates their data model, conditions and executable content into the
+spec's, and the compiler into typed Python. The harness supplies no code: the machine runs with
+no handlers and no context, so a chart passes only if what the importer and the compiler made
+of it reaches ``pass`` by itself. A chart whose spec still needs a handler (a condition the
+importer kept as a named guard, because it reads names that are no data field) is *not
+supported*: nothing here evaluates chart text.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ import enum
 import importlib.util
 import re
 import sys
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -26,20 +27,15 @@ from statewright_compiler.diagnostics import Diagnostic, SpecError
 from statewright_compiler.pipeline import module_source
 from statewright_compiler.scxml.importer import import_scxml
 from statewright_compiler.scxml.read import Element, read_xml
-from statewright_compiler.scxml.spec_text import COND_METADATA
-from statewright_compiler.spec.guards import guard_names, parse_guard
 from statewright_compiler.spec.load import parse_spec_text
-from statewright_compiler.spec.toml_compat import tomllib
 
 __all__ = [
     "CHARTS",
     "REQUIRED",
-    "Conditions",
     "Outcome",
     "Result",
     "chart_paths",
     "code",
-    "conditions",
     "run_chart",
 ]
 
@@ -77,45 +73,6 @@ class Result:
     timers: bool
     module_name: str | None = None
     module: str | None = None
-
-
-class Conditions:
-    """A handlers object whose guards are the SCXML conditions they were translated from."""
-
-    def __init__(self, expressions: Mapping[str, str]) -> None:
-        self._expressions = dict(expressions)
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            expression = self._expressions[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-        def guard(context: object, payload: object, /) -> bool:
-            # The chart's own condition, evaluated as its data model would (with no data).
-            return bool(eval(expression, {"__builtins__": {}}, {}))
-
-        return guard
-
-
-def _alternatives(spec: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
-    for state in spec.get("states", {}).values():
-        for value in [*state.get("on", {}).values(), state.get("always", [])]:
-            yield from value if isinstance(value, list) else [value]
-    yield from spec.get("transitions", [])
-
-
-def conditions(spec_text: str) -> dict[str, str]:
-    """Each named guard of an imported spec and its condition, read from the spec itself: a
-    guard's own key in the transition's metadata, else ``scxml_cond`` (the whole condition)."""
-    found: dict[str, str] = {}
-    for alternative in _alternatives(tomllib.loads(spec_text)):
-        if not isinstance(alternative, dict) or "guard" not in alternative:
-            continue
-        metadata = alternative.get("metadata", {})
-        for name in guard_names(parse_guard(alternative["guard"])):
-            found[name] = metadata.get(name, metadata[COND_METADATA])
-    return found
 
 
 def chart_paths() -> list[Path]:
@@ -210,6 +167,10 @@ def run_chart(path: Path, folder: Path) -> Result:
         first = next(diagnostic for diagnostic in error.diagnostics if diagnostic.is_error)
         reason = f"the compiler rejects the spec: {code(first.code)}: {first.message}"
         return Result(test, Outcome.NOT_SUPPORTED, reason, timers)
+    if machine.guards or machine.actions or machine.delays:
+        handlers = ", ".join(map(code, (*machine.guards, *machine.actions, *machine.delays)))
+        reason = f"the spec needs handlers ({handlers}), and the harness supplies no code"
+        return Result(test, Outcome.NOT_SUPPORTED, reason, timers)
     source = module_source(machine)
     module_file = folder / f"{machine.module_name}.py"
     module_file.write_text(source, encoding="utf-8")
@@ -219,7 +180,7 @@ def run_chart(path: Path, folder: Path) -> Result:
         machine_class = getattr(module, f"{machine.name}Machine")
         clock = _Clock()
         options = MachineOptions(clock=clock, log_transitions=False)
-        running = machine_class(None, Conditions(conditions(imported.text)), options=options)
+        running = machine_class(None, None, options=options)
         _run_timers(running, clock)
     except Exception as error:  # whatever it is, the report shows it
         reason = f"raised {code(type(error).__name__)}: {error}"

@@ -249,6 +249,7 @@ def _compare(node: Compare, scope: Scope) -> Translation:
     left = translate(node.left, scope)
     parts = [left.source]
     current = left
+    untyped = left.type.kind == "any"
     for operator, comparator in zip(node.operators, node.comparators, strict=True):
         check_equality(operator, comparator)
         check_membership(operator, comparator)
@@ -258,6 +259,9 @@ def _compare(node: Compare, scope: Scope) -> Translation:
             operator = "is" if operator == "==" else "is not"  # E711
         parts.append(f"{operator} {right.source}")
         current = right
+        untyped = untyped or right.type.kind == "any"
+    if untyped:  # mypy types a comparison with an Any operand as Any: make it the bool it is
+        return Translation(BOOL, call("bool", [" ".join(parts)]))
     return Translation(BOOL, f"({' '.join(parts)})")
 
 

@@ -13,34 +13,45 @@ from collections.abc import Mapping
 from typing import Final
 
 from statewright_compiler.diagnostics import Diagnostic, Severity
-from statewright_compiler.scxml.document import Cancel, Log, Raise, Send, Step
+from statewright_compiler.scxml.document import (
+    Assign,
+    Cancel,
+    Foreach,
+    If,
+    Log,
+    Raise,
+    Send,
+    Step,
+)
 from statewright_compiler.scxml.read import SCXML_NAMESPACE, Element
 from statewright_compiler.spec.descriptors import EVENT_NAME
 from statewright_compiler.spec.durations import DurationError, parse_duration
 
-__all__ = ["UNSUPPORTED", "ElementReader"]
+__all__ = ["SCXML_PROCESSOR", "UNSUPPORTED", "ElementReader"]
 
 #: Why each SCXML element statewright does not translate cannot be translated.
-_NO_DATA = "statewright charts have no data model: state lives in the context your handlers get"
-_NO_CODE = "a spec holds no code: write it as a handler action in Python"
+_NO_CODE = (
+    "a spec holds no code, and nothing from a chart is ever run as code: write it as "
+    "executable content (assign, if, foreach, ...) or as a handler action in Python"
+)
 UNSUPPORTED: Final[Mapping[str, str]] = {
-    "datamodel": _NO_DATA,
-    "data": _NO_DATA,
-    "assign": _NO_DATA,
     "script": _NO_CODE,
-    "if": _NO_CODE,
-    "elseif": _NO_CODE,
-    "else": _NO_CODE,
-    "foreach": _NO_CODE,
     "invoke": "statewright does not run child sessions",
     "finalize": "statewright does not run child sessions",
-    "donedata": "done events carry no data in statewright",
-    "param": "events raised by a chart carry no data in statewright",
-    "content": "events raised by a chart carry no data in statewright",
 }
 #: The attributes each translated element may have (others are read past with a warning).
 _ATTRIBUTES: Final[Mapping[str, frozenset[str]]] = {
     "scxml": frozenset({"initial", "name", "version", "datamodel", "binding"}),
+    "datamodel": frozenset(),
+    "data": frozenset({"id", "expr", "src"}),
+    "assign": frozenset({"location", "expr"}),
+    "if": frozenset({"cond"}),
+    "elseif": frozenset({"cond"}),
+    "else": frozenset(),
+    "foreach": frozenset({"array", "item", "index"}),
+    "param": frozenset({"name", "expr", "location"}),
+    "content": frozenset({"expr"}),
+    "donedata": frozenset(),
     "state": frozenset({"id", "initial"}),
     # ``initial`` is not SCXML's on <parallel>, but it is an error there rather than ignored.
     "parallel": frozenset({"id", "initial"}),
@@ -58,10 +69,12 @@ _ATTRIBUTES: Final[Mapping[str, frozenset[str]]] = {
     ),
     "cancel": frozenset({"sendid", "sendidexpr"}),
 }
-#: ``<send>`` attributes that compute at run time what a spec must say when it compiles.
-_COMPUTED: Final = ("eventexpr", "targetexpr", "typeexpr", "idlocation", "namelist", "sendidexpr")
+#: ``<send>`` attributes that compute at run time what a constant says.
+_COMPUTED: Final = ("eventexpr", "targetexpr", "typeexpr", "idlocation", "namelist")
+#: The elements of executable content.
+_STEPS: Final = frozenset({"raise", "log", "send", "cancel", "assign", "if", "foreach"})
 #: The ``type`` of SCXML's own event processor (the default), as the specification spells it.
-_SCXML_PROCESSOR: Final = ("http://www.w3.org/TR/scxml/#SCXMLEventProcessor", "scxml")
+SCXML_PROCESSOR: Final = ("http://www.w3.org/TR/scxml/#SCXMLEventProcessor", "scxml")
 #: The event names statewright's descriptors can match (``descriptors.py``).
 
 
@@ -101,8 +114,9 @@ class ElementReader:
             f"{element.tag} in {where.tag} cannot be translated: {why}",
         )
 
-    def check(self, element: Element) -> None:
-        """Warn about attributes SCXML does not define and text where SCXML has none."""
+    def check(self, element: Element, *, text: bool = False) -> None:
+        """Warn about attributes SCXML does not define and text where SCXML has none (``text``:
+        the element's text means something)."""
         known = _ATTRIBUTES.get(element.name, frozenset())
         for name, _ in element.attributes:
             if name not in known:
@@ -111,7 +125,7 @@ class ElementReader:
                     element,
                     f"{element.tag} has no attribute {name!r} in SCXML; it is ignored",
                 )
-        if element.text:
+        if element.text and not text:
             self.diagnostics.append(
                 Diagnostic(
                     "scxml-ignored",
@@ -140,30 +154,86 @@ class ElementReader:
         return False
 
     def content(self, block: Element) -> list[Step]:
-        """Executable content: ``<raise>``, ``<log>`` with a constant, a delayed ``<send>``
-        and ``<cancel>``; refuse the rest."""
+        """Executable content: ``<raise>``, ``<log>``, ``<send>``, ``<cancel>``, ``<assign>``,
+        ``<if>`` and ``<foreach>``; refuse the rest (``<script>``: no code from a chart runs)."""
+        return self.block(block, list(block.children))
+
+    def block(self, block: Element, children: list[Element]) -> list[Step]:
         steps: list[Step] = []
-        for element in block.children:
+        for element in children:
             name = element.name
-            if not self.is_scxml(element) or name not in ("raise", "log", "send", "cancel"):
+            if not self.is_scxml(element) or name not in _STEPS:
                 self.refuse(element, block)
                 continue
-            self.check(element)
-            for child in element.children:
-                self.refuse(child, element)
+            self.check(element, text=name == "assign")
             step: Step | None
-            if name == "raise":
-                step = self.raised(element, element.get("event"))
-            elif name == "log":
-                text = self.log_text(element)
-                step = None if text is None else Log(text, element.get("label"))
+            if name == "if":
+                step = self.if_step(element)
+            elif name == "foreach":
+                step = self.foreach(element)
             elif name == "send":
                 step = self.send(element)
             else:
-                step = self.cancel(element)
+                for child in element.children:
+                    self.refuse(child, element)
+                step = self.simple(element)
             if step is not None:
                 steps.append(step)
         return steps
+
+    def simple(self, element: Element) -> Step | None:
+        name = element.name
+        if name == "raise":
+            return self.raised(element, element.get("event"))
+        if name == "log":
+            return self.log(element)
+        if name == "assign":
+            location = self.required(element, "location")
+            expr = element.get("expr")
+            if expr is None and element.text:
+                expr = element.text
+            if expr is None:
+                self.report("scxml-invalid", element, "<assign> has no expr and no content")
+                return None
+            return None if location is None else Assign(location, expr)
+        return self.cancel(element)
+
+    def required(self, element: Element, attribute: str) -> str | None:
+        value = element.get(attribute)
+        if not value:
+            self.report("scxml-invalid", element, f"{element.tag} has no {attribute}")
+            return None
+        return value
+
+    def if_step(self, element: Element) -> If | None:
+        """``<if>``: ``<elseif>`` and ``<else>`` are markers between its branches."""
+        cond = self.required(element, "cond")
+        branches: list[tuple[str, list[Element]]] = [(cond or "", [])]
+        otherwise: list[Element] | None = None
+        for child in element.children:
+            if self.is_scxml(child) and child.name in ("elseif", "else"):
+                self.check(child)
+                for inner in child.children:
+                    self.refuse(inner, child)
+                if otherwise is not None:
+                    self.report("scxml-invalid", child, f"{child.tag} after <else>")
+                elif child.name == "else":
+                    otherwise = []
+                else:
+                    branches.append((self.required(child, "cond") or "", []))
+            else:
+                (otherwise if otherwise is not None else branches[-1][1]).append(child)
+        translated = tuple((test, tuple(self.block(element, body))) for test, body in branches)
+        rest = None if otherwise is None else tuple(self.block(element, otherwise))
+        return If(translated, rest) if all(test for test, _ in branches) else None
+
+    def foreach(self, element: Element) -> Foreach | None:
+        array = self.required(element, "array")
+        item = self.required(element, "item")
+        steps = tuple(self.block(element, list(element.children)))
+        if array is None or item is None:
+            return None
+        return Foreach(array, item, element.get("index"), steps)
 
     def raised(self, element: Element, event: str | None) -> Raise | None:
         if event is None:
@@ -175,62 +245,114 @@ class ElementReader:
         self.report("scxml-unsupported", element, f"{what} cannot be translated: {why}")
 
     def send(self, element: Element) -> Step | None:
-        """A ``<send>`` to the chart itself: a timer (due at once without a delay: SCXML's
-        external queue, which the timer drivers drain in the order sent), or ``#_internal``
-        (a raise). Other targets need event I/O processors, which a chart does not have."""
-        computed = [name for name in _COMPUTED if element.get(name) is not None]
-        if computed:
-            why = "a spec says what it sends when it compiles, not at run time"
-            self.unsupported(element, f"<send {computed[0]}>", why)
-            return None
-        kind = element.get("type")
+        """A ``<send>``: its event, delay, id, target and type as constants or expressions,
+        and its data (``namelist``, ``<param>``, ``<content>``). A constant target is the chart
+        itself (none, ``#_internal``, ``#_scxml_<session>``); others are the spec's to refuse."""
+        params, content = self.event_data(element)
         target = element.get("target")
-        foreign = kind is not None and kind not in _SCXML_PROCESSOR
-        if foreign or target not in (None, "#_internal"):
-            where = f"type={kind!r}" if foreign else f"target={target!r}"
-            why = "statewright has no event I/O processors; send to other systems from a handler"
-            self.unsupported(element, f"<send {where}>", why)
+        kind = element.get("type")
+        delay = element.get("delay")
+        delayexpr = element.get("delayexpr")
+        if delayexpr is not None and self.literal(delayexpr) is not None:
+            delay, delayexpr = self.literal(delayexpr), None  # a constant: the delay it says
+        event = element.get("event")
+        if event is not None and not self.event_name(element, event, event):
             return None
-        delay = self.constant(element, "delay")
-        if delay is None and element.get("delayexpr") is not None:
-            return None  # reported by constant()
-        if target == "#_internal":
-            if delay is not None:
-                self.report("scxml-invalid", element, "a <send> to #_internal has no delay")
+        if event is None and element.get("eventexpr") is None:
+            self.report("scxml-invalid", element, "<send> has neither event nor eventexpr")
+            return None
+        if delay is not None:
+            try:
+                parse_duration(delay, allow_zero=True)
+            except DurationError as error:
+                self.unsupported(element, f"<send delay={delay!r}>", str(error))
                 return None
-            return self.raised(element, element.get("event"))
-        if delay is None:
-            delay = "0s"
-        try:
-            parse_duration(delay, allow_zero=True)
-        except DurationError as error:
-            self.unsupported(element, f"<send delay={delay!r}>", str(error))
+        if kind is not None and kind not in SCXML_PROCESSOR:
+            why = "statewright has no event I/O processors but SCXML's"
+            self.unsupported(element, f"<send type={kind!r}>", why)
             return None
-        raised = self.raised(element, element.get("event"))
-        return None if raised is None else Send(raised.event, delay, element.get("id"))
+        if (
+            target == "#_internal"
+            and delay is None
+            and event is not None
+            and delayexpr is None
+            and not any(element.get(name) for name in _COMPUTED)
+            and not params
+            and content is None
+        ):
+            return Raise(event)
+        return Send(
+            event or "",
+            delay or ("" if delayexpr else "0s"),
+            element.get("id"),
+            eventexpr=element.get("eventexpr"),
+            delayexpr=delayexpr,
+            idlocation=element.get("idlocation"),
+            target=target,
+            targetexpr=element.get("targetexpr"),
+            type=kind,
+            typeexpr=element.get("typeexpr"),
+            namelist=tuple((element.get("namelist") or "").split()),
+            params=params,
+            content=content,
+        )
 
-    def constant(self, element: Element, name: str) -> str | None:
-        """``name`` as written, or ``name + "expr"`` when that is a string constant."""
-        written = element.get(name)
-        expression = element.get(name + "expr")
-        if expression is None:
-            return written
-        value = self.literal(expression)
-        if value is None:
-            why = "only a constant string (such as '1s') is"
-            self.unsupported(element, f"{element.tag[:-1]} {name}expr={expression!r}>", why)
-        return value
+    def event_data(self, element: Element) -> tuple[tuple[tuple[str, str], ...], str | None]:
+        """The ``<param>`` pairs (a ``location`` is read as the expression naming it) and the
+        ``<content>`` expression of a ``<send>`` or ``<donedata>``."""
+        params: list[tuple[str, str]] = []
+        content: str | None = None
+        for child in element.children:
+            if not self.is_scxml(child) or child.name not in ("param", "content"):
+                self.refuse(child, element)
+                continue
+            self.check(child, text=child.name == "content")
+            for inner in child.children:
+                self.refuse(inner, child)
+            if child.name == "param":
+                name = self.required(child, "name")
+                value = child.get("expr") or child.get("location")
+                if value is None:
+                    self.report("scxml-invalid", child, "<param> has neither expr nor location")
+                elif name is not None:
+                    params.append((name, value))
+            elif child.get("expr") is not None:
+                content = child.get("expr")
+            else:
+                content = self.quoted(child.text)
+        return tuple(params), content
+
+    def quoted(self, text: str) -> str:
+        """``<content>`` text as an expression: itself when it is a Python literal, else the
+        string it is (SCXML sends content it cannot parse as a string)."""
+        try:
+            ast.literal_eval(text.strip())
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return repr(" ".join(text.split()))
+        return text.strip()
+
+    def donedata(self, element: Element) -> tuple[tuple[str, str], ...] | str:
+        self.check(element)
+        params, content = self.event_data(element)
+        return content if content is not None else params
 
     def cancel(self, element: Element) -> Cancel | None:
-        if element.get("sendidexpr") is not None:
-            why = "a spec says what it cancels when it compiles, not at run time"
-            self.unsupported(element, "<cancel sendidexpr>", why)
-            return None
+        expr = element.get("sendidexpr")
+        if expr is not None:
+            return Cancel("", element.line, element.column, expr)
         sendid = element.get("sendid")
         if not sendid:
             self.report("scxml-invalid", element, "<cancel> has no sendid")
             return None
         return Cancel(sendid, element.line, element.column)
+
+    def log(self, element: Element) -> Log:
+        expression = element.get("expr")
+        label = element.get("label")
+        if expression is None:
+            return Log("", label)
+        value = self.literal(expression)
+        return Log(value, label) if value is not None else Log("", label, expression)
 
     def literal(self, expression: str) -> str | None:
         """The string an expression is, when it is a string constant (``'pass'``)."""
@@ -239,13 +361,3 @@ class ElementReader:
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             return None
         return value if isinstance(value, str) else None
-
-    def log_text(self, element: Element) -> str | None:
-        expression = element.get("expr")
-        if expression is None:
-            return ""
-        value = self.literal(expression)
-        if value is None:
-            why = "only a constant string (such as 'pass') is; log values from a handler action"
-            self.unsupported(element, f"<log expr={expression!r}>", why)
-        return value

@@ -13,8 +13,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 __all__ = [
+    "Assign",
     "Cancel",
+    "Data",
     "Document",
+    "Foreach",
+    "If",
     "Log",
     "Node",
     "NodeKind",
@@ -41,34 +45,91 @@ class Raise:
 
 @dataclass(frozen=True)
 class Log:
-    """``<log label="..." expr="'text'">`` with a constant text (``label`` None when absent)."""
+    """``<log label="..." expr="'text'">`` with a constant text (``label`` None when absent),
+    or with an expression (``expr``, the text then empty)."""
 
     text: str
     label: str | None = None
+    expr: str | None = None
 
 
 @dataclass(frozen=True)
 class Send:
     """``<send event="..." delay="..." id="...">``: the event, sent to the chart itself after
-    ``delay`` (as written: ``"1s"``, ``"500ms"``); ``id`` is None when the element has none."""
+    ``delay`` (as written: ``"1s"``, ``"500ms"``); ``id`` is None when the element has none.
+
+    The data model's attributes: each ``...expr`` computes what its constant form says,
+    ``idlocation`` names the field that receives the made-up id, ``params`` are the
+    ``<param name expr>`` pairs (``expr`` None: ``location``, in ``locations``), ``namelist``
+    the fields sent under their own names and ``content`` an expression, the whole event data.
+    Every expression is the chart's text (translated when the spec is written)."""
 
     event: str
     delay: str
     id: str | None = None
+    eventexpr: str | None = None
+    delayexpr: str | None = None
+    idlocation: str | None = None
+    target: str | None = None
+    targetexpr: str | None = None
+    type: str | None = None
+    typeexpr: str | None = None
+    namelist: tuple[str, ...] = ()
+    params: tuple[tuple[str, str], ...] = ()
+    content: str | None = None
 
 
 @dataclass(frozen=True)
 class Cancel:
     """``<cancel sendid="...">``: cancel the pending ``<send>`` with that id (``line`` and
-    ``column`` say where, for a diagnostic; they are not part of what it means)."""
+    ``column`` say where, for a diagnostic; they are not part of what it means), or
+    ``<cancel sendidexpr>`` (``expr``, the id then empty)."""
 
     id: str
     line: int = field(default=0, compare=False)
     column: int = field(default=0, compare=False)
+    expr: str | None = None
+
+
+@dataclass(frozen=True)
+class Assign:
+    """``<assign location="..." expr="...">`` (a ``<assign>``'s content is its ``expr``)."""
+
+    location: str
+    expr: str
+
+
+@dataclass(frozen=True)
+class If:
+    """``<if cond>``, its ``<elseif cond>`` branches (each a condition and its steps) and the
+    ``<else>`` steps (None: no ``<else>``)."""
+
+    branches: tuple[tuple[str, tuple[Step, ...]], ...]
+    otherwise: tuple[Step, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Foreach:
+    """``<foreach array item index>`` and its steps."""
+
+    array: str
+    item: str
+    index: str | None
+    steps: tuple[Step, ...] = ()
 
 
 #: One piece of executable content.
-Step = Raise | Log | Send | Cancel
+Step = Raise | Log | Send | Cancel | Assign | If | Foreach
+
+
+@dataclass(frozen=True)
+class Data:
+    """``<data id expr>`` (or its content, as an expression); ``expr`` None: no value."""
+
+    id: str
+    expr: str | None = None
+    line: int = field(default=0, compare=False)
+    column: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True)
@@ -92,7 +153,9 @@ class Node:
     ``id`` is None when the document gives none (the translation names it). ``initial`` holds
     the ``initial`` attribute's ids or the target of the ``<initial>`` element (whose content is
     ``initial_steps``); empty means the first child. A history state keeps its ``type`` in
-    ``history`` and its default transition in ``default`` and ``default_steps``.
+    ``history`` and its default transition in ``default`` and ``default_steps``. ``data`` is
+    the state's ``<datamodel>``; a final state's ``donedata`` its ``<param>`` pairs or its
+    ``<content>`` expression.
     """
 
     id: str | None
@@ -108,16 +171,21 @@ class Node:
     transitions: tuple[Transition, ...] = ()
     line: int = 0
     column: int = 0
+    data: tuple[Data, ...] = ()
+    donedata: tuple[tuple[str, str], ...] | str | None = None
 
 
 @dataclass(frozen=True)
 class Document:
     """A whole chart: its name (None: none given), the root's initial ids (empty: the first
-    child) and every node in document order; ``parent`` is an index into ``nodes``."""
+    child) and every node in document order; ``parent`` is an index into ``nodes``. ``data``
+    is the root's ``<datamodel>``, ``binding`` its ``binding`` attribute."""
 
     name: str | None
     initial: tuple[str, ...]
     nodes: tuple[Node, ...]
+    data: tuple[Data, ...] = ()
+    binding: str = "early"
 
     def children(self, parent: int | None) -> list[int]:
         return list(self._children.get(parent, ()))

@@ -15,14 +15,23 @@ such as ``foo.bar`` exist, which SCXML's ``foo`` also matches.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from statewright_compiler.scxml.document import Document, Node, NodeKind, Raise, Send, Step
+from statewright_compiler.scxml.document import (
+    Document,
+    Foreach,
+    If,
+    Node,
+    NodeKind,
+    Raise,
+    Send,
+    Step,
+)
 from statewright_compiler.scxml.names import event_names
 from statewright_compiler.spec.descriptors import is_descriptor
 
-__all__ = ["ChartEvents", "chart_events", "descriptor_event", "steps_of"]
+__all__ = ["ChartEvents", "chart_events", "descriptor_event", "steps_of", "walk"]
 
 
 def descriptor_event(token: str) -> str | None:
@@ -33,13 +42,24 @@ def descriptor_event(token: str) -> str | None:
 
 
 def steps_of(node: Node) -> Iterator[Step]:
-    """Every step of a node's executable content."""
-    yield from node.entry
-    yield from node.exit
-    yield from node.initial_steps
-    yield from node.default_steps
+    """Every step of a node's executable content, those inside ``<if>`` and ``<foreach>``
+    included."""
+    for steps in (node.entry, node.exit, node.initial_steps, node.default_steps):
+        yield from walk(steps)
     for transition in node.transitions:
-        yield from transition.steps
+        yield from walk(transition.steps)
+
+
+def walk(steps: Iterable[Step]) -> Iterator[Step]:
+    """Each step, and after it the steps it holds."""
+    for step in steps:
+        yield step
+        if isinstance(step, If):
+            for _, branch in step.branches:
+                yield from walk(branch)
+            yield from walk(step.otherwise or ())
+        elif isinstance(step, Foreach):
+            yield from walk(step.steps)
 
 
 @dataclass(frozen=True)
@@ -78,7 +98,7 @@ def chart_events(document: Document, states: Sequence[str]) -> ChartEvents:
     appearances: dict[str, bool] = {}  # value -> raised (else only named by descriptors)
     for node in document.nodes:
         for step in steps_of(node):
-            if isinstance(step, Raise | Send):
+            if isinstance(step, Raise | Send) and step.event:
                 appearances[step.event] = True
         for transition in node.transitions:
             for token in transition.events:

@@ -256,11 +256,20 @@ class _Exporter:
         return tuple(dict.fromkeys(tokens))
 
     def cond(self, rule: Rule, line: int, column: int, what: str) -> str | None:
-        if rule.cond is not None:
-            self.refuse(line, column, f"the cond of {what}", _DATA_MODEL)
-            return None
-        if rule.guard is None:
-            return None
+        written = None if rule.cond is None else rule.cond.text
+        kept = dict(rule.metadata).get(COND_METADATA)
+        if written is not None and rule.guard is None and isinstance(kept, str):
+            written = kept  # the chart's own text, which the importer translated
+        if written is not None:
+            written = self.text(written, line, "a condition")
+        if rule.guard is None or written is None:
+            # A spec's expressions are Python: the same text in SCXML's Python data model.
+            return written if rule.guard is None else self.guard_cond(rule, line, column, what)
+        guard = self.guard_cond(rule, line, column, what)
+        return None if guard is None else f"({written}) and ({guard})"
+
+    def guard_cond(self, rule: Rule, line: int, column: int, what: str) -> str | None:
+        assert rule.guard is not None
         metadata = dict(rule.metadata)
         named = guard_names(rule.guard)
         kept = metadata.get(COND_METADATA)

@@ -18,15 +18,13 @@ from statewright_compiler.diagnostics import Diagnostic, SpecError
 from statewright_compiler.scxml.compile_check import compiler_errors
 from statewright_compiler.scxml.content import UNSUPPORTED, ElementReader
 from statewright_compiler.scxml.document import (
-    Cancel,
+    Data,
     Document,
     Node,
     NodeKind,
-    Send,
     Step,
     Transition,
 )
-from statewright_compiler.scxml.events import steps_of
 from statewright_compiler.scxml.read import Element, read_xml
 from statewright_compiler.scxml.spec_text import ImportedSpec, spec_text
 
@@ -36,11 +34,12 @@ __all__ = ["UNSUPPORTED", "import_scxml", "read_document"]
 _STATE_CHILDREN: Final[Mapping[NodeKind, frozenset[str]]] = {
     NodeKind.STATE: frozenset(
         {"onentry", "onexit", "transition", "initial", "state", "parallel", "final", "history"}
+        | {"datamodel"}
     ),
     NodeKind.PARALLEL: frozenset(
-        {"onentry", "onexit", "transition", "state", "parallel", "history"}
+        {"onentry", "onexit", "transition", "state", "parallel", "history", "datamodel"}
     ),
-    NodeKind.FINAL: frozenset({"onentry", "onexit"}),
+    NodeKind.FINAL: frozenset({"onentry", "onexit", "donedata"}),
     NodeKind.HISTORY: frozenset({"transition"}),
 }
 _KINDS: Final = {kind.value: kind for kind in NodeKind}
@@ -63,16 +62,22 @@ class _Reader(ElementReader):
             self.report("scxml-invalid", root, f"the root element is {root.tag}, not <scxml>")
             return None
         self.check(root)
+        data: list[Data] = []
         for child in root.children:
             if self.is_scxml(child) and child.name in ("state", "parallel", "final"):
                 self.state(child, None)
+            elif self.is_scxml(child) and child.name == "datamodel":
+                data += self.datamodel(child)
             else:
                 self.refuse(child, root)
         if not self.nodes:
             self.report("scxml-invalid", root, "<scxml> has no states")
             return None
         initial = self.ids(root, "initial")
-        document = Document(root.get("name"), initial, tuple(self.nodes))
+        binding = root.get("binding") or "early"
+        if binding not in ("early", "late"):
+            self.report("scxml-invalid", root, f"<scxml> has the binding {binding!r}")
+        document = Document(root.get("name"), initial, tuple(self.nodes), tuple(data), binding)
         self.resolve(document, root)
         return document
 
@@ -93,6 +98,8 @@ class _Reader(ElementReader):
         history_type = None
         default: tuple[str, ...] = ()
         default_steps: tuple[Step, ...] = ()
+        data: list[Data] = []
+        donedata: tuple[tuple[str, str], ...] | str | None = None
         if kind is NodeKind.HISTORY:
             history_type = element.get("type") or "shallow"
             if history_type not in ("shallow", "deep"):
@@ -112,6 +119,12 @@ class _Reader(ElementReader):
                 exit += self.content(child)
             elif name in ("state", "parallel", "final", "history"):
                 self.state(child, index)
+            elif name == "datamodel":
+                data += self.datamodel(child)
+            elif name == "donedata":
+                if donedata is not None:
+                    self.report("scxml-invalid", child, f"{element.tag} has two <donedata>")
+                donedata = self.donedata(child)
             elif name == "initial":
                 if initial or initial_element is not None:
                     self.report(
@@ -144,7 +157,33 @@ class _Reader(ElementReader):
             tuple(transitions),
             element.line,
             element.column,
+            tuple(data),
+            donedata,
         )
+
+    def datamodel(self, element: Element) -> list[Data]:
+        """``<data>`` declarations: an id and an ``expr`` or inline content (``src`` reads
+        a file or a URL, which a spec never does)."""
+        self.check(element)
+        data: list[Data] = []
+        for child in element.children:
+            if not self.is_scxml(child) or child.name != "data":
+                self.refuse(child, element)
+                continue
+            self.check(child, text=True)
+            for inner in child.children:
+                self.refuse(inner, child)
+            identifier = self.required(child, "id")
+            if child.get("src") is not None:
+                why = "a spec's data is in the spec: write the value inline (expr or content)"
+                self.unsupported(child, f"<data src={child.get('src')!r}>", why)
+                continue
+            expr = child.get("expr")
+            if expr is None and child.text:
+                expr = self.quoted(child.text)
+            if identifier is not None:
+                data.append(Data(identifier, expr, child.line, child.column))
+        return data
 
     def default_transition(
         self, element: Element, *, wrapped: bool = True
@@ -203,8 +242,7 @@ class _Reader(ElementReader):
 
     # -- references ------------------------------------------------------------------------------
     def resolve(self, document: Document, root: Element) -> None:
-        """Every id a transition, an initial or a history default names is a state's, and
-        every id a ``<cancel>`` names a ``<send>``'s."""
+        """Every id a transition, an initial or a history default names is a state's."""
         where: dict[str, int] = {}
         for index, node in enumerate(document.nodes):
             if node.id is None:
@@ -226,17 +264,6 @@ class _Reader(ElementReader):
                     self.known(target, where, (transition.line, transition.column), "target")
         for target in document.initial:
             self.known(target, where, (root.line, root.column), "initial state")
-        steps = [step for node in document.nodes for step in steps_of(node)]
-        sent = {step.id for step in steps if isinstance(step, Send)}
-        for step in steps:
-            if isinstance(step, Cancel) and step.id not in sent:
-                message = (
-                    f"<cancel sendid={step.id!r}> cannot be translated: no <send> in the chart "
-                    "has that id, and a spec's cancel names one of its own timers"
-                )
-                self.diagnostics.append(
-                    Diagnostic("scxml-unsupported", self.shown, step.line, step.column, message)
-                )
 
     def known(
         self, target: str, where: Mapping[str, int], place: tuple[int, int], what: str

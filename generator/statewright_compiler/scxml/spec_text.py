@@ -15,21 +15,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from statewright_compiler.diagnostics import Diagnostic
+from statewright_compiler.diagnostics import Diagnostic, Severity
 from statewright_compiler.scxml.conditions import CondError, Guard, translate_cond
 from statewright_compiler.scxml.document import (
-    Cancel,
     Document,
-    Log,
     Node,
     NodeKind,
-    Send,
     Step,
     Transition,
 )
-from statewright_compiler.scxml.events import chart_events, steps_of
-from statewright_compiler.scxml.names import TimerNames, machine_name, state_names
+from statewright_compiler.scxml.events import chart_events
+from statewright_compiler.scxml.expressions import ChartExpressionError, names_in
+from statewright_compiler.scxml.names import machine_name, state_names
 from statewright_compiler.scxml.preemption import live_transitions
+from statewright_compiler.scxml.spec_content import ContentWriter
 from statewright_compiler.scxml.toml_text import (
     inline_table,
     toml_array,
@@ -83,14 +82,12 @@ class _Writer:
         }
         self.chart_events = chart_events(document, self.names)
         self.events = self.chart_events.names
-        self.timers = TimerNames(
-            step.id for node in document.nodes for step in steps_of(node)
-            if isinstance(step, Send) and step.id is not None
-        )  # fmt: skip
+        self.content = ContentWriter(document, self.events, self.by_id.get)
         self.diagnostics: list[Diagnostic] = []
         self.guard_count = 0
         self.named_guards: list[tuple[str, str]] = []
         self.guards: dict[int, Guard] = {}  # by id() of the transition
+        self.conds: dict[int, str] = {}  # by id() of the transition: its cond expression
         self.lines: list[str] = []
         self.origins: list[tuple[int, int]] = []  # per line: the SCXML element it came from
         self.origin = (1, 1)
@@ -123,6 +120,17 @@ class _Writer:
             for transition in self.in_file_order(index)[1]:
                 if transition.cond is None:
                     continue
+                if set(names_in(transition.cond)) == {"In"} and self.structural(transition):
+                    continue
+                if self.content.is_expression(transition.cond):
+                    self.origin = (transition.line, transition.column)
+                    try:
+                        cond = self.content.expression(transition.cond, condition=True)
+                        self.conds[id(transition)] = cond
+                    except ChartExpressionError as error:
+                        self.refuse_expression(error, transition.line, transition.column)
+                    self.warn_broken()
+                    continue
                 try:
                     guard = translate_cond(transition.cond, self.by_id.get, self.new_guard)
                 except CondError as error:
@@ -140,32 +148,47 @@ class _Writer:
                 self.guards[id(transition)] = guard
                 self.named_guards += guard.named
 
+    def structural(self, transition: Transition) -> bool:
+        """Whether the transition's ``cond`` tests only ``In()`` terms joined by and/or/not:
+        then it is the guard ``in(...)``, statechart structure (kept as a guard, so that
+        exporting and importing again gives the same spec)."""
+        assert transition.cond is not None
+        try:
+            guard = translate_cond(transition.cond, self.by_id.get, self.new_guard)
+        except CondError:
+            return False
+        if guard.named:
+            self.guard_count -= len(guard.named)
+            return False
+        self.guards[id(transition)] = guard
+        return True
+
+    def warn_broken(self) -> None:
+        """A warning for each expression written as one that fails (see ``ContentWriter``)."""
+        for text in self.content.broken:
+            message = (
+                f"the expression {text!r} does not parse: it is written as one that raises "
+                "error.execution when it is evaluated, as SCXML says"
+            )
+            self.warnings.append(
+                Diagnostic(
+                    "scxml-invalid", self.shown, *self.origin, message, severity=Severity.WARNING
+                )
+            )
+        self.content.broken.clear()
+
+    def refuse_expression(self, error: ChartExpressionError, line: int, column: int) -> None:
+        message = f"the expression {error.text!r} cannot be translated: {error}"
+        self.diagnostics.append(Diagnostic("scxml-unsupported", self.shown, line, column, message))
+
     # -- values ----------------------------------------------------------------------------------
     def targets(self, ids: Sequence[str]) -> str:
         if len(ids) == 1:
             return toml_string(self.by_id[ids[0]])
         return toml_array(toml_string(self.by_id[target]) for target in ids)
 
-    def step(self, step: Step) -> str:
-        if isinstance(step, Log):
-            items = [("log", toml_string(step.text))]
-            if step.label is not None:
-                items.append(("label", toml_string(step.label)))
-            return inline_table(items)
-        if isinstance(step, Cancel):
-            return inline_table([("cancel", toml_string(self.timers.of(step.id)))])
-        if isinstance(step, Send):
-            return inline_table(
-                [
-                    ("send", toml_string(self.events[step.event])),
-                    ("id", toml_string(self.timers.of(step.id))),
-                    ("delay", toml_string(step.delay)),
-                ]
-            )
-        return inline_table([("raise", toml_string(self.events[step.event]))])
-
     def steps(self, steps: Sequence[Step], prefix: int | None) -> str:
-        return toml_array((self.step(step) for step in steps), prefix=prefix)
+        return self.content.steps(steps, prefix)
 
     def with_steps(self, targets: Sequence[str], steps: Sequence[Step]) -> str:
         """An initial or history default: targets, or a table when it has content."""
@@ -179,10 +202,17 @@ class _Writer:
         if transition.internal:
             items.append(("type", toml_string("internal")))
         guard = self.guards.get(id(transition))
+        if id(transition) in self.conds:
+            items.append(("cond", self.conds[id(transition)]))
         if guard is not None:
             items.append(("guard", toml_string(guard.expression)))
         if transition.steps:
             items.append(("actions", self.steps(transition.steps, None)))
+        if id(transition) in self.conds:  # the chart's own text, beside its translation
+            assert transition.cond is not None
+            items.append(
+                ("metadata", inline_table([(COND_METADATA, toml_string(transition.cond))]))
+            )
         if guard is not None and guard.named:
             assert transition.cond is not None
             metadata = [(COND_METADATA, toml_string(transition.cond))]
@@ -227,11 +257,21 @@ class _Writer:
         self.emit("name", toml_string(machine_name(document.name, stem)))
         self.emit("initial", self.names_value(initial))
         self.emit("on_error", toml_string("event"))
+        if document.binding != "early":
+            self.emit("binding", toml_string(document.binding))
+        payloads = self.content.payloads()
         if self.events:
             self.add("\n[events]")
             for value, name in self.events.items():
                 table = [] if value == name else [("value", toml_string(value))]
+                if value in payloads:
+                    fields = [(field, toml_string("Any")) for field in payloads[value]]
+                    table.append(("payload", inline_table(fields)))
                 self.emit(name, inline_table(table))
+        if document.data:
+            self.add("\n[data]")
+            for key, value in self.content.fields(document.data):
+                self.emit(key, value)
 
     def names_value(self, names: Sequence[str]) -> str:
         if len(names) == 1:
@@ -265,6 +305,8 @@ class _Writer:
         for key, steps in (("entry", node.entry), ("exit", node.exit)):
             if steps:
                 self.emit(key, self.steps(steps, len(key) + 3))
+        if node.donedata is not None:
+            self.emit("donedata", self.content.donedata(node.donedata))
         in_table, transitions = self.in_file_order(index)
         evented = [transition for transition in transitions if transition.events]
         eventless = [transition for transition in transitions if not transition.events]
@@ -277,6 +319,11 @@ class _Writer:
                 self.emit_alternatives(f"on.{toml_key(key)}", group, short=True)
         if eventless:
             self.emit_alternatives("always", eventless, short=False)
+        if node.data:
+            self.origin = (node.line, node.column)
+            self.add(f"\n[states.{name}.data]")
+            for key, value in self.content.fields(node.data):
+                self.emit(key, value)
         if in_table:
             return
         for key, transition in zip(keys, evented, strict=True):
@@ -287,11 +334,20 @@ class _Writer:
             for item, value in self.alternative(transition):
                 self.emit(item, value)
 
-    def text(self, stem: str) -> str:
-        self.machine(stem)
+    def text(self, stem: str) -> str | None:
+        """The spec, or None when an expression cannot be translated (reported)."""
+        try:
+            self.machine(stem)
+        except ChartExpressionError as error:
+            self.refuse_expression(error, *self.origin)
+        self.warn_broken()
         for index, node in enumerate(self.document.nodes):
-            self.state(index, node)
-        return "\n".join(self.lines) + "\n"
+            try:
+                self.state(index, node)
+            except ChartExpressionError as error:
+                self.refuse_expression(error, *self.origin)
+            self.warn_broken()
+        return None if self.diagnostics else "\n".join(self.lines) + "\n"
 
 
 def spec_text(
@@ -306,4 +362,6 @@ def spec_text(
     if writer.diagnostics or not write:
         return None, writer.diagnostics + writer.warnings
     text = writer.text(stem)
+    if text is None:
+        return None, writer.diagnostics + writer.warnings
     return ImportedSpec(text, tuple(writer.named_guards), tuple(writer.origins)), writer.warnings

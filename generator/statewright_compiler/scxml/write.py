@@ -13,8 +13,12 @@ from collections.abc import Sequence
 from typing import Final
 
 from statewright_compiler.scxml.document import (
+    Assign,
     Cancel,
+    Data,
     Document,
+    Foreach,
+    If,
     Log,
     Node,
     NodeKind,
@@ -63,21 +67,89 @@ class _Writer:
         self.lines.append(f"{indent}</{tag}>")
 
     def steps(self, steps: Sequence[Step], depth: int) -> list[str]:
-        indent = _INDENT * depth
-        lines = []
+        lines: list[str] = []
         for step in steps:
-            if isinstance(step, Log):
-                label = attribute("label", step.label) if step.label is not None else ""
-                lines.append(f"{indent}<log{label}{attribute('expr', repr(step.text))}/>")
-            elif isinstance(step, Send):
-                timer = attribute("id", step.id) if step.id is not None else ""
-                delay = attribute("delay", step.delay)
-                lines.append(f"{indent}<send{attribute('event', step.event)}{timer}{delay}/>")
-            elif isinstance(step, Cancel):
-                lines.append(f"{indent}<cancel{attribute('sendid', step.id)}/>")
-            else:
-                lines.append(f"{indent}<raise{attribute('event', step.event)}/>")
+            lines += self.step(step, depth)
         return lines
+
+    def step(self, step: Step, depth: int) -> list[str]:
+        indent = _INDENT * depth
+        if isinstance(step, Log):
+            label = attribute("label", step.label) if step.label is not None else ""
+            expr = step.expr if step.expr is not None else repr(step.text)
+            return [f"{indent}<log{label}{attribute('expr', expr)}/>"]
+        if isinstance(step, Send):
+            return self.send(step, depth)
+        if isinstance(step, Cancel):
+            if step.expr is not None:
+                return [f"{indent}<cancel{attribute('sendidexpr', step.expr)}/>"]
+            return [f"{indent}<cancel{attribute('sendid', step.id)}/>"]
+        if isinstance(step, Assign):
+            where = attribute("location", step.location) + attribute("expr", step.expr)
+            return [f"{indent}<assign{where}/>"]
+        if isinstance(step, If):
+            return self.if_step(step, depth)
+        if isinstance(step, Foreach):
+            where = attribute("array", step.array) + attribute("item", step.item)
+            if step.index is not None:
+                where += attribute("index", step.index)
+            return self.wrapped(depth, "foreach", where, self.steps(step.steps, depth + 1))
+        return [f"{indent}<raise{attribute('event', step.event)}/>"]
+
+    def wrapped(self, depth: int, tag: str, attributes: str, body: list[str]) -> list[str]:
+        indent = _INDENT * depth
+        if not body:
+            return [f"{indent}<{tag}{attributes}/>"]
+        return [f"{indent}<{tag}{attributes}>", *body, f"{indent}</{tag}>"]
+
+    def if_step(self, step: If, depth: int) -> list[str]:
+        indent = _INDENT * (depth + 1)
+        (test, then), *others = step.branches
+        body = self.steps(then, depth + 1)
+        for cond, steps in others:
+            body += [f"{indent}<elseif{attribute('cond', cond)}/>", *self.steps(steps, depth + 1)]
+        if step.otherwise is not None:
+            body += [f"{indent}<else/>", *self.steps(step.otherwise, depth + 1)]
+        return self.wrapped(depth, "if", attribute("cond", test), body)
+
+    def send(self, step: Send, depth: int) -> list[str]:
+        attributes = ""
+        for name, value in (
+            ("event", step.event or None), ("eventexpr", step.eventexpr),
+            ("target", step.target), ("targetexpr", step.targetexpr),
+            ("type", step.type), ("typeexpr", step.typeexpr),
+            ("id", step.id), ("idlocation", step.idlocation),
+            ("delay", None if step.delayexpr or step.delay in ("", "0s") else step.delay),
+            ("delayexpr", step.delayexpr),
+            ("namelist", " ".join(step.namelist) or None),
+        ):  # fmt: skip
+            if value is not None:
+                attributes += attribute(name, value)
+        return self.wrapped(
+            depth, "send", attributes, self.event_data(step.params, step.content, depth + 1)
+        )
+
+    def event_data(
+        self, params: Sequence[tuple[str, str]], content: str | None, depth: int
+    ) -> list[str]:
+        indent = _INDENT * depth
+        lines = [
+            f"{indent}<param{attribute('name', name)}{attribute('expr', expr)}/>"
+            for name, expr in params
+        ]
+        if content is not None:
+            lines.append(f"{indent}<content{attribute('expr', content)}/>")
+        return lines
+
+    def datamodel(self, data: Sequence[Data], depth: int) -> None:
+        if not data:
+            return
+        indent = _INDENT * (depth + 1)
+        body = []
+        for field in data:
+            expr = attribute("expr", field.expr) if field.expr is not None else ""
+            body.append(f"{indent}<data{attribute('id', field.id)}{expr}/>")
+        self.element(depth, "datamodel", "", body)
 
     def transition(self, depth: int, transition: Transition, tag: str = "transition") -> None:
         attributes = ""
@@ -104,6 +176,7 @@ class _Writer:
             attributes += attribute("initial", " ".join(node.initial))
         start = len(self.lines)
         inner = depth + 1
+        self.datamodel(node.data, inner)
         if node.initial_steps:
             self.lines.append(f"{_INDENT * inner}<initial>")
             self.transition(inner + 1, Transition(targets=node.initial, steps=node.initial_steps))
@@ -114,6 +187,10 @@ class _Writer:
             self.transition(inner, Transition(targets=node.default, steps=node.default_steps))
         for transition in node.transitions:
             self.transition(inner, transition)
+        if node.donedata is not None:
+            params = node.donedata if not isinstance(node.donedata, str) else ()
+            content = node.donedata if isinstance(node.donedata, str) else None
+            self.element(inner, "donedata", "", self.event_data(params, content, inner + 1))
         for child in self.document.children(index):
             self.node(child, inner)
         body = self.lines[start:]
@@ -124,9 +201,14 @@ class _Writer:
 def scxml_text(document: Document, comment: str) -> str:
     """The whole file: an XML declaration, ``comment``, and the ``<scxml>`` element."""
     writer = _Writer(document)
+    writer.datamodel(document.data, 1)
     for index in document.children(None):
         writer.node(index, 1)
     attributes = attribute("xmlns", SCXML_NAMESPACE) + attribute("version", "1.0")
+    if document.data or any(node.data for node in document.nodes):
+        attributes += attribute("datamodel", "python")  # a spec's expressions are Python
+    if document.binding != "early":
+        attributes += attribute("binding", document.binding)
     if document.name is not None:
         attributes += attribute("name", document.name)
     if document.initial:

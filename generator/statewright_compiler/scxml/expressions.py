@@ -1,0 +1,90 @@
+"""A chart's expressions in the spec's expression language, through Python's parser.
+
+The W3C charts statewright imports are written for a Python data model (python-statemachine's
+rewrite of the IRP tests), with a few ECMAScript spellings left in charts that still say
+``datamodel="ecmascript"``: ``true``, ``false`` and ``null``. An expression is parsed with
+:func:`ast.parse` (never evaluated), those names become ``True``, ``False`` and ``None``, each
+``In('id')`` names the state's statewright name, and the tree is printed back with
+:func:`ast.unparse`. What the result may say is the compiler's to decide: the spec's expression
+language (``expressions/``) refuses everything outside its allowlist and checks the types, and
+what it refuses is a diagnostic at the chart's element (:mod:`compile_check`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable
+from typing import Final
+
+__all__ = ["ChartExpressionError", "is_unparsed", "names_in", "spec_expression"]
+
+#: ECMAScript's constants, as the ecmascript charts of the suite spell them.
+_CONSTANTS: Final = {"true": True, "false": False, "null": None}
+
+
+_UNPARSED: Final = "it is not an expression"
+
+
+class ChartExpressionError(ValueError):
+    """An expression that is not one (``1 = 1``, ``return``, nothing at all), or an ``In()``
+    of no state; ``text`` is the expression as the chart writes it."""
+
+    def __init__(self, text: str, why: str) -> None:
+        super().__init__(why)
+        self.text = text
+
+
+def _parse(text: str) -> ast.expr:
+    try:
+        return ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        raise ChartExpressionError(text, _UNPARSED) from None
+
+
+class _Rewriter(ast.NodeTransformer):
+    def __init__(self, text: str, state_name: Callable[[str], str | None]) -> None:
+        self.text = text
+        self.state_name = state_name
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id in _CONSTANTS:
+            return ast.copy_location(ast.Constant(_CONSTANTS[node.id]), node)
+        return node
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        self.generic_visit(node)
+        if (
+            isinstance(node.func, ast.Name)
+            and node.func.id == "In"
+            and len(node.args) == 1
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            name = self.state_name(node.args[0].value)
+            if name is None:
+                why = f"In({node.args[0].value!r}) names no state"
+                raise ChartExpressionError(self.text, why)
+            node.args[0] = ast.copy_location(ast.Constant(name), node.args[0])
+        return node
+
+
+def spec_expression(text: str, state_name: Callable[[str], str | None]) -> str:
+    """``text`` in the spec's expression language (its meaning the compiler checks);
+    ``state_name`` maps an SCXML id to its state's name (None: no such state)."""
+    tree = _Rewriter(text, state_name).visit(_parse(text))
+    assert isinstance(tree, ast.expr)
+    return ast.unparse(tree)
+
+
+def is_unparsed(error: ChartExpressionError) -> bool:
+    """Whether ``error`` says its text is no expression at all."""
+    return str(error) == _UNPARSED
+
+
+def names_in(text: str) -> Iterable[str]:
+    """The names an expression reads (empty when it does not parse)."""
+    try:
+        tree = _parse(text)
+    except ChartExpressionError:
+        return ()
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)} - set(_CONSTANTS)

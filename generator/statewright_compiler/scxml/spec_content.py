@@ -1,0 +1,250 @@
+"""An imported chart's data model as spec text: its fields, executable content and conditions.
+
+Every expression goes through :func:`~expressions.spec_expression` (parsed, never evaluated)
+and every text through :mod:`toml_text`. What a chart expression cannot become is a
+:class:`~expressions.ChartExpressionError`, which :mod:`spec_text` reports at the chart's
+element; what it becomes but the spec's language refuses (a name that is no data field, a type
+error) the compiler reports (:mod:`compile_check`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Final
+
+from statewright_compiler.scxml.content import SCXML_PROCESSOR
+from statewright_compiler.scxml.data_types import ANY, field_types
+from statewright_compiler.scxml.document import (
+    Assign,
+    Cancel,
+    Data,
+    Document,
+    Foreach,
+    If,
+    Log,
+    Send,
+    Step,
+)
+from statewright_compiler.scxml.events import steps_of
+from statewright_compiler.scxml.expressions import (
+    ChartExpressionError,
+    is_unparsed,
+    names_in,
+    spec_expression,
+)
+from statewright_compiler.scxml.names import TimerNames
+from statewright_compiler.scxml.toml_text import inline_table, toml_array, toml_key, toml_string
+
+__all__ = ["FAILING_CONDITION", "FAILING_VALUE", "SYSTEM_NAMES", "ContentWriter"]
+
+#: What a chart's condition that does not parse becomes: a ``bool`` that fails when evaluated
+#: (an index out of range), so that the transition raises ``error.execution`` and is not taken,
+#: as SCXML says of a condition that cannot be evaluated.
+FAILING_CONDITION: Final = "[False][1]"
+#: The same for a value (an assigned value, a data field's initial value, ...).
+FAILING_VALUE: Final = "[None][1]"
+
+#: Names an expression may read besides the data fields (``expressions/``).
+SYSTEM_NAMES: Final = frozenset(
+    {"_event", "_sessionid", "_name", "_ioprocessors", "In", "true", "false", "null"}
+    | {"True", "False", "None", "len", "abs", "min", "max", "int", "float", "str", "bool"}
+    | {"round", "hasattr"}
+)
+
+
+def toml_value(value: object) -> str | None:
+    """A TOML literal for a Python literal's value (None: TOML cannot hold it)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value) if isinstance(value, int) or value == value else None
+    if isinstance(value, str):
+        return toml_string(value)
+    if isinstance(value, list):
+        items = [toml_value(item) for item in value]
+        return None if None in items else toml_array(item for item in items if item is not None)
+    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
+        pairs = [(key, toml_value(item)) for key, item in value.items()]
+        if any(item is None for _, item in pairs):
+            return None
+        return inline_table((key, item) for key, item in pairs if item is not None)
+    return None
+
+
+def _literal(text: str) -> object:
+    """The value of a literal (``[1, 2]``, ``'a'``, ``true``), or ``...`` when it is none."""
+    spelled = {"true": "True", "false": "False", "null": "None"}
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+        tree = ast.fix_missing_locations(_Constants(spelled).visit(tree))
+        return ast.literal_eval(tree)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return ...
+
+
+class _Constants(ast.NodeTransformer):
+    def __init__(self, spelled: Mapping[str, str]) -> None:
+        self.spelled = spelled
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        constants = {"True": True, "False": False, "None": None}
+        if node.id in self.spelled:
+            return ast.copy_location(ast.Constant(constants[self.spelled[node.id]]), node)
+        return node
+
+
+class ContentWriter:
+    """The data model's spec text for one document."""
+
+    def __init__(
+        self,
+        document: Document,
+        events: Mapping[str, str],
+        state_name: Callable[[str], str | None],
+    ) -> None:
+        self.document = document
+        self.events = events
+        self.state_name = state_name
+        self.types = field_types(document)
+        self.timers = TimerNames(
+            step.id for node in document.nodes for step in steps_of(node)
+            if isinstance(step, Send) and step.id is not None
+        )  # fmt: skip
+        #: The texts written as a failing expression since the caller last emptied this.
+        self.broken: list[str] = []
+        self.sent_ids = {
+            step.id for node in document.nodes for step in steps_of(node)
+            if isinstance(step, Send) and step.id is not None
+        }  # fmt: skip
+
+    # -- expressions ----------------------------------------------------------------------------
+    def expression(self, text: str, *, condition: bool = False) -> str:
+        """``text`` as a spec expression, a TOML string. A text that is no expression at all
+        (``1 = 1``, ``return``) is, in SCXML, an error when it is evaluated: it is written as
+        an expression that raises ``error.execution`` then (:data:`FAILING_CONDITION`,
+        :data:`FAILING_VALUE`), and noted in :attr:`broken` for a warning."""
+        try:
+            return toml_string(spec_expression(text, self.state_name))
+        except ChartExpressionError as error:
+            if not is_unparsed(error):
+                raise
+            self.broken.append(text)
+            return toml_string(FAILING_CONDITION if condition else FAILING_VALUE)
+
+    def is_expression(self, text: str) -> bool:
+        """Whether ``text`` reads only data fields and the expression language's names (else
+        it stays a named guard, a handler the user writes)."""
+        return set(names_in(text)) <= SYSTEM_NAMES | set(self.types)
+
+    # -- data ------------------------------------------------------------------------------------
+    def fields(self, data: Sequence[Data]) -> list[tuple[str, str]]:
+        """``name = { type = ..., initial = ... }`` lines for ``data``."""
+        lines = []
+        for field in data:
+            items = [("type", toml_string(self.types.get(field.id, ANY)))]
+            if field.expr is not None:
+                value = _literal(field.expr)
+                rendered = None if value is ... else toml_value(value)
+                if rendered is not None:
+                    items.append(("initial", rendered))
+                elif value is not None:
+                    items.append(("expr", self.expression(field.expr)))
+            lines.append((toml_key(field.id), inline_table(items)))
+        return lines
+
+    def payloads(self) -> dict[str, tuple[str, ...]]:
+        """The payload fields of each event a ``<send>`` gives data (every one ``Any``: a
+        chart's events are untyped, and one event may carry different data from each send)."""
+        found: dict[str, dict[str, None]] = {}
+        for node in self.document.nodes:
+            for step in steps_of(node):
+                if isinstance(step, Send) and step.event:
+                    names = [*step.namelist, *(name for name, _ in step.params)]
+                    found.setdefault(step.event, {}).update(dict.fromkeys(names))
+        return {event: tuple(names) for event, names in found.items() if names}
+
+    # -- executable content ----------------------------------------------------------------------
+    def steps(self, steps: Iterable[Step], prefix: int | None = None) -> str:
+        return toml_array((self.step(step) for step in steps), prefix=prefix)
+
+    def step(self, step: Step) -> str:
+        if isinstance(step, Log):
+            if step.expr is not None:
+                return inline_table(
+                    [("log", toml_string(step.label or "")), ("expr", self.expression(step.expr))]
+                )
+            items = [("log", toml_string(step.text))]
+            if step.label is not None:
+                items.append(("label", toml_string(step.label)))
+            return inline_table(items)
+        if isinstance(step, Cancel):
+            if step.expr is not None:
+                return inline_table([("cancel_expr", self.expression(step.expr))])
+            if step.id not in self.sent_ids:  # no such send: SCXML cancels nothing
+                return inline_table([("cancel_expr", toml_string(repr(step.id)))])
+            return inline_table([("cancel", toml_string(self.timers.of(step.id)))])
+        if isinstance(step, Send):
+            return self.send(step)
+        if isinstance(step, Assign):
+            return inline_table(
+                [("assign", self.expression(step.location)), ("expr", self.expression(step.expr))]
+            )
+        if isinstance(step, If):
+            return self.if_step(step)
+        if isinstance(step, Foreach):
+            items = [("foreach", self.expression(step.array)), ("item", toml_string(step.item))]
+            if step.index is not None:
+                items.append(("index", toml_string(step.index)))
+            return inline_table([*items, ("do", self.steps(step.steps))])
+        return inline_table([("raise", toml_string(self.events[step.event]))])
+
+    def if_step(self, step: If) -> str:
+        (test, then), *others = step.branches
+        items = [("if", self.expression(test, condition=True)), ("then", self.steps(then))]
+        if others:
+            branches = [
+                inline_table(
+                    [("if", self.expression(cond, condition=True)), ("then", self.steps(body))]
+                )
+                for cond, body in others
+            ]
+            items.append(("elif", toml_array(branches)))
+        if step.otherwise is not None:
+            items.append(("else", self.steps(step.otherwise)))
+        return inline_table(items)
+
+    def send(self, step: Send) -> str:
+        items: list[tuple[str, str]] = []
+        if step.eventexpr is not None:
+            items.append(("eventexpr", self.expression(step.eventexpr)))
+        else:
+            items.append(("send", toml_string(self.events[step.event])))
+        if step.idlocation is not None:
+            items.append(("idlocation", toml_string(step.idlocation)))
+        else:  # a send without an id gets a made-up one, as SCXML's does
+            items.append(("id", toml_string(self.timers.of(step.id))))
+        if step.delayexpr is not None:
+            items.append(("delayexpr", self.expression(step.delayexpr)))
+        else:
+            items.append(("delay", toml_string(step.delay or "0s")))
+        if step.target is not None:
+            items.append(("target", toml_string(step.target)))
+        if step.type is not None and step.type not in SCXML_PROCESSOR:
+            items.append(("type", toml_string(step.type)))
+        for key, value in (("targetexpr", step.targetexpr), ("typeexpr", step.typeexpr)):
+            if value is not None:
+                items.append((key, self.expression(value)))
+        if step.namelist:
+            items.append(("namelist", toml_array(map(toml_string, step.namelist))))
+        if step.params:
+            pairs = [(name, self.expression(expr)) for name, expr in step.params]
+            items.append(("data", inline_table(pairs)))
+        if step.content is not None:
+            items.append(("content", self.expression(step.content)))
+        return inline_table(items)
+
+    def donedata(self, donedata: tuple[tuple[str, str], ...] | str) -> str:
+        if isinstance(donedata, str):
+            return self.expression(donedata)
+        return inline_table((name, self.expression(expr)) for name, expr in donedata)
