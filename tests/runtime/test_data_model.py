@@ -198,6 +198,14 @@ def test_before_the_first_event_there_is_no_event_to_read() -> None:
     assert (machine.data.count, machine.data.label) == (1, "")
 
 
+def test_before_the_first_event_the_event_is_unbound_false_with_empty_data() -> None:
+    # W3C test319: `if _event` is false before the first event; the compiler types every
+    # slot's `_event.data` as a mapping, so an unbound event's is an empty one
+    seen = Assign("event", lambda data, event, *_: [bool(event), dict(event.data)], "event")
+    machine = two_states(data_steps=(seen,))(None, options=options())
+    assert machine.data.event == [False, {}]
+
+
 # -- bounds ----------------------------------------------------------------------------------------
 def _nested(depth: int) -> Any:
     nested: Any = 0
@@ -487,10 +495,13 @@ def test_a_final_state_s_done_data_is_its_parent_s_done_event_s_data() -> None:
     assert machine.data.seen == [["done.state.outer", "platform"]]
 
 
-def test_done_data_that_fails_raises_error_execution_first_and_the_done_event_has_none() -> None:
+def test_done_data_that_fails_raises_error_execution_first_and_the_done_event_has_empty_data() -> (
+    None
+):
+    # W3C test528: error.execution, then the done event with empty data
     machine = _with_done_data(lambda *_: 1 // 0)(None, options=options())
     machine.send(E.GO)
-    assert machine.state is S.TWO and machine.data.event is None
+    assert machine.state is S.TWO and machine.data.event == {}
     assert machine.data.seen == [
         ["error.execution", "platform"],
         ["done.state.outer", "platform"],
