@@ -151,7 +151,7 @@ class _Exporter:
         if any(expressions) or step.id_location or step.type_expr or step.content:
             self.refuse(line, 1, f"the send {where}", _DATA_MODEL)
             return None
-        if step.target is not None or step.type is not None or not step.id:
+        if step.target is not None or step.type is not None:
             self.refuse(line, 1, what, "its target, type or made-up id: " + _DATA_MODEL)
             return None
         if step.delay is None:
@@ -159,7 +159,7 @@ class _Exporter:
             return None
         if step.on_restore != "fire":
             self.refuse(line, 1, what, f"SCXML has no on_restore = {step.on_restore!r}")
-        return Send(self.event(step.event, line), _duration(step.delay), step.id)
+        return Send(self.event(step.event, line), _duration(step.delay), step.id or None)
 
     # -- states ----------------------------------------------------------------------------------
     def node(self, index: int, state: State, index_of: dict[str, int]) -> Node:

@@ -20,8 +20,10 @@ from statewright_compiler.scxml.content import UNSUPPORTED, ElementReader
 from statewright_compiler.scxml.document import (
     Data,
     Document,
+    Log,
     Node,
     NodeKind,
+    Raise,
     Step,
     Transition,
 )
@@ -47,6 +49,11 @@ _KINDS: Final = {kind.value: kind for kind in NodeKind}
 
 def _tokens(text: str | None) -> tuple[str, ...]:
     return tuple(text.split()) if text else ()
+
+
+def _may_fail(step: Step) -> bool:
+    """Whether a step can raise ``error.execution`` (it has an expression, or sends)."""
+    return not isinstance(step, Raise) and not (isinstance(step, Log) and step.expr is None)
 
 
 class _Reader(ElementReader):
@@ -111,12 +118,16 @@ class _Reader(ElementReader):
             name = child.name
             if not self.is_scxml(child) or name not in _STATE_CHILDREN[kind]:
                 self.refuse(child, element)
-            elif name == "onentry":
+            elif name in ("onentry", "onexit"):
                 self.check(child)
-                entry += self.content(child)
-            elif name == "onexit":
-                self.check(child)
-                exit += self.content(child)
+                steps = entry if name == "onentry" else exit
+                if steps and any(_may_fail(step) for step in steps):
+                    self.unsupported(
+                        child, f"a second <{name}> after one whose content may fail",
+                        f"SCXML runs each <{name}> as its own block, an error stopping only "
+                        "its own; a spec's entry and exit are one block each",
+                    )  # fmt: skip
+                steps += self.content(child)
             elif name in ("state", "parallel", "final", "history"):
                 self.state(child, index)
             elif name == "datamodel":

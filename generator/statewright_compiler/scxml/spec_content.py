@@ -222,7 +222,7 @@ class ContentWriter:
             items.append(("send", toml_string(self.events[step.event])))
         if step.idlocation is not None:
             items.append(("idlocation", toml_string(step.idlocation)))
-        else:  # a send without an id gets a made-up one, as SCXML's does
+        elif step.id is not None:  # without one the machine makes one up, as SCXML's does
             items.append(("id", toml_string(self.timers.of(step.id))))
         if step.delayexpr is not None:
             items.append(("delayexpr", self.expression(step.delayexpr)))
