@@ -261,6 +261,8 @@ class ElementReader:
         if event is None and element.get("eventexpr") is None:
             self.report("scxml-invalid", element, "<send> has neither event nor eventexpr")
             return None
+        if delay is not None and delay.startswith("."):
+            delay = f"0{delay}"  # CSS2 time, as SCXML's delays are: ".5s" is "0.5s"
         if delay is not None:
             try:
                 parse_duration(delay, allow_zero=True)

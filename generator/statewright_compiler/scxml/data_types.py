@@ -137,10 +137,10 @@ def _stores(document: Document) -> dict[str, list[tuple[str, str | None]]]:
     for step in (step for node in document.nodes for step in steps_of(node)):
         if isinstance(step, Assign):
             stores.get(step.location.strip(), []).append(("value", step.expr))
-        elif isinstance(step, Foreach):
-            stores.get(step.item, []).append(("item", step.array))
+        elif isinstance(step, Foreach):  # declares its item and index (SCXML 4.6)
+            stores.setdefault(step.item, [("value", None)]).append(("item", step.array))
             if step.index is not None:
-                stores.get(step.index, []).append(("type", "int"))
+                stores.setdefault(step.index, [("value", None)]).append(("type", "int"))
         elif isinstance(step, Send) and step.idlocation is not None:
             stores.get(step.idlocation, []).append(("type", "str"))
     return stores

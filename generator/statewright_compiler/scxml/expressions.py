@@ -3,13 +3,14 @@
 The W3C charts statewright imports are written for a Python data model (python-statemachine's
 rewrite of the IRP tests), with a few ECMAScript spellings left in charts that still say
 ``datamodel="ecmascript"``: ``true``, ``false`` and ``null``. An expression is parsed with
-:func:`ast.parse` (never evaluated), those names become ``True``, ``False`` and ``None``, each
-``In('id')`` names the state's statewright name, ``_event.data is None`` (python-statemachine's
-"the event has no data") becomes ``not _event.data`` (the spec's ``_event.data`` is always a
-mapping, empty without data), and the tree is printed back with :func:`ast.unparse`. What the
-result may say is the compiler's to decide: the spec's expression language (``expressions/``)
-refuses everything outside its allowlist and checks the types, and what it refuses is a
-diagnostic at the chart's element (:mod:`compile_check`).
+:func:`ast.parse` (never evaluated) and rewritten as a tree: those names become ``True``,
+``False`` and ``None``; each ``In('id')`` names the state's statewright name; ``_event.data is
+None`` (or ``== None``, python-statemachine's "the event has no data") becomes ``not
+_event.data``, the spec's ``_event.data`` being always a mapping, empty without data. The tree
+is printed back with :func:`ast.unparse`. What the result may say is the compiler's to decide:
+the spec's expression language (``expressions/``) refuses everything outside its allowlist and
+checks the types, and what it refuses is a diagnostic at the chart's element
+(:mod:`compile_check`).
 """
 
 from __future__ import annotations
@@ -54,12 +55,13 @@ class _Rewriter(ast.NodeTransformer):
         return node
 
     def visit_Compare(self, node: ast.Compare) -> ast.expr:
-        """``_event.data is None``: the chart's data model has no data as None, the spec's as
-        an empty mapping (``_event.data`` is always one), so the test is ``not _event.data``."""
+        """``_event.data is None`` (or ``== None``): the chart's data model has no data as
+        None, the spec's as an empty mapping (``_event.data`` is always one), so the test is
+        ``not _event.data``."""
         self.generic_visit(node)
         if (
             len(node.ops) == 1
-            and isinstance(node.ops[0], ast.Is)
+            and isinstance(node.ops[0], ast.Is | ast.Eq)
             and ast.unparse(node.left) == "_event.data"
             and isinstance(node.comparators[0], ast.Constant)
             and node.comparators[0].value is None

@@ -112,7 +112,9 @@ class ContentWriter:
             if isinstance(step, Send) and step.id is not None
         )  # fmt: skip
         #: The texts written as a failing expression since the caller last emptied this.
-        self.broken: list[str] = []
+        self.broken: list[tuple[str, str]] = []
+        #: Whether an expression reads ``_name`` (the machine's name).
+        self.reads_name = False
         self.sent_ids = {
             step.id for node in document.nodes for step in steps_of(node)
             if isinstance(step, Send) and step.id is not None
@@ -120,22 +122,36 @@ class ContentWriter:
 
     # -- expressions ----------------------------------------------------------------------------
     def expression(self, text: str, *, condition: bool = False) -> str:
-        """``text`` as a spec expression, a TOML string. A text that is no expression at all
-        (``1 = 1``, ``return``) is, in SCXML, an error when it is evaluated: it is written as
-        an expression that raises ``error.execution`` then (:data:`FAILING_CONDITION`,
-        :data:`FAILING_VALUE`), and noted in :attr:`broken` for a warning."""
+        """``text`` as a spec expression, a TOML string. A text SCXML says fails whenever it
+        is evaluated (it does not parse, ``1 = 1``; it reads a name that is no data field,
+        ``Var9``) is written as an expression that raises ``error.execution`` then
+        (:data:`FAILING_CONDITION`, :data:`FAILING_VALUE`), and noted in :attr:`broken` for a
+        warning."""
+        names = set(names_in(text))
+        self.reads_name = self.reads_name or "_name" in names
+        unknown = sorted(names - SYSTEM_NAMES - set(self.types))
         try:
+            if unknown:
+                self.broken.append((text, f"reads {', '.join(unknown)}, which no <data> declares"))
+                return toml_string(FAILING_CONDITION if condition else FAILING_VALUE)
             return toml_string(spec_expression(text, self.state_name))
         except ChartExpressionError as error:
             if not is_unparsed(error):
                 raise
-            self.broken.append(text)
+            self.broken.append((text, "does not parse"))
             return toml_string(FAILING_CONDITION if condition else FAILING_VALUE)
 
     def is_expression(self, text: str) -> bool:
         """Whether ``text`` reads only data fields and the expression language's names (else
         it stays a named guard, a handler the user writes)."""
         return set(names_in(text)) <= SYSTEM_NAMES | set(self.types)
+
+    def failing(self, what: str, why: str) -> str:
+        """A step SCXML says fails whenever it runs (``what``, as the chart writes it): a log
+        of :data:`FAILING_VALUE`, labelled with ``what``, which raises ``error.execution``
+        and stops its block as the element would."""
+        self.broken.append((what, why))
+        return inline_table([("log", toml_string(what)), ("expr", toml_string(FAILING_VALUE))])
 
     # -- data ------------------------------------------------------------------------------------
     def fields(self, data: Sequence[Data]) -> list[tuple[str, str]]:
@@ -152,6 +168,21 @@ class ContentWriter:
                     items.append(("expr", self.expression(field.expr)))
             lines.append((toml_key(field.id), inline_table(items)))
         return lines
+
+    def implicit(self) -> tuple[Data, ...]:
+        """The fields a ``<foreach>`` declares: its ``item`` and ``index`` when no ``<data>``
+        does (SCXML 4.6)."""
+        declared = {data.id for data in self.document.data}
+        declared |= {data.id for node in self.document.nodes for data in node.data}
+        found = [
+            name
+            for node in self.document.nodes
+            for step in steps_of(node)
+            if isinstance(step, Foreach)
+            for name in (step.item, step.index)
+            if name is not None and name.isidentifier() and name not in declared
+        ]
+        return tuple(Data(name) for name in dict.fromkeys(found))
 
     def payloads(self) -> dict[str, tuple[str, ...]]:
         """The payload fields of each event a ``<send>`` gives data (every one ``Any``: a
@@ -187,6 +218,11 @@ class ContentWriter:
         if isinstance(step, Send):
             return self.send(step)
         if isinstance(step, Assign):
+            root = names_in(step.location)
+            if not set(root) <= set(self.types):
+                return self.failing(
+                    f"<assign location={step.location!r}>", "assigns to no declared data field"
+                )
             return inline_table(
                 [("assign", self.expression(step.location)), ("expr", self.expression(step.expr))]
             )
@@ -235,10 +271,13 @@ class ContentWriter:
         for key, value in (("targetexpr", step.targetexpr), ("typeexpr", step.typeexpr)):
             if value is not None:
                 items.append((key, self.expression(value)))
-        if step.namelist:
-            items.append(("namelist", toml_array(map(toml_string, step.namelist))))
-        if step.params:
-            pairs = [(name, self.expression(expr)) for name, expr in step.params]
+        namelist = [name for name in step.namelist if name in self.types]
+        if namelist:
+            items.append(("namelist", toml_array(map(toml_string, namelist))))
+        # A namelist name no <data> declares fails the send, as a value that fails does.
+        params = [*step.params, *((name, name) for name in step.namelist if name not in namelist)]
+        if params:
+            pairs = [(name, self.expression(expr)) for name, expr in params]
             items.append(("data", inline_table(pairs)))
         if step.content is not None:
             items.append(("content", self.expression(step.content)))

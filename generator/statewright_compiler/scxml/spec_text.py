@@ -165,10 +165,10 @@ class _Writer:
 
     def warn_broken(self) -> None:
         """A warning for each expression written as one that fails (see ``ContentWriter``)."""
-        for text in self.content.broken:
+        for text, why in self.content.broken:
             message = (
-                f"the expression {text!r} does not parse: it is written as one that raises "
-                "error.execution when it is evaluated, as SCXML says"
+                f"{text!r} {why}: it is written as an expression that raises error.execution "
+                "when it is evaluated, as SCXML says"
             )
             self.warnings.append(
                 Diagnostic(
@@ -268,9 +268,10 @@ class _Writer:
                     fields = [(field, toml_string("Any")) for field in payloads[value]]
                     table.append(("payload", inline_table(fields)))
                 self.emit(name, inline_table(table))
-        if document.data:
+        data = (*document.data, *self.content.implicit())
+        if data:
             self.add("\n[data]")
-            for key, value in self.content.fields(document.data):
+            for key, value in self.content.fields(data):
                 self.emit(key, value)
 
     def names_value(self, names: Sequence[str]) -> str:
@@ -347,6 +348,13 @@ class _Writer:
             except ChartExpressionError as error:
                 self.refuse_expression(error, *self.origin)
             self.warn_broken()
+        name = machine_name(self.document.name, stem)
+        if self.content.reads_name and self.document.name not in (None, name):
+            message = (
+                f"<scxml name={self.document.name!r}> cannot be translated: the chart reads "
+                f"_name, which is the spec's machine name, {name!r} (a PascalCase class prefix)"
+            )
+            self.diagnostics.append(Diagnostic("scxml-unsupported", self.shown, 1, 1, message))
         return None if self.diagnostics else "\n".join(self.lines) + "\n"
 
 
