@@ -307,7 +307,14 @@ def import_scxml(path: Path, shown: str) -> tuple[ImportedSpec | None, list[Diag
         spec, errors = spec_text(document, shown, path.stem, write=sound)
         diagnostics += errors
     if spec is not None:
-        diagnostics += compiler_errors(spec, shown)
+        errors = compiler_errors(spec, shown)
+        if errors and document is not None:
+            # A union the rule inferred (int | str) may be a type error where a slot wants one
+            # of its members: then the chart's fields that have a union are Any.
+            widened, _ = spec_text(document, shown, path.stem, widen=True)
+            if widened is not None and widened.text != spec.text:
+                spec, errors = widened, compiler_errors(widened, shown)
+        diagnostics += errors
     diagnostics.sort(key=lambda diagnostic: (diagnostic.line, diagnostic.column))
     if any(diagnostic.is_error for diagnostic in diagnostics):
         return None, diagnostics

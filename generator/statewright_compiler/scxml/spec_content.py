@@ -102,11 +102,15 @@ class ContentWriter:
         document: Document,
         events: Mapping[str, str],
         state_name: Callable[[str], str | None],
+        *,
+        widen: bool = False,
     ) -> None:
         self.document = document
         self.events = events
         self.state_name = state_name
         self.types = field_types(document)
+        if widen:  # see import_scxml: a union that does not compile is Any
+            self.types = {name: ANY if " | " in kind else kind for name, kind in self.types.items()}
         self.timers = TimerNames(
             step.id for node in document.nodes for step in steps_of(node)
             if isinstance(step, Send) and step.id is not None

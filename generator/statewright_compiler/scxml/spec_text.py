@@ -71,7 +71,7 @@ def _keeps_order(keys: Sequence[str]) -> bool:
 
 
 class _Writer:
-    def __init__(self, document: Document, shown: str) -> None:
+    def __init__(self, document: Document, shown: str, widen: bool = False) -> None:
         self.document = document
         self.shown = shown
         self.names = state_names([node.id for node in document.nodes])
@@ -82,7 +82,7 @@ class _Writer:
         }
         self.chart_events = chart_events(document, self.names)
         self.events = self.chart_events.names
-        self.content = ContentWriter(document, self.events, self.by_id.get)
+        self.content = ContentWriter(document, self.events, self.by_id.get, widen=widen)
         self.diagnostics: list[Diagnostic] = []
         self.guard_count = 0
         self.named_guards: list[tuple[str, str]] = []
@@ -359,13 +359,13 @@ class _Writer:
 
 
 def spec_text(
-    document: Document, shown: str, stem: str, *, write: bool = True
+    document: Document, shown: str, stem: str, *, write: bool = True, widen: bool = False
 ) -> tuple[ImportedSpec | None, list[Diagnostic]]:
     """The spec for ``document`` (read from ``shown``, named after ``stem`` when it has no name),
     or None and the diagnostics saying why it cannot be translated. With ``write`` False only
     the conditions are checked: the document has errors already, but theirs are worth reporting
-    in the same run."""
-    writer = _Writer(document, shown)
+    in the same run. With ``widen`` a field whose inferred type is a union is ``Any``."""
+    writer = _Writer(document, shown, widen)
     writer.translate_guards()
     if writer.diagnostics or not write:
         return None, writer.diagnostics + writer.warnings
