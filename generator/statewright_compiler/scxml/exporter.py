@@ -19,12 +19,9 @@ from typing import Final
 from statewright_compiler.diagnostics import Diagnostic
 from statewright_compiler.model import (
     And,
-    AssignStep,
     CancelStep,
-    ForeachStep,
     GuardCall,
     GuardExpression,
-    IfStep,
     InState,
     LogStep,
     Machine,
@@ -49,6 +46,7 @@ from statewright_compiler.scxml.document import (
 )
 from statewright_compiler.scxml.document import Transition as ScxmlTransition
 from statewright_compiler.scxml.events import descriptor_event
+from statewright_compiler.scxml.export_content import ContentExporter
 from statewright_compiler.scxml.spec_text import COND_METADATA
 from statewright_compiler.scxml.write import scxml_text, xml_representable
 from statewright_compiler.spec.descriptors import EVENT_NAME, is_descriptor, matches
@@ -65,30 +63,6 @@ _KINDS: Final = {
 #: What SCXML's parser (and statewright's importer) reads as one event name.
 
 
-#: Why the data model is not exported yet.
-_DATA_MODEL: Final = "the export of the data model is not written yet"
-
-
-def _kind(step: SpecStep) -> str:
-    """What a data model step is called in a message."""
-    names = {
-        AssignStep: "assign",
-        IfStep: "if",
-        ForeachStep: "foreach",
-        CancelStep: "cancel",
-        LogStep: "log",
-    }
-    return names.get(type(step), "step")
-
-
-def _duration(seconds: float) -> str:
-    """SCXML's (CSS2) time: whole milliseconds where they say it exactly, else seconds."""
-    milliseconds = seconds * 1000
-    if milliseconds == int(milliseconds) and 0 < seconds < 1:
-        return f"{int(milliseconds)}ms"
-    return f"{seconds:.6f}".rstrip("0").rstrip(".") + "s"
-
-
 class _Exporter:
     def __init__(self, machine: Machine, shown: str) -> None:
         self.machine = machine
@@ -96,6 +70,9 @@ class _Exporter:
         self.diagnostics: list[Diagnostic] = []
         self.values = {state.name: state.value for state in machine.states}
         self.event_values = {event.name: event.value for event in machine.events}
+        self.content = ContentExporter(
+            lambda name: self.event(name, 1), lambda name: self.state_id(name, 1)
+        )
 
     def refuse(self, line: int, column: int, what: str, why: str) -> None:
         self.diagnostics.append(
@@ -141,25 +118,21 @@ class _Exporter:
             elif isinstance(step, CancelStep) and step.id_expr is None:
                 exported.append(Cancel(step.id))
             else:
-                self.refuse(line, 1, f"the data model's {_kind(step)} {where}", _DATA_MODEL)
+                inner = self.content.step(step, lambda body: self.steps(body, line, where))
+                exported += [inner] if inner is not None else []
         return tuple(exported)
 
     def send(self, step: SendStep, line: int, where: str) -> Send | None:
-        """A delayed send with a fixed delay, as SCXML's ``<send delay>``."""
-        what = f"the delayed send of {step.event!r} {where}"
-        expressions = (step.event_expr, step.delay_expr, step.data, step.target_expr)
-        if any(expressions) or step.id_location or step.type_expr or step.content:
-            self.refuse(line, 1, f"the send {where}", _DATA_MODEL)
-            return None
-        if step.target is not None or step.type is not None:
-            self.refuse(line, 1, what, "its target, type or made-up id: " + _DATA_MODEL)
-            return None
-        if step.delay is None:
-            self.refuse(line, 1, what, "SCXML has no delay handler (a delayexpr needs data)")
+        """A send, with its delay as SCXML's ``delay`` or ``delayexpr``."""
+        what = f"the send of {step.event or '(an event expression)'!r} {where}"
+        if step.delay_handler is not None:
+            self.refuse(line, 1, what, "SCXML has no delay handler (write a delayexpr)")
             return None
         if step.on_restore != "fire":
             self.refuse(line, 1, what, f"SCXML has no on_restore = {step.on_restore!r}")
-        return Send(self.event(step.event, line), _duration(step.delay), step.id or None)
+        if step.event:
+            self.event(step.event, line)
+        return self.content.send(step)
 
     # -- states ----------------------------------------------------------------------------------
     def node(self, index: int, state: State, index_of: dict[str, int]) -> Node:
@@ -188,6 +161,8 @@ class _Exporter:
             self.steps(state.default_steps, line, where),
             tuple(self.transition(rule, state) for rule in self.rules_of(state.name)),
             line,
+            data=self.content.data([f for f in self.machine.data if f.state == state.name]),
+            donedata=self.content.donedata(state),
         )
 
     def first_child(self, state: State) -> tuple[str, ...]:
@@ -299,19 +274,13 @@ class _Exporter:
     # -- the machine -----------------------------------------------------------------------------
     def document(self) -> Document:
         machine = self.machine
-        for field in machine.data:
-            self.refuse(field.line, 1, f"the data field {field.name!r}", _DATA_MODEL)
-        for state in machine.states:
-            if state.donedata is not None or state.donedata_params:
-                self.refuse(state.line, 1, f"the done data of {state.name!r}", _DATA_MODEL)
         for handler in machine.error_handlers:
             why = "SCXML turns errors into error.execution events"
             self.refuse(handler.line, 1, "an error handler", why)
         for event in machine.events:
-            if event.payload:
-                self.refuse(
-                    event.line, 1, f"the payload of {event.name!r}", "SCXML has no typed payloads"
-                )
+            if any(field.type.kind != "any" for field in event.payload):
+                why = "SCXML has no typed payloads (fields of type Any are its untyped data)"
+                self.refuse(event.line, 1, f"the payload of {event.name!r}", why)
         if machine.initial_steps:
             self.refuse(1, 1, "machine.initial's actions", "<scxml> has no <initial> element")
         index_of = {state.name: index for index, state in enumerate(machine.states)}
@@ -319,7 +288,8 @@ class _Exporter:
         top = [state.name for state in machine.states if state.parent is None]
         targets = machine.initial_targets or (machine.initial,)
         initial = () if list(targets) == top[:1] else tuple(self.state_id(t, 1) for t in targets)
-        return Document(machine.name, initial, nodes)
+        data = self.content.data([field for field in machine.data if field.state is None])
+        return Document(machine.name, initial, nodes, data, machine.binding)
 
 
 def export_scxml(machine: Machine, shown: str) -> tuple[str | None, list[Diagnostic]]:
