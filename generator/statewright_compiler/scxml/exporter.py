@@ -47,6 +47,7 @@ from statewright_compiler.scxml.document import (
 from statewright_compiler.scxml.document import Transition as ScxmlTransition
 from statewright_compiler.scxml.events import descriptor_event
 from statewright_compiler.scxml.export_content import ContentExporter
+from statewright_compiler.scxml.spec_content import FAILING_CONDITION
 from statewright_compiler.scxml.spec_text import COND_METADATA
 from statewright_compiler.scxml.write import scxml_text, xml_representable
 from statewright_compiler.spec.descriptors import EVENT_NAME, is_descriptor, matches
@@ -145,8 +146,10 @@ class _Exporter:
             self.refuse(line, 1, f"the after timers of {state.name!r}", why)
         where = f"of {state.name!r}"
         initial: tuple[str, ...] = ()
-        # Written when not SCXML's default, or when an <initial> element holds content.
-        if state.initial_steps or (state.is_compound and state.initial != self.first_child(state)):
+        # Written even when it is SCXML's default (the first child), as the importer reads it:
+        # python-statemachine 3.2.2 enters some compound states without one wrongly (W3C tests
+        # 388, 404 and 405 exported, tests/scxml/test_cross_check.py).
+        if state.initial_steps or state.is_compound:
             initial = tuple(self.state_id(target, line) for target in state.initial)
         return Node(
             self.state_id(state.name, line),
@@ -233,8 +236,8 @@ class _Exporter:
     def cond(self, rule: Rule, line: int, column: int, what: str) -> str | None:
         written = None if rule.cond is None else rule.cond.text
         kept = dict(rule.metadata).get(COND_METADATA)
-        if written is not None and rule.guard is None and isinstance(kept, str):
-            written = kept  # the chart's own text, which the importer translated
+        if written == FAILING_CONDITION and rule.guard is None and isinstance(kept, str):
+            written = kept  # the chart's own text, which does not parse (import-scxml)
         if written is not None:
             written = self.text(written, line, "a condition")
         if rule.guard is None or written is None:
@@ -285,9 +288,8 @@ class _Exporter:
             self.refuse(1, 1, "machine.initial's actions", "<scxml> has no <initial> element")
         index_of = {state.name: index for index, state in enumerate(machine.states)}
         nodes = tuple(self.node(i, state, index_of) for i, state in enumerate(machine.states))
-        top = [state.name for state in machine.states if state.parent is None]
         targets = machine.initial_targets or (machine.initial,)
-        initial = () if list(targets) == top[:1] else tuple(self.state_id(t, 1) for t in targets)
+        initial = tuple(self.state_id(target, 1) for target in targets)
         data = self.content.data([field for field in machine.data if field.state is None])
         return Document(machine.name, initial, nodes, data, machine.binding)
 

@@ -205,8 +205,8 @@ def scxml_text(document: Document, comment: str) -> str:
     for index in document.children(None):
         writer.node(index, 1)
     attributes = attribute("xmlns", SCXML_NAMESPACE) + attribute("version", "1.0")
-    if document.data or any(node.data for node in document.nodes):
-        attributes += attribute("datamodel", "python")  # a spec's expressions are Python
+    # A spec's expressions (a log's text too: expr="'text'") are Python.
+    attributes += attribute("datamodel", "python")
     if document.binding != "early":
         attributes += attribute("binding", document.binding)
     if document.name is not None:
