@@ -19,6 +19,7 @@ from typing import Final
 
 from tests.conformance.harness import (
     CHARTS,
+    OPTIONAL,
     REPOSITORY,
     REQUIRED,
     Outcome,
@@ -51,22 +52,19 @@ machine is final or no timer is left. See [scxml.md](scxml.md) for what the impo
 """
 
 
-def collect(folder: Path) -> list[Result]:
-    """Every mandatory chart, run with its generated module written into ``folder``."""
-    return [run_chart(path, folder) for path in chart_paths()]
+def collect(folder: Path, charts: Path = CHARTS) -> list[Result]:
+    """Every chart in ``charts`` (the mandatory ones by default), run with its generated module
+    written into ``folder``."""
+    return [run_chart(path, folder) for path in chart_paths(charts)]
 
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def render(results: Sequence[Result], version: str) -> str:
-    tests = [result for result in results if result.outcome is not Outcome.NOT_A_TEST]
-    invoked = [result for result in results if result.outcome is Outcome.NOT_A_TEST]
+def _counts(tests: Sequence[Result]) -> list[str]:
     counts = Counter(result.outcome for result in tests)
-    timed = [result for result in tests if result.timers]
-    lines = [
-        _INTRODUCTION.format(version=version, required=", ".join(REQUIRED)),
+    return [
         "| result | tests |",
         "|---|---:|",
         *(
@@ -75,20 +73,34 @@ def render(results: Sequence[Result], version: str) -> str:
             if outcome is not Outcome.NOT_A_TEST
         ),
         f"| **total** | **{len(tests)}** |",
+    ]
+
+
+def _rows(tests: Sequence[Result]) -> list[str]:
+    rows = ["| test | result | reason | timers |", "|---|---|---|---|"]
+    for result in tests:
+        timers = "timers" if result.timers else ""
+        rows.append(
+            f"| {result.test} | {result.outcome.value} | {_cell(result.reason)} | {timers} |"
+        )
+    return rows
+
+
+def render(results: Sequence[Result], version: str, optional: Sequence[Result] = ()) -> str:
+    tests = [result for result in results if result.outcome is not Outcome.NOT_A_TEST]
+    invoked = [result for result in results if result.outcome is Outcome.NOT_A_TEST]
+    timed = [result for result in tests if result.timers]
+    lines = [
+        _INTRODUCTION.format(version=version, required=", ".join(REQUIRED)),
+        *_counts(tests),
         "",
         f"{len(timed)} of them use a delayed `<send>` or `<cancel>` (*timers* below); "
         f"{sum(result.outcome is Outcome.PASS for result in timed)} of those pass.",
         "",
         "## Every mandatory test",
         "",
-        "| test | result | reason | timers |",
-        "|---|---|---|---|",
+        *_rows(tests),
     ]
-    for result in tests:
-        timers = "timers" if result.timers else ""
-        lines.append(
-            f"| {result.test} | {result.outcome.value} | {_cell(result.reason)} | {timers} |"
-        )
     lines += [
         "",
         "## Charts the tests invoke",
@@ -99,6 +111,18 @@ def render(results: Sequence[Result], version: str) -> str:
         "|---|---|",
         *(f"| {result.test} | {_cell(result.reason)} |" for result in invoked),
     ]
+    optional_tests = [result for result in optional if result.outcome is not Outcome.NOT_A_TEST]
+    if optional_tests:
+        lines += [
+            "",
+            "## The optional tests",
+            "",
+            "Run the same way, reported only (`tests/conformance` requires none of them).",
+            "",
+            *_counts(optional_tests),
+            "",
+            *_rows(optional_tests),
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -111,7 +135,8 @@ def _version() -> str:
 
 
 def page(folder: Path) -> str:
-    return render(collect(folder), _version())
+    optional = collect(folder, OPTIONAL) if OPTIONAL.is_dir() else []
+    return render(collect(folder), _version(), optional)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conformance.harness import CHARTS, REQUIRED, Outcome, Result, chart_paths
+from tests.conformance.harness import CHARTS, OPTIONAL, REQUIRED, Outcome, Result, chart_paths
 from tests.conformance.report import PAGE, _version, collect, render
 from tests.typing import run_mypy
 
@@ -33,6 +33,11 @@ def results(folder: Path) -> list[Result]:
     return collect(folder)
 
 
+@pytest.fixture(scope="module")
+def optional(folder: Path) -> list[Result]:
+    return collect(folder, OPTIONAL) if OPTIONAL.is_dir() else []
+
+
 def test_every_mandatory_chart_is_run(results: list[Result]) -> None:
     assert [result.test for result in results] == [
         path.stem.removeprefix("test") for path in chart_paths()
@@ -46,8 +51,8 @@ def test_required_tier_passes(results: list[Result], test: str) -> None:
     assert result.outcome is Outcome.PASS, result.reason
 
 
-def test_report_is_up_to_date(results: list[Result]) -> None:
-    expected = render(results, _version())
+def test_report_is_up_to_date(results: list[Result], optional: list[Result]) -> None:
+    expected = render(results, _version(), optional)
     actual = PAGE.read_text(encoding="utf-8") if PAGE.exists() else ""
     diff = "".join(
         difflib.unified_diff(

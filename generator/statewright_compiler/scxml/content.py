@@ -23,6 +23,7 @@ from statewright_compiler.scxml.document import (
     Send,
     Step,
 )
+from statewright_compiler.scxml.expressions import parse_tree
 from statewright_compiler.scxml.read import SCXML_NAMESPACE, Element
 from statewright_compiler.spec.descriptors import EVENT_NAME
 from statewright_compiler.spec.durations import DurationError, parse_duration
@@ -327,8 +328,11 @@ class ElementReader:
     def quoted(self, text: str) -> str:
         """``<content>`` text as an expression: itself when it is a Python literal, else the
         string it is (SCXML sends content it cannot parse as a string)."""
+        tree = parse_tree(text)
         try:
-            ast.literal_eval(text.strip())
+            if tree is None:
+                raise ValueError(text)
+            ast.literal_eval(tree)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             return repr(" ".join(text.split()))
         return text.strip()
@@ -358,8 +362,11 @@ class ElementReader:
 
     def literal(self, expression: str) -> str | None:
         """The string an expression is, when it is a string constant (``'pass'``)."""
+        tree = parse_tree(expression)
+        if tree is None:
+            return None
         try:
-            value = ast.literal_eval(expression.strip())
+            value = ast.literal_eval(tree)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             return None
         return value if isinstance(value, str) else None

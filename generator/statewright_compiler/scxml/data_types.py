@@ -24,6 +24,7 @@ from typing import Final
 
 from statewright_compiler.scxml.document import Assign, Document, Foreach, Send
 from statewright_compiler.scxml.events import steps_of
+from statewright_compiler.scxml.expressions import parse_tree
 
 __all__ = ["ANY", "field_types", "value_type"]
 
@@ -33,13 +34,6 @@ _UNKNOWN: Final = "Never"
 _SCALARS: Final = {bool: "bool", int: "int", float: "float", str: "str"}
 _BOOLEAN_CALLS: Final = frozenset({"In", "hasattr", "bool"})
 _TYPED_CALLS: Final = {"len": "int", "str": "str", "int": "int", "float": "float"}
-
-
-def _parse(text: str) -> ast.expr | None:
-    try:
-        return ast.parse(text.strip(), mode="eval").body
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return None
 
 
 def _join(types: Iterable[str]) -> str:
@@ -168,9 +162,9 @@ def _field_type(found: Sequence[tuple[str, str | None]], types: Mapping[str, str
         elif text is None:
             members.append("None")
         elif kind == "item":
-            members.append(_item_type(value_type(_parse(text), types)))
+            members.append(_item_type(value_type(parse_tree(text), types)))
         else:
-            members.append(value_type(_parse(text), types))
+            members.append(value_type(parse_tree(text), types))
     known = [member for member in members if member != _UNKNOWN]
     if not known:
         return _UNKNOWN

@@ -16,10 +16,11 @@ checks the types, and what it refuses is a diagnostic at the chart's element
 from __future__ import annotations
 
 import ast
+import warnings
 from collections.abc import Callable, Iterable
 from typing import Final
 
-__all__ = ["ChartExpressionError", "is_unparsed", "names_in", "spec_expression"]
+__all__ = ["ChartExpressionError", "is_unparsed", "names_in", "parse_tree", "spec_expression"]
 
 #: ECMAScript's constants, as the ecmascript charts of the suite spell them.
 _CONSTANTS: Final = {"true": True, "false": False, "null": None}
@@ -37,11 +38,22 @@ class ChartExpressionError(ValueError):
         self.text = text
 
 
+def parse_tree(text: str) -> ast.expr | None:
+    """The syntax tree of the expression ``text`` (None: it is none), parsed, never evaluated;
+    Python's warnings about odd literals (``1s``) are the chart's business, not the output's."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        try:
+            return ast.parse(text.strip(), mode="eval").body
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            return None
+
+
 def _parse(text: str) -> ast.expr:
-    try:
-        return ast.parse(text.strip(), mode="eval").body
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        raise ChartExpressionError(text, _UNPARSED) from None
+    tree = parse_tree(text)
+    if tree is None:
+        raise ChartExpressionError(text, _UNPARSED)
+    return tree
 
 
 class _Rewriter(ast.NodeTransformer):

@@ -31,6 +31,7 @@ from statewright_compiler.scxml.expressions import (
     ChartExpressionError,
     is_unparsed,
     names_in,
+    parse_tree,
     spec_expression,
 )
 from statewright_compiler.scxml.names import TimerNames
@@ -75,10 +76,11 @@ def toml_value(value: object) -> str | None:
 def _literal(text: str) -> object:
     """The value of a literal (``[1, 2]``, ``'a'``, ``true``), or ``...`` when it is none."""
     spelled = {"true": "True", "false": "False", "null": "None"}
+    tree = parse_tree(text)
+    if tree is None:
+        return ...
     try:
-        tree = ast.parse(text.strip(), mode="eval").body
-        tree = ast.fix_missing_locations(_Constants(spelled).visit(tree))
-        return ast.literal_eval(tree)
+        return ast.literal_eval(ast.fix_missing_locations(_Constants(spelled).visit(tree)))
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return ...
 
