@@ -16,6 +16,8 @@ from statewright_compiler.model import Expression, Machine
 from statewright_compiler.scxml.document import (
     Cancel,
     Document,
+    Foreach,
+    If,
     Node,
     NodeKind,
     Send,
@@ -209,14 +211,21 @@ def _timers(document: Document) -> Document:
             numbers[identifier] = f"t{count}"
         return f"t{count}"
 
-    def steps(steps: tuple[Step, ...]) -> tuple[Step, ...]:
+    def steps(block: tuple[Step, ...]) -> tuple[Step, ...]:
         normal: list[Step] = []
-        for step in steps:
+        for step in block:
             if isinstance(step, Send):
-                delay = str(parse_duration(step.delay, allow_zero=True))
-                normal.append(Send(step.event, delay, number(step.id)))
-            elif isinstance(step, Cancel):
+                delay = str(parse_duration(step.delay, allow_zero=True)) if step.delay else ""
+                identifier = None if step.idlocation is not None else number(step.id)
+                normal.append(dataclasses.replace(step, delay=delay, id=identifier))
+            elif isinstance(step, Cancel) and step.expr is None:
                 normal.append(Cancel(number(step.id)))
+            elif isinstance(step, If):
+                branches = tuple((test, steps(body)) for test, body in step.branches)
+                rest = None if step.otherwise is None else steps(step.otherwise)
+                normal.append(If(branches, rest))
+            elif isinstance(step, Foreach):
+                normal.append(dataclasses.replace(step, steps=steps(step.steps)))
             else:
                 normal.append(step)
         return tuple(normal)

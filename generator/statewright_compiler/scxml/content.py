@@ -293,7 +293,7 @@ class ElementReader:
             idlocation=element.get("idlocation"),
             target=target,
             targetexpr=element.get("targetexpr"),
-            type=kind,
+            type=None,  # SCXML's own processor, the default (others are refused above)
             typeexpr=element.get("typeexpr"),
             namelist=tuple((element.get("namelist") or "").split()),
             params=params,

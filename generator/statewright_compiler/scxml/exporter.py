@@ -47,7 +47,7 @@ from statewright_compiler.scxml.document import (
 from statewright_compiler.scxml.document import Transition as ScxmlTransition
 from statewright_compiler.scxml.events import descriptor_event
 from statewright_compiler.scxml.export_content import ContentExporter
-from statewright_compiler.scxml.spec_content import FAILING_CONDITION
+from statewright_compiler.scxml.spec_content import FAILING
 from statewright_compiler.scxml.spec_text import COND_METADATA
 from statewright_compiler.scxml.write import scxml_text, xml_representable
 from statewright_compiler.spec.descriptors import EVENT_NAME, is_descriptor, matches
@@ -236,7 +236,7 @@ class _Exporter:
     def cond(self, rule: Rule, line: int, column: int, what: str) -> str | None:
         written = None if rule.cond is None else rule.cond.text
         kept = dict(rule.metadata).get(COND_METADATA)
-        if written == FAILING_CONDITION and rule.guard is None and isinstance(kept, str):
+        if written == FAILING and rule.guard is None and isinstance(kept, str):
             written = kept  # the chart's own text, which does not parse (import-scxml)
         if written is not None:
             written = self.text(written, line, "a condition")

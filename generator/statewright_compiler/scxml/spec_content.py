@@ -37,14 +37,13 @@ from statewright_compiler.scxml.expressions import (
 from statewright_compiler.scxml.names import TimerNames
 from statewright_compiler.scxml.toml_text import inline_table, toml_array, toml_key, toml_string
 
-__all__ = ["FAILING_CONDITION", "FAILING_VALUE", "SYSTEM_NAMES", "ContentWriter"]
+__all__ = ["FAILING", "SYSTEM_NAMES", "ContentWriter"]
 
-#: What a chart's condition that does not parse becomes: a ``bool`` that fails when evaluated
-#: (an index out of range), so that the transition raises ``error.execution`` and is not taken,
-#: as SCXML says of a condition that cannot be evaluated.
-FAILING_CONDITION: Final = "[False][1]"
-#: The same for a value (an assigned value, a data field's initial value, ...).
-FAILING_VALUE: Final = "[None][1]"
+#: What a chart's expression becomes when SCXML says it fails whenever it is evaluated (it does
+#: not parse, it reads a name no <data> declares): an index out of range in an empty list, which
+#: raises error.execution at the same moment and, being of every type (an item of ``list[Never]``),
+#: fits any slot (a condition, a value of any field) for the compiler and for mypy.
+FAILING: Final = "[][0]"
 
 #: Names an expression may read besides the data fields (``expressions/``).
 SYSTEM_NAMES: Final = frozenset(
@@ -83,6 +82,15 @@ def _literal(text: str) -> object:
         return ast.literal_eval(ast.fix_missing_locations(_Constants(spelled).visit(tree)))
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return ...
+
+
+def _keys(content: str | None) -> list[str]:
+    """The keys of ``content`` when it is a dict display with string keys (``{'n': 1}``)."""
+    tree = None if content is None else parse_tree(content)
+    if not isinstance(tree, ast.Dict):
+        return []
+    keys = [key.value for key in tree.keys if isinstance(key, ast.Constant)]
+    return [key for key in keys if isinstance(key, str)]
 
 
 class _Constants(ast.NodeTransformer):
@@ -131,7 +139,7 @@ class ContentWriter:
         """``text`` as a spec expression, a TOML string. A text SCXML says fails whenever it
         is evaluated (it does not parse, ``1 = 1``; it reads a name that is no data field,
         ``Var9``) is written as an expression that raises ``error.execution`` then
-        (:data:`FAILING_CONDITION`, :data:`FAILING_VALUE`), and noted in :attr:`broken` for a
+        (:data:`FAILING`), and noted in :attr:`broken` for a
         warning."""
         names = set(names_in(text))
         self.reads_name = self.reads_name or "_name" in names
@@ -139,13 +147,13 @@ class ContentWriter:
         try:
             if unknown:
                 self.broken.append((text, f"reads {', '.join(unknown)}, which no <data> declares"))
-                return toml_string(FAILING_CONDITION if condition else FAILING_VALUE)
+                return toml_string(FAILING)
             return toml_string(spec_expression(text, self.state_name))
         except ChartExpressionError as error:
             if not is_unparsed(error):
                 raise
             self.broken.append((text, "does not parse"))
-            return toml_string(FAILING_CONDITION if condition else FAILING_VALUE)
+            return toml_string(FAILING)
 
     def is_expression(self, text: str) -> bool:
         """Whether ``text`` reads only data fields and the expression language's names (else
@@ -154,10 +162,10 @@ class ContentWriter:
 
     def failing(self, what: str, why: str) -> str:
         """A step SCXML says fails whenever it runs (``what``, as the chart writes it): a log
-        of :data:`FAILING_VALUE`, labelled with ``what``, which raises ``error.execution``
+        of :data:`FAILING`, labelled with ``what``, which raises ``error.execution``
         and stops its block as the element would."""
         self.broken.append((what, why))
-        return inline_table([("log", toml_string(what)), ("expr", toml_string(FAILING_VALUE))])
+        return inline_table([("log", toml_string(what)), ("expr", toml_string(FAILING))])
 
     # -- data ------------------------------------------------------------------------------------
     def fields(self, data: Sequence[Data]) -> list[tuple[str, str]]:
@@ -192,12 +200,14 @@ class ContentWriter:
 
     def payloads(self) -> dict[str, tuple[str, ...]]:
         """The payload fields of each event a ``<send>`` gives data (every one ``Any``: a
-        chart's events are untyped, and one event may carry different data from each send)."""
+        chart's events are untyped, and one event may carry different data from each send):
+        its namelist, its params, and the keys of a dict display it sends as content."""
         found: dict[str, dict[str, None]] = {}
         for node in self.document.nodes:
             for step in steps_of(node):
                 if isinstance(step, Send) and step.event:
                     names = [*step.namelist, *(name for name, _ in step.params)]
+                    names += _keys(step.content)
                     found.setdefault(step.event, {}).update(dict.fromkeys(names))
         return {event: tuple(names) for event, names in found.items() if names}
 
