@@ -21,6 +21,7 @@ from statewright import (
     If,
     InvalidTransition,
     Log,
+    Machine,
     MemoryStore,
     Send,
     StoreError,
@@ -75,6 +76,26 @@ def test_the_data_comes_from_the_factory_and_the_machine_s_initializers_run_firs
 def test_a_machine_without_a_data_model_has_no_data() -> None:
     machine_class = build((N("idle", "atomic", member=S.IDLE),), (), with_data=False)
     assert machine_class(None, options=options()).data is None
+
+
+def test_every_machine_has_data_none_without_a_data_model_flat_ones_too() -> None:
+    from tests.runtime.machines import plain_spec
+
+    flat = type("FlatMachine", (Machine,), {"spec": plain_spec()})
+    assert flat(None).data is None
+
+
+def test_reading_a_field_that_is_not_set_is_error_execution() -> None:
+    # a computed or late-bound field before its initializer ran: the slot is empty
+    def unset(data: Any, *_: Any) -> Any:
+        del data.label
+        return 0
+
+    read = Assign("count", lambda data, *_: len(data.label), "count")
+    go = T(0, frozenset({E.GO}), targets=(1,), steps=(Assign("count", unset, "count"), read))
+    machine = two_states(go)(None, options=options())
+    machine.send(E.GO)
+    assert machine.state is S.END and machine.data.count == 0
 
 
 def _bound_states(binding: str) -> Any:
