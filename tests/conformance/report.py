@@ -41,11 +41,12 @@ rewritten for a Python data model in python-statemachine {version}'s test suite;
 fetches and caches them, they are not part of this repository) through `statewright
 import-scxml`, the compiler and the runtime, end to end: the chart becomes a spec, the spec a
 module that `mypy --strict` checks, the module a machine that runs. A test passes when the machine
-ends in the chart's final state `pass`. Conditions the importer keeps as named guards are
-evaluated by the test harness with Python's `eval` (no data model, no `In`), so an expression
-that does not evaluate raises `error.execution`, as in SCXML. A delayed `<send>` becomes a
-timer; the harness moves the machine's clock to each due time in turn and fires it, until the
-machine is final or no timer is left. See [scxml.md](scxml.md) for what the importer translates.
+ends in the chart's final state `pass`. The chart's data model, conditions and executable
+content become the spec's typed data model, compiled into the module; the harness supplies no
+code (no handlers, no context) and evaluates nothing: a chart whose spec would need a handler is
+*not supported*. A delayed `<send>` becomes a timer; the harness moves the machine's clock to
+each due time in turn and fires it, until the machine is final or no timer is left. See
+[scxml.md](scxml.md) for what the importer translates, and how.
 
 `tests/conformance` fails when a test of the tier that needs no data model does not pass
 ({required}), and when this page differs from what the charts give now.
