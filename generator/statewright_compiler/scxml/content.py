@@ -72,6 +72,11 @@ _ATTRIBUTES: Final[Mapping[str, frozenset[str]]] = {
 }
 #: ``<send>`` attributes that compute at run time what a constant says.
 _COMPUTED: Final = ("eventexpr", "targetexpr", "typeexpr", "idlocation", "namelist")
+#: Event I/O processors SCXML defines that statewright does not have (a send to one is refused
+#: rather than made an error.execution at run time: the chart means it to arrive).
+_OTHER_PROCESSORS: Final = frozenset(
+    {"http://www.w3.org/TR/scxml/#BasicHTTPEventProcessor", "basichttp"}
+)
 #: The elements of executable content.
 _STEPS: Final = frozenset({"raise", "log", "send", "cancel", "assign", "if", "foreach"})
 #: The ``type`` of SCXML's own event processor (the default), as the specification spells it.
@@ -270,7 +275,7 @@ class ElementReader:
             except DurationError as error:
                 self.unsupported(element, f"<send delay={delay!r}>", str(error))
                 return None
-        if kind is not None and kind not in SCXML_PROCESSOR:
+        if kind in _OTHER_PROCESSORS:
             why = "statewright has no event I/O processors but SCXML's"
             self.unsupported(element, f"<send type={kind!r}>", why)
             return None
@@ -293,7 +298,9 @@ class ElementReader:
             idlocation=element.get("idlocation"),
             target=target,
             targetexpr=element.get("targetexpr"),
-            type=None,  # SCXML's own processor, the default (others are refused above)
+            # SCXML's own processor is the default; a type no processor has is the machine's to
+            # refuse when it runs (error.execution, as SCXML says).
+            type=None if kind in SCXML_PROCESSOR else kind,
             typeexpr=element.get("typeexpr"),
             namelist=tuple((element.get("namelist") or "").split()),
             params=params,
