@@ -44,7 +44,7 @@ def test_a_field_s_type_is_the_union_of_what_the_chart_stores_in_it() -> None:
         <data id="items">[1, 2]</data><data id="table" expr="{'k': 'v'}"/>
         <data id="flag" expr="count &gt; 1"/><data id="copy" expr="count"/>
         <data id="either" expr="1"/><data id="unset"/><data id="later"/><data id="sid"/>
-        <data id="odd" expr="_event"/>""",
+        <data id="odd" expr="_event"/><data id="session" expr="_sessionid"/>""",
         """<assign location="count" expr="count + 1"/><assign location="ratio" expr="ratio / 2"/>
         <assign location="name" expr="name + 'b'"/><assign location="either" expr="'x'"/>
         <assign location="later" expr="3"/>
@@ -64,6 +64,7 @@ def test_a_field_s_type_is_the_union_of_what_the_chart_stores_in_it() -> None:
         "later": "Any",  # starts unset, then an int: read only after the store
         "sid": "Any",  # the same, with the str an idlocation stores
         "odd": "Any",  # a form the rule does not read
+        "session": "str",
         "item": "Any",  # declared by the foreach: unset before it runs
         "position": "Any",
     }

@@ -6,8 +6,9 @@ every value the chart can store in it: its initial value (``<data expr>`` or con
 of, ``int`` where it is a ``<foreach index>`` and ``str`` where it is a ``<send idlocation>``.
 A value's type is read from its form, never by running it: a literal has its own type
 (``[1, 2]`` is ``list[int]``), another field has that field's type (the rule runs to a fixed
-point), arithmetic on ``int`` is ``int``, ``+`` on ``str`` is ``str``, a comparison, ``not``,
-``In()`` or ``hasattr()`` is ``bool``, ``len()`` is ``int``, ``str()`` is ``str``.
+point), ``_sessionid``, ``_name``, ``_event.name`` and ``_event.type`` are ``str``, arithmetic on
+``int`` is ``int``, ``+`` on ``str`` is ``str``, a comparison, ``not``, ``In()`` or
+``hasattr()`` is ``bool``, ``len()`` is ``int``, ``str()`` is ``str``.
 
 Where the rule gives up, the field is ``Any`` (the compiler then checks nothing about it):
 a value of any other form (``_event.data``, an item of a field, a call), a field with no initial
@@ -32,6 +33,11 @@ ANY: Final = "Any"
 #: The type of a field no round of the fixed point has settled yet: it adds nothing.
 _UNKNOWN: Final = "Never"
 _SCALARS: Final = {bool: "bool", int: "int", float: "float", str: "str"}
+#: The names whose type the rule knows: constants and the system's strings.
+_NAMES: Final = {
+    **dict.fromkeys(("true", "false", "True", "False"), "bool"),
+    **dict.fromkeys(("_sessionid", "_name"), "str"),
+}
 _BOOLEAN_CALLS: Final = frozenset({"In", "hasattr", "bool"})
 _TYPED_CALLS: Final = {"len": "int", "str": "str", "int": "int", "float": "float"}
 
@@ -67,8 +73,9 @@ def value_type(node: ast.expr | None, fields: Mapping[str, str]) -> str:
             return "None"
         return _SCALARS.get(type(node.value), ANY)
     if isinstance(node, ast.Name):
-        constant = {"true": "bool", "false": "bool", "True": "bool", "False": "bool"}
-        return constant.get(node.id) or fields.get(node.id, _UNKNOWN)
+        return _NAMES.get(node.id) or fields.get(node.id, _UNKNOWN)
+    if isinstance(node, ast.Attribute) and ast.unparse(node) in ("_event.name", "_event.type"):
+        return "str"
     if isinstance(node, ast.List):
         items = _join(value_type(item, fields) for item in node.elts)
         return ANY if not node.elts or items == ANY else f"list[{items}]"
