@@ -84,7 +84,7 @@ def _guard(handlers: Any, context: Any, payload: Any, active: Container[int]) ->
 
 
 def _cond(data: Counter, event: Any, system: Any, active: Container[int]) -> bool:
-    return bool(data.count < LIMIT)  # as generated for cond = "count < 1000000000000"
+    return data.count < LIMIT  # as generated for cond = "count < 1000000000000"
 
 
 def _plus_one(data: Counter, event: Any, system: Any, active: Container[int]) -> int:

@@ -267,6 +267,8 @@ class ChartContent(ChartTables):
             if step.delay_expr is not None:
                 delay = seconds(self._value(state, step.delay_expr))
             data = None if step.data is None else stored(self._value(state, step.data))
+            if member in self.payloads and (step.data is not None or step.event_expr is not None):
+                data = self.sent_payload(member, data)
         except Unreachable as error:
             self._error(state, error, event, where, sendid, communication=True)
             return False
@@ -288,9 +290,24 @@ class ChartContent(ChartTables):
             self._error(state, problem, event, where, sendid)
             return False
         else:
+            data = {} if data is None else data
             info = EventInfo(str(member), data, INTERNAL, sendid)
             state.queue.append((member, data if type(data) is dict else {}, info))
         return True
+
+    def sent_payload(self, member: Any, data: Any) -> dict[str, Any]:
+        """``data`` (None: no data) checked against the payload fields ``member`` declares, its
+        optional fields left out sent as ``None`` (what a send the compiler checked sends): a
+        send whose event or data an expression computed cannot give an event data its payload
+        type does not admit (``InvalidPayload``, ``TypeError``: ``error.execution``)."""
+        from statewright._payloads import check_payload
+
+        if data is None:
+            data = {}
+        elif type(data) is not dict:
+            raise TypeError(f"the data of {member} must be an object of its payload fields")
+        checked = check_payload(str(member), self.payloads[member], data)
+        return {name: data.get(name) for name in checked}
 
     def _event_named(self, name: Any) -> Any:
         """The event member whose value ``name`` is (an ``event_expr``'s result)."""
@@ -313,6 +330,7 @@ class ChartContent(ChartTables):
         if not self.expressive:
             state.queue.append((event, {}, None))
         else:
+            data = {} if data is None else data
             info = EventInfo(str(event), data, kind, sendid)
             state.queue.append((event, data if type(data) is dict else {}, info))
 
@@ -326,7 +344,8 @@ class ChartContent(ChartTables):
         model = state.model
         system = None if model is None else model.system
         origin = None if system is None else f"#_scxml_{system.sessionid}"
-        return EventInfo(str(event), sent.data, EXTERNAL, sent.sendid, origin, SCXML_PROCESSOR)
+        data = {} if sent.data is None else sent.data
+        return EventInfo(str(event), data, EXTERNAL, sent.sendid, origin, SCXML_PROCESSOR)
 
     def _failed(self, state: ChartState, failure: Failure, event: Any, step: str | None) -> None:
         """An error in a guard (``step`` None) or a handler action."""

@@ -40,8 +40,9 @@ class ChartEngine(ChartAlgorithm):
         allowed_by_leaf: Mapping[Any, frozenset[Any]],
         data: DataModel | None = None,
         name: str = "",
+        payloads: Mapping[Any, tuple[tuple[str, tuple[Any, ...], bool], ...]] | None = None,
     ) -> None:
-        super().__init__(chart, events_by_value, data)
+        super().__init__(chart, events_by_value, data, payloads)
         #: The machine's name (``_name``).
         self.name = name
         #: Each leaf state's events: its transitions' and its ancestors' (the machine's table).

@@ -123,11 +123,18 @@ class ChartTables:
     """A chart's nodes as tuples indexed by node, and the queries over them."""
 
     def __init__(
-        self, chart: Chart, events_by_value: Mapping[str, Any], data: DataModel | None = None
+        self,
+        chart: Chart,
+        events_by_value: Mapping[str, Any],
+        data: DataModel | None = None,
+        payloads: Mapping[Any, tuple[tuple[str, tuple[Any, ...], bool], ...]] | None = None,
     ) -> None:
         nodes = chart.nodes
         self.chart = chart
         self.events_by_value = events_by_value
+        #: Each event's payload fields (``MachineSpec.payloads``), what a sent event's data is
+        #: checked against.
+        self.payloads = {} if payloads is None else payloads
         #: The data model (None without one), and whether the chart has data-model content.
         self.data_model = data
         self.expressive = has_data_content(chart, data)

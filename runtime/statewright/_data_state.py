@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Final
 
 from statewright._data_values import check_growth
+from statewright._event_info import UNBOUND
 
 if TYPE_CHECKING:
     from statewright._event_info import EventInfo, System
@@ -23,7 +24,7 @@ __all__ = ["DataState"]
 
 
 class _Missing:
-    """What a journal records for a dict key that was not there before."""
+    """What a journal records for a dict key, or a data field, that was not there before."""
 
     __slots__ = ()
 
@@ -36,8 +37,9 @@ MISSING: Final = _Missing()
 
 class DataState:
     """The machine's data object (shared by every copy), its system variables, the event being
-    processed (``_event``: None before the first), the states whose own data late binding has
-    initialized, and this copy's journal of assignments."""
+    processed (``_event``: :data:`~statewright._event_info.UNBOUND` before the first), the
+    states whose own data late binding has initialized, and this copy's journal of
+    assignments."""
 
     __slots__ = ("current", "data", "initialized", "journal", "system")
 
@@ -45,7 +47,7 @@ class DataState:
         self,
         data: Any,
         system: System | None = None,
-        current: EventInfo[Any] | None = None,
+        current: EventInfo[Any] = UNBOUND,
         initialized: frozenset[int] = frozenset(),
     ) -> None:
         self.data = data
@@ -60,9 +62,10 @@ class DataState:
         return DataState(self.data, self.system, self.current, self.initialized)
 
     def assign(self, name: str, value: Any) -> None:
-        """Store ``value`` (a checked copy) in the data field ``name``."""
+        """Store ``value`` (a checked copy) in the data field ``name``, which may be unset (a
+        computed field before its initializer ran, a late-bound state's before its entry)."""
         data = self.data
-        self.journal.append((data, name, getattr(data, name), True))
+        self.journal.append((data, name, getattr(data, name, MISSING), True))
         setattr(data, name, value)
 
     def assign_item(self, container: Any, key: Any, value: Any) -> None:
@@ -88,7 +91,10 @@ class DataState:
         while journal:
             target, key, before, field = journal.pop()
             if field:
-                setattr(target, key, before)
+                if before is MISSING:
+                    delattr(target, key)
+                else:
+                    setattr(target, key, before)
             elif before is MISSING:
                 del target[key]
             else:

@@ -15,9 +15,11 @@ breaks a bound is an error of the step that stored it (``error.execution``):
 * a non-finite float, a non-string key, or anything that is not JSON data (a tuple, a set, an
   object).
 
-A snapshot writes each field's value as it is (``"data": {"retries": 2}``); restoring checks each
-against the field's type (the payload shapes of :mod:`statewright._payloads`) and these bounds,
-and a malformed one is a :class:`~statewright.SnapshotError` naming ``data.<field>``.
+A snapshot writes each field's value as it is (``"data": {"retries": 2}``), leaving out a field
+that is unset (only one the data class does not set at construction: the data model's
+``required`` flag is false); restoring checks each against the field's type (the payload shapes
+of :mod:`statewright._payloads`) and these bounds, and a malformed one is a
+:class:`~statewright.SnapshotError` naming ``data.<field>``.
 """
 
 from __future__ import annotations
@@ -117,9 +119,19 @@ def check_growth(container: dict[str, Any], key: str) -> None:
 
 # -- snapshots -----------------------------------------------------------------------------------
 def encode_data(model: DataModel, data: Any) -> dict[str, Any]:
-    """The ``data`` field of a snapshot: each field's value as JSON data (a copy)."""
+    """The ``data`` field of a snapshot: each field's value as JSON data (a copy). A field that
+    is unset (a computed or late-bound one whose initializer has not run, or failed) is left
+    out: only a field the data class does not set at construction may be."""
     root = ((), "data")
-    return {name: json_data(getattr(data, name), (root, name), 2) for name, _, _ in model.fields}
+    encoded: dict[str, Any] = {}
+    for name, _, _ in model.fields:
+        value = getattr(data, name, _UNSET)
+        if value is not _UNSET:
+            encoded[name] = json_data(value, (root, name), 2)
+    return encoded
+
+
+_UNSET: Final = object()
 
 
 def decode_data(value: Any, model: DataModel) -> Any:
@@ -127,7 +139,7 @@ def decode_data(value: Any, model: DataModel) -> Any:
     if type(value) is not dict:
         raise SnapshotError("expected an object", field="data")
     names = [name for name, _, _ in model.fields]
-    missing = [name for name in names if name not in value]
+    missing = [name for name, _, required in model.fields if required and name not in value]
     if missing:
         raise SnapshotError("is missing", field=f"data.{missing[0]}")
     unknown = sorted(value.keys() - set(names))
@@ -138,6 +150,8 @@ def decode_data(value: Any, model: DataModel) -> Any:
     data = model.factory()
     for field in model.fields:
         name = field[0]
+        if name not in value:  # unset when saved (a field the data class leaves unset)
+            continue
         try:
             item = stored(check_payload("data", (field,), {name: value[name]})[name])
         except InvalidPayload as error:

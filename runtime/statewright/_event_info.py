@@ -17,6 +17,7 @@ __all__ = [
     "INTERNAL",
     "PLATFORM",
     "SCXML_PROCESSOR",
+    "UNBOUND",
     "EventInfo",
     "System",
     "lookup",
@@ -36,7 +37,8 @@ class EventInfo(Generic[D]):
     """The event being processed, as ``_event``: its ``name`` (the event's value), ``type``
     (platform, internal or external), ``sendid`` (the id of the ``send`` that sent it),
     ``origin`` and ``origintype`` (where a reply goes), ``invokeid`` and ``data`` (its payload,
-    or what a ``send`` put in it)."""
+    or what a ``send`` put in it: an empty mapping when nothing did, so that ``_event.data`` is
+    always what its payload type says)."""
 
     __slots__ = ("data", "invokeid", "name", "origin", "origintype", "sendid", "type")
 
@@ -60,6 +62,24 @@ class EventInfo(Generic[D]):
 
     def __repr__(self) -> str:
         return f"EventInfo({self.name!r}, {self.data!r}, type={self.type!r})"
+
+
+class _Unbound(EventInfo[Mapping[str, Any]]):
+    """``_event`` before the machine processed its first event: SCXML leaves it unbound
+    (5.10), so it is false in a condition (``if _event``), and, for the types the compiler
+    gives every slot, its ``data`` is an empty mapping and its ``name`` blank."""
+
+    __slots__ = ()
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "UNBOUND"
+
+
+#: ``_event`` before the first event (see :class:`_Unbound`).
+UNBOUND: Final[EventInfo[Mapping[str, Any]]] = _Unbound("", {}, PLATFORM)
 
 
 class System:

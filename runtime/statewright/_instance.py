@@ -139,7 +139,12 @@ class MachineInstance(Generic[S, E, C]):
                 from statewright._chart_engine import ChartEngine  # flat machines never import it
 
                 engine = ChartEngine(
-                    spec.chart, table.events_by_value, table.allowed, spec.data, spec.name
+                    spec.chart,
+                    table.events_by_value,
+                    table.allowed,
+                    spec.data,
+                    spec.name,
+                    spec.payloads,
                 )
             compiled = cls._compiled = (table, engine)
         return compiled

@@ -127,6 +127,7 @@ def build(
     with_data: bool = True,
     flavour: type[Any] = Machine,
     name: str = "DataChart",
+    payloads: dict[E, tuple[tuple[str, tuple[Any, ...], bool], ...]] | None = None,
 ) -> Any:
     """A machine class (``flavour``: :class:`Machine` or :class:`AsyncMachine`) for a chart of
     ``nodes`` and ``transitions``, with the :class:`Data` model unless ``with_data`` is false."""
@@ -146,6 +147,7 @@ def build(
         error_routes={},
         tags={},
         handler_names=handlers,
+        payloads=payloads,
         chart=chart,
         data=DataModel(Data, FIELDS, binding) if with_data else None,
     )

@@ -21,6 +21,7 @@ from statewright import (
     If,
     InvalidTransition,
     Log,
+    Machine,
     MemoryStore,
     Send,
     StoreError,
@@ -75,6 +76,26 @@ def test_the_data_comes_from_the_factory_and_the_machine_s_initializers_run_firs
 def test_a_machine_without_a_data_model_has_no_data() -> None:
     machine_class = build((N("idle", "atomic", member=S.IDLE),), (), with_data=False)
     assert machine_class(None, options=options()).data is None
+
+
+def test_every_machine_has_data_none_without_a_data_model_flat_ones_too() -> None:
+    from tests.runtime.machines import plain_spec
+
+    flat = type("FlatMachine", (Machine,), {"spec": plain_spec()})
+    assert flat(None).data is None
+
+
+def test_reading_a_field_that_is_not_set_is_error_execution() -> None:
+    # a computed or late-bound field before its initializer ran: the slot is empty
+    def unset(data: Any, *_: Any) -> Any:
+        del data.label
+        return 0
+
+    read = Assign("count", lambda data, *_: len(data.label), "count")
+    go = T(0, frozenset({E.GO}), targets=(1,), steps=(Assign("count", unset, "count"), read))
+    machine = two_states(go)(None, options=options())
+    machine.send(E.GO)
+    assert machine.state is S.END and machine.data.count == 0
 
 
 def _bound_states(binding: str) -> Any:
@@ -196,6 +217,14 @@ def test_before_the_first_event_there_is_no_event_to_read() -> None:
     read = Assign("label", lambda data, event, *_: event.name, "label")
     machine = two_states(data_steps=(read,), initial_steps=(count(1),))(None, options=options())
     assert (machine.data.count, machine.data.label) == (1, "")
+
+
+def test_before_the_first_event_the_event_is_unbound_false_with_empty_data() -> None:
+    # W3C test319: `if _event` is false before the first event; the compiler types every
+    # slot's `_event.data` as a mapping, so an unbound event's is an empty one
+    seen = Assign("event", lambda data, event, *_: [bool(event), dict(event.data)], "event")
+    machine = two_states(data_steps=(seen,))(None, options=options())
+    assert machine.data.event == [False, {}]
 
 
 # -- bounds ----------------------------------------------------------------------------------------
@@ -487,10 +516,13 @@ def test_a_final_state_s_done_data_is_its_parent_s_done_event_s_data() -> None:
     assert machine.data.seen == [["done.state.outer", "platform"]]
 
 
-def test_done_data_that_fails_raises_error_execution_first_and_the_done_event_has_none() -> None:
+def test_done_data_that_fails_raises_error_execution_first_and_the_done_event_has_empty_data() -> (
+    None
+):
+    # W3C test528: error.execution, then the done event with empty data
     machine = _with_done_data(lambda *_: 1 // 0)(None, options=options())
     machine.send(E.GO)
-    assert machine.state is S.TWO and machine.data.event is None
+    assert machine.state is S.TWO and machine.data.event == {}
     assert machine.data.seen == [
         ["error.execution", "platform"],
         ["done.state.outer", "platform"],

@@ -115,6 +115,37 @@ def test_a_send_s_data_is_the_event_s_data_and_a_dict_is_the_handlers_payload() 
     assert received == [{"count": 4}, {}]
 
 
+PING_PAYLOAD = {E.PING: (("n", ("int",), True), ("note", ("union", (("str",), ("none",))), False))}
+
+
+@pytest.mark.parametrize(
+    "data",
+    [{"n": "two"}, {"m": 1}, {}, None, [1], "text"],
+    ids=["a wrong type", "an unknown field", "a missing field", "no data", "a list", "a string"],
+)
+@pytest.mark.parametrize("named", [True, False], ids=["event", "event_expr"])
+def test_sent_data_its_event_s_payload_does_not_admit_is_error_execution(
+    data: Any, named: bool
+) -> None:
+    # the compiler checks a named event's data against its payload; data an expression
+    # computes, or an event it names, is checked when sent
+    event: dict[str, Any] = (
+        {"event": E.PING} if named else {"event": None, "event_expr": value("PING")}
+    )
+    send = Send(id="s", delay=0.0, data=value(data), **event)
+    machine = chart(send, payloads=PING_PAYLOAD)(None, options=options())
+    machine.send(E.GO)
+    assert machine.pending_timers == {} and seen_names(machine) == ["error.execution"]
+
+
+def test_sent_data_its_event_s_payload_admits_is_sent_with_its_optional_fields() -> None:
+    send = Send(None, "s", delay=0.0, event_expr=value("PING"), data=value({"n": 2}))
+    machine = chart(send, payloads=PING_PAYLOAD)(None, options=options())
+    machine.send(E.GO)
+    assert machine.fire_due() == 1
+    assert [event["data"] for event in machine.data.seen] == [{"n": 2, "note": None}]
+
+
 def test_a_send_whose_data_fails_is_not_dispatched() -> None:
     send = Send(E.PING, "s", delay=0.0, data=lambda data, *_: data.table["missing"])
     machine = chart(send)(None, options=options())
@@ -282,7 +313,9 @@ def test_raised_events_are_internal_and_done_and_error_events_are_platform() -> 
     )  # fmt: skip
     machine = build(nodes, transitions)(None, options=options())
     machine.send(E.GO)
-    blank = {"sendid": None, "origin": None, "origintype": None, "invokeid": None, "data": None}
+    # no data: an empty mapping, what the compiler types a payload-less event's data as
+    blank: dict[str, Any] = dict.fromkeys(("sendid", "origin", "origintype", "invokeid"))
+    blank["data"] = {}
     assert machine.data.seen == [
         {"name": "PING", "type": "internal", **blank},
         {"name": "error.execution", "type": "platform", **blank},

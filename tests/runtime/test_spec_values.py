@@ -19,7 +19,21 @@ import pytest
 import remem
 import statewright
 from remem import ReMemEvent, ReMemState
-from statewright import PREVIOUS, Alternative, ErrorRoute, MachineSpec
+from statewright import (
+    PREVIOUS,
+    Alternative,
+    Assign,
+    Cancel,
+    ChartNode,
+    ChartTransition,
+    DataModel,
+    ErrorRoute,
+    Foreach,
+    If,
+    Log,
+    MachineSpec,
+    Send,
+)
 from statewright._frozen import FrozenValue
 from statewright._table import CompiledAlt, Table
 
@@ -76,6 +90,27 @@ def test_constructors_keep_the_dataclass_parameters_and_defaults() -> None:
     )
 
 
+def _expr(data: Any, event: Any, system: Any, active: Any) -> int:
+    return 1
+
+
+class _Data:
+    __slots__ = ("count",)
+
+
+#: The data model's contract (statewright._data_spec, and the chart values' data-model fields),
+#: as a generated module builds it.
+DATA_VALUES: list[FrozenValue] = [
+    DataModel(_Data, (("count", ("int",), True),), binding="late"),
+    Assign("items[0]", _expr, container=_expr, key=_expr),
+    If(((_expr, (Assign("count", _expr, field="count"),)),), ("handler",)),
+    Foreach(_expr, "item", "index", (Log("label", "", expr=_expr),)),
+    Send(None, "", delay_expr=_expr, event_expr=_expr, id_location="sendid", data=_expr),
+    Cancel("", id_expr=_expr),
+    ChartNode("done", "final", data_steps=(Assign("count", _expr, field="count"),), donedata=_expr),
+    ChartTransition(0, cond=_expr, steps=(Send(St.PLANNING, "", target="#_internal"),)),
+]
+
 VALUES: list[FrozenValue] = [
     Alternative(St.PLANNING, guard=_guard, actions=("a",), checkpoint=True),
     Alternative(PREVIOUS),
@@ -83,6 +118,7 @@ VALUES: list[FrozenValue] = [
     plain_spec(),
     CompiledAlt(St.PLANNING, None, (), False),
     remem.ReMemMachine._table(),
+    *DATA_VALUES,
 ]
 
 
@@ -141,6 +177,29 @@ def test_pickling_round_trips_a_chart_spec() -> None:
         tests = [getattr(t, kind) for t in loaded.chart.transitions]
         tests = [test for test in tests if test is not None]
         assert tests and all(test is getattr(module, test.__name__) for test in tests)
+
+
+def test_pickling_round_trips_a_data_model_spec() -> None:
+    from tests.runtime.test_data_task import data_task
+
+    spec = data_task.SPEC
+    loaded = pickle.loads(pickle.dumps(spec))
+    assert loaded == spec and loaded.data == spec.data and loaded.chart == spec.chart
+    assert loaded.data.factory is data_task.DataTaskData
+    conditions = [t.cond for t in loaded.chart.transitions if t.cond is not None]
+    assert conditions and all(cond is getattr(data_task, cond.__name__) for cond in conditions)
+
+
+@pytest.mark.parametrize("value", DATA_VALUES, ids=lambda v: type(v).__name__)
+def test_data_values_pickle_and_take_their_fields_in_match_order(value: FrozenValue) -> None:
+    # generated modules pass the leading fields by position: the constructor's order is the
+    # order pattern matching and repr use
+    assert pickle.loads(pickle.dumps(value)) == value
+    fields = [getattr(value, name) for name in value.__match_args__]
+    assert type(value)(*fields) == value
+    assert [p.name for p in inspect.signature(type(value)).parameters.values()] == list(
+        value.__match_args__
+    )
 
 
 def test_pattern_matching_uses_the_fields_in_order() -> None:

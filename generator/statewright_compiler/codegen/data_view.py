@@ -15,11 +15,13 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Final
 
 from statewright_compiler.model import (
     DataField,
     Expression,
     Machine,
+    SendStep,
     Step,
     step_expressions,
     walk_steps,
@@ -33,7 +35,11 @@ from statewright_compiler.spec.literals import (
 )
 from statewright_compiler.spec.payload_types import runtime_shape
 
-__all__ = ["DataAttribute", "DataView", "ExpressionFunction"]
+__all__ = ["RUNTIME_API", "DataAttribute", "DataView", "ExpressionFunction"]
+
+#: The runtime API level a module with data-model content requires (``statewright._version``);
+#: one without requires the level before, so that an older runtime still runs it.
+RUNTIME_API: Final = 4
 
 #: ``_event.data`` where no event's payload is there: what a data initializer sees.
 _NO_EVENT = "Mapping[str, object]"
@@ -156,18 +162,42 @@ class DataView:
             initializer = self.initializer(field)
             if initializer is not None:
                 yield initializer
+        conditions = [rule.cond for rule in machine.rules if rule.cond is not None]
+        yield from conditions
+        for step in self._steps():
+            yield from (e for e in step_expressions(step) if e.compiled)
+        yield from (state.donedata for state in machine.states if state.donedata is not None)
+
+    def _steps(self) -> Iterator[Step]:
+        """Every step of the machine, the ones inside ``if`` and ``foreach`` too."""
+        machine = self.machine
         lists: list[Sequence[Step]] = []
         for state in machine.states:
             lists += [state.entry, state.exit, state.initial_steps, state.default_steps]
         for rule in machine.rules:
             lists += [rule.steps, rule.then]
         lists.append(machine.initial_steps)
-        conditions = [rule.cond for rule in machine.rules if rule.cond is not None]
-        yield from conditions
         for steps in lists:
-            for step in walk_steps(steps):
-                yield from (e for e in step_expressions(step) if e.compiled)
-        yield from (state.donedata for state in machine.states if state.donedata is not None)
+            yield from walk_steps(steps)
+
+    @cached_property
+    def runtime_api(self) -> int:
+        """The runtime API level the module requires: 4 (what the data model added) for data
+        fields, an expression, or a send without an id or a delay, or with a target or a type;
+        else 3, which older runtimes run too."""
+        sends = (step for step in self._steps() if isinstance(step, SendStep))
+        uses_data_model = (
+            bool(self.machine.data)
+            or bool(self._functions)
+            or any(
+                not step.id
+                or (step.delay is None and step.delay_handler is None)
+                or step.target is not None
+                or step.type is not None
+                for step in sends
+            )
+        )
+        return RUNTIME_API if uses_data_model else RUNTIME_API - 1
 
     @cached_property
     def _functions(self) -> dict[tuple[str, str, str], str]:

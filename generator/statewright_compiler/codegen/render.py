@@ -14,7 +14,7 @@ from typing import Final
 
 from statewright_compiler import DOCS_URL, __version__
 from statewright_compiler.codegen.chart_view import ChartView
-from statewright_compiler.codegen.data_view import DataView
+from statewright_compiler.codegen.data_view import RUNTIME_API, DataView
 from statewright_compiler.codegen.dispatch_view import DispatchView
 from statewright_compiler.codegen.flavours import FlavourView
 from statewright_compiler.codegen.imports import (
@@ -49,8 +49,6 @@ from statewright_compiler.spec.payload_types import runtime_shape
 __all__ = ["GENERATOR_VERSION", "RUNTIME_API", "render_module"]
 
 GENERATOR_VERSION: Final = __version__
-#: The runtime API level generated modules require (see ``statewright._version``).
-RUNTIME_API: Final = 3
 #: Up to this many states and events, dispatch functions are exhaustive ``match`` statements that
 #: mypy proves complete. mypy narrows ``match`` cases in time quadratic in the enum's size
 #: (measured with mypy 2.4.1: ~118 s cold at 1,000 states x 100 events, ~4 s for the same module
@@ -317,7 +315,7 @@ def render_module(machine: Machine) -> str:
         view=view,
         parts=_PARTS[(machine.chart, view.match_dispatch)],
         generator_version=GENERATOR_VERSION,
-        runtime_api=RUNTIME_API,
+        runtime_api=view.runtime_api,
         header_path=comment_text(machine.source_path),
         spec_path=string_literal(machine.source_path),
         module_name=string_literal(machine.module_name),
