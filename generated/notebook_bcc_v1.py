@@ -56,7 +56,7 @@ if TYPE_CHECKING:
         System,
     )
 
-require_runtime(3, module="notebook_bcc_v1", generator_version="0.2.0")
+require_runtime(4, module="notebook_bcc_v1", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "spec/notebook_bcc_v1.toml"

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
         System,
     )
 
-require_runtime(3, module="remem", generator_version="0.2.0")
+require_runtime(4, module="remem", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "spec/remem.toml"
