@@ -1,7 +1,9 @@
 """The approval workflow (seed 003): pause before a side effect, approve, retry, checkpoint.
 
 The run stops while the approval is pending; a second "process" loads the checkpoint from
-SQLite, approves, survives one failed attempt (retry with backoff) and ends in `approved`.
+SQLite, approves, survives one failed attempt (retry with backoff) and ends in `approved`. The
+retry counter and max_retries are the spec's data model (`machine.data`); the handlers below are
+the actions with side effects.
 Run (after `make setup`): .venv/bin/python examples/approval_demo.py
 """
 
@@ -27,23 +29,12 @@ from statewright import MachineOptions, SqliteStore
 @dataclass
 class Request:
     change: str = "raise the rate limit"
-    attempt: int = 0
-    max_retries: int = 3
     pending: list[str] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
 
 
 class Engine:
-    """Guards and actions (implements ApprovalWorkflowHandlers[Request])."""
-
-    def input_valid(self, r: Request, p: ValidatedPayload, /) -> bool:
-        return p["valid"]
-
-    def succeeded(self, r: Request, p: ApplyResultPayload, /) -> bool:
-        return p["success"]
-
-    def attempts_left(self, r: Request, p: ApplyResultPayload, /) -> bool:
-        return r.attempt < r.max_retries
+    """The actions (implements ApprovalWorkflowHandlers[Request])."""
 
     def request_approval(self, r: Request, p: ValidatedPayload, /) -> None:
         r.pending.append("apply_changes")
@@ -52,11 +43,8 @@ class Engine:
         r.pending.clear()
         r.log.append(f"applying {r.change!r} (approved by {p['approver']})")
 
-    def increment_attempt(self, r: Request, p: ApplyResultPayload, /) -> None:
-        r.attempt += 1
-
     def retry_with_backoff(self, r: Request, p: ApplyResultPayload, /) -> None:
-        r.log.append(f"retry {r.attempt} after {2 ** (r.attempt - 1)} s backoff")
+        r.log.append(f"retry after {p['error']}, with backoff")
 
     def kill_workflow(self, r: Request, p: TimeoutPayload | AfterReviewing5mPayload, /) -> None:
         r.log.append("killed by timeout")  # TIMEOUT, or the approval deadline's timer
@@ -79,8 +67,8 @@ class Engine:
     ) -> None:
         r.log.append("requester notified")
 
-    def reset_attempts(self, r: Request, p: ResubmitPayload, /) -> None:
-        r.attempt = 0
+    def revive_workflow(self, r: Request, p: ResubmitPayload, /) -> None:
+        r.log.append("resubmitted")
 
 
 def main(database: Path) -> None:
@@ -98,6 +86,7 @@ def main(database: Path) -> None:
         print("approve ->", wf.approve(approver="ops-lead"))
         print("failed result ->", wf.apply_result(success=False, error="HTTP 503"))
         print("good result ->", wf.apply_result(success=True))
+        print(f"attempts: {wf.data.attempt} of max_retries {wf.data.max_retries}")
         for line in wf.context.log:
             print("  log:", line)
         print("stored revision:", (store.load("req-7") or {})["revision"])

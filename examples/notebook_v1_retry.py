@@ -1,7 +1,9 @@
 """Notebook-BCC v1 (seed 001): a behaviour retried while behavior_iteration < max_retries.
 
-The reflection agent says "incomplete" twice; with max_retries = 2 the first time retries the
-behaviour, the second escalates to stage reflection. Guards decide, the machine records.
+The reflection agent says "incomplete" three times; with max_retries = 3 (the spec's value) the
+first two retry the behaviour, the third escalates to stage reflection. The retry counter and its
+limit are the spec's data model (`nb.data`): the spec's conditions decide, the machine counts
+and records.
 Run (after `make setup`): .venv/bin/python examples/notebook_v1_retry.py
 """
 
@@ -27,37 +29,22 @@ StepChange = StartStepPayload | TransitionToCompleteStepPayload | CompleteStageP
 @dataclass
 class Location:
     behavior_id: str = ""
-    behavior_iteration: int = 0
-    max_retries: int = 2
     escalated: bool = False
 
 
 class Agents:
     """Guards and actions (implements NotebookBccV1Handlers[Location]); most are no-ops here."""
 
-    def step_is_complete(self, c: Location, p: Reflection, /) -> bool:
-        return p["current_step_is_complete"]
-
-    def retries_left(self, c: Location, p: StartBehaviorPayload | Reflection, /) -> bool:
-        return c.behavior_iteration < c.max_retries
-
     def same_behavior(self, c: Location, p: StartBehaviorPayload, /) -> bool:
         return p["behavior_id"] == c.behavior_id
-
-    def stage_is_complete(self, c: Location, p: CompleteStagePayload, /) -> bool:
-        return p["stage_is_complete"]
 
     def stages_remaining(self, c: Location, p: CompleteStagePayload, /) -> bool:
         return False
 
     def bind_behavior(self, c: Location, p: StartBehaviorPayload, /) -> None:
-        if p["behavior_id"] != c.behavior_id:
-            c.behavior_id, c.behavior_iteration = p["behavior_id"], 1
+        c.behavior_id = p["behavior_id"]
 
-    def increment_behavior_iteration(
-        self, c: Location, p: StartBehaviorPayload | Reflection, /
-    ) -> None:
-        c.behavior_iteration += 1
+    def record_retry(self, c: Location, p: StartBehaviorPayload | Reflection, /) -> None: ...
 
     def escalate_to_stage_reflection(self, c: Location, p: Reflection, /) -> None:
         c.escalated = True
@@ -86,13 +73,13 @@ def main() -> None:
     nb = NotebookBccV1Machine(Location(), Agents())
     nb.start_workflow(user_problem="predict prices", user_submit_files=["h.csv"], stages=[{}])
     nb.start_step(stage_id="load", steps=[{"id": "inventory"}])
-    for _ in range(2):
+    for _ in range(nb.data.max_retries):
         nb.start_behavior(
             behavior_id="inventory_b1", step_id="inventory", agent="Explore", task="load h.csv",
             inputs={}, outputs={"raw_dataset": "df"}, acceptance=["rows > 0"], effects=True,
         )  # fmt: skip
         nb.complete_action(actions=[{"add-code2run": "df = load()"}], effects=[], variables=[])
-        iteration = nb.context.behavior_iteration
+        iteration = nb.data.behavior_iteration
         state = nb.transition_to_complete_step(
             current_step_is_complete=False, next_state="STEP_RUNNING"
         )

@@ -1,7 +1,8 @@
 """ReMem's Think / Refine / Act loop (seed 004) with a scripted "LLM" and max_iterations = 4.
 
 The policy keeps thinking; at the 4th transition the machine forces ACT. Valid actions come
-from ``allowed_events()``.
+from ``allowed_events()``; the iteration count, the limit and the actions taken are the spec's
+data model (``machine.data``), so the handlers only do the side effects.
 Run (after `make setup`): .venv/bin/python examples/remem_loop.py
 """
 
@@ -26,24 +27,14 @@ ACTIONS = {ReMemEvent.THINK, ReMemEvent.REFINE, ReMemEvent.ACT}
 @dataclass
 class Run:
     task: str = ""
-    max_iterations: int = 8
-    iteration: int = 0
-    actions: list[str] = field(default_factory=list)
     memory: list[str] = field(default_factory=list)
 
 
 class Loop:
-    """Guards and actions (implements ReMemHandlers[Run])."""
-
-    def iterations_exhausted(self, r: Run, p: ThinkPayload | RefinePayload, /) -> bool:
-        return r.iteration + 1 >= r.max_iterations
-
-    def repeated_action(self, r: Run, p: ThinkPayload | RefinePayload, /) -> bool:
-        kind = "THINK" if "thought" in p else "REFINE"
-        return r.actions[-4:] == [kind] * 4
+    """The side effects (implements ReMemHandlers[Run])."""
 
     def init_state(self, r: Run, p: InitializePayload, /) -> None:
-        r.task, r.max_iterations = p["task_input"], p["max_iterations"] or 8
+        r.task = p["task_input"]
 
     def record_thought(self, r: Run, p: ThinkPayload, /) -> None:
         print(f"  think: {p['thought']}")
@@ -51,22 +42,14 @@ class Loop:
     def apply_memory_delta(self, r: Run, p: RefinePayload, /) -> None:
         r.memory += [str(x) for x in p["delta"].get("add", [])]
 
-    def increment_iteration(self, r: Run, p: ThinkPayload | RefinePayload, /) -> None:
-        r.iteration += 1
-        r.actions.append("THINK" if "thought" in p else "REFINE")
-
-    def force_act(self, r: Run, p: ThinkPayload | RefinePayload, /) -> None:
-        r.iteration += 1
-        r.actions.append("ACT (forced)")
-
     def record_result(self, r: Run, p: ActPayload, /) -> None:
-        r.actions.append("ACT")
+        print(f"  result: {p['result']}")
 
     def update_mdp(self, r: Run, p: ThinkPayload | RefinePayload | ActPayload, /) -> None:
         pass  # the runtime's transition counts are the MDP statistics here
 
     def clear_state(self, r: Run, p: ResetPayload, /) -> None:
-        r.iteration, r.actions, r.memory = 0, [], []
+        r.task, r.memory = "", []
 
 
 def main() -> None:
@@ -82,7 +65,8 @@ def main() -> None:
             machine.refine(delta={"add": ["decision: ship on Friday"]})
         else:
             machine.think(thought=step)
-    print("final:", machine.state, "| actions:", machine.context.actions)
+    data = machine.data
+    print("final:", machine.state, "| actions:", data.actions, "| forced:", data.forced_act)
     after_thinking = machine.transition_probabilities()[ReMemState.THINKING]
     print("P(event, next | thinking):", {f"{e}->{t}": p for (e, t), p in after_thinking.items()})
     assert not machine.can_send(ReMemEvent.THINK)  # terminated: only RESET is accepted

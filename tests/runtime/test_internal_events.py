@@ -398,6 +398,28 @@ def walk(found: Compiled, seed: str) -> list[Move]:
     return moves
 
 
+#: A value of each payload type for :func:`permissive_payload` (``bool`` True, as every guard).
+SAMPLES: dict[str, Any] = {"str": "x", "int": 1, "float": 1.0, "bool": True, "list": [], "dict": {}}
+
+
+def sample(shape: tuple[Any, ...]) -> Any:
+    kind = shape[0]
+    if kind == "union":
+        return sample(shape[1][0])
+    if kind == "literal":
+        return shape[1][0]
+    return SAMPLES.get(kind)
+
+
+def permissive_payload(machine: Any, event: Any) -> dict[str, Any]:
+    """A payload for ``event`` as the typed method would send it: every required field a value
+    of its type (``bool`` fields True), every optional one None. A spec's ``cond`` expressions
+    read the payload, not the permissive handlers: without it the walk would stop at the first
+    event whose ``cond`` reads a field."""
+    fields = type(machine).spec.payloads.get(event, ())
+    return {name: sample(shape) if required else None for name, shape, required in fields}
+
+
 def apply_sync(machine: Any, clock: Clock, move: Move) -> None:
     kind, argument = move
     try:
@@ -405,7 +427,7 @@ def apply_sync(machine: Any, clock: Clock, move: Move) -> None:
             clock.now += argument
             machine.fire_due()
         else:
-            machine.dynamic.try_send(argument)
+            machine.dynamic.try_send(argument, **permissive_payload(machine, argument))
     except StatewrightError:
         pass  # a guard or an action the permissive handlers made fail: the walk goes on
 
@@ -417,6 +439,6 @@ async def apply_async(machine: Any, clock: Clock, move: Move) -> None:
             clock.now += argument
             await machine.fire_due()
         else:
-            await machine.dynamic.try_send(argument)
+            await machine.dynamic.try_send(argument, **permissive_payload(machine, argument))
     except StatewrightError:
         pass

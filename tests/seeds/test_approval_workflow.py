@@ -8,8 +8,9 @@ validating), timeouts, resubmission after manual intervention, deterministic exe
 checkpoint / restore mid-run with a SqliteStore.
 
 The chapter's engine is eventless; here each condition evaluation is an event carrying the
-result it tests (docs/seeds.md). The ``Handlers`` below are the chapter's actions; the context is
-the chapter's ``context`` plus its ``variables`` (max_retries) and the retry counter ``attempt``.
+result it tests (docs/seeds.md). The chapter's conditions, its ``variables`` (max_retries) and the
+retry counter ``attempt`` are the spec's data model (``workflow.data``); the ``Handlers`` below are
+the chapter's actions with side effects, and the context is the chapter's ``context``.
 """
 
 from __future__ import annotations
@@ -47,12 +48,10 @@ St, Ev = ApprovalWorkflowState, ApprovalWorkflowEvent
 
 @dataclass
 class WorkflowContext:
-    """The chapter's context and variables (max_retries: 3, timeout: 300; attempt: 0)."""
+    """The chapter's context (max_retries and attempt are the machine's data)."""
 
     request: str = "change prod config"
-    max_retries: int = 3
     timeout: int = 300
-    attempt: int = 0
     pending_approvals: list[str] = field(default_factory=list)
     executed: list[str] = field(default_factory=list)
     backoff_delays: list[float] = field(default_factory=list)
@@ -73,17 +72,7 @@ class Handlers:
         if name in self.failing:
             raise RuntimeError(f"{name} exploded")
 
-    # guards: the chapter's conditions, in the chapter's order
-    def input_valid(self, context: WorkflowContext, payload: ValidatedPayload, /) -> bool:
-        return payload["valid"]
-
-    def succeeded(self, context: WorkflowContext, payload: ApplyResultPayload, /) -> bool:
-        return payload["success"]
-
-    def attempts_left(self, context: WorkflowContext, payload: ApplyResultPayload, /) -> bool:
-        return context.attempt < context.max_retries
-
-    # actions
+    # actions (the chapter's conditions and increment_variable are the spec's cond and assign)
     def request_approval(self, context: WorkflowContext, payload: ValidatedPayload, /) -> None:
         self._run("request_approval")
         context.pending_approvals.append("apply_changes")  # side_effect: true -> pause
@@ -93,13 +82,10 @@ class Handlers:
         context.pending_approvals.remove(payload["action_id"] or "apply_changes")
         context.executed.append("apply_changes(target=production)")
 
-    def increment_attempt(self, context: WorkflowContext, payload: ApplyResultPayload, /) -> None:
-        self._run("increment_attempt")
-        context.attempt += 1
-
     def retry_with_backoff(self, context: WorkflowContext, payload: ApplyResultPayload, /) -> None:
         self._run("retry_with_backoff")
-        context.backoff_delays.append(float(2 ** (context.attempt - 1)))  # not slept in tests
+        # 1 s, 2 s, 4 s, ... per retry (not slept in tests)
+        context.backoff_delays.append(float(2 ** len(context.backoff_delays)))
         context.executed.append("apply_changes(target=production)")
 
     def kill_workflow(
@@ -132,9 +118,8 @@ class Handlers:
         errors: Any = payload.get("errors") or payload.get("reason") or "validation error"
         context.notifications.append(f"rejected: {errors}")
 
-    def reset_attempts(self, context: WorkflowContext, payload: ResubmitPayload, /) -> None:
-        self._run("reset_attempts")
-        context.attempt = 0
+    def revive_workflow(self, context: WorkflowContext, payload: ResubmitPayload, /) -> None:
+        self._run("revive_workflow")
         context.killed = False
 
 
@@ -149,8 +134,11 @@ def new_workflow(
     instance_id: str = "wf-1",
 ) -> Workflow:
     options = MachineOptions(instance_id=instance_id, store=store, clock=FakeClock())
-    context = WorkflowContext(max_retries=max_retries)
-    return ApprovalWorkflowMachine(context, handlers or Handlers(), options=options)
+    workflow = ApprovalWorkflowMachine(WorkflowContext(), handlers or Handlers(), options=options)
+    # The chapter's variables.max_retries for this run: the runtime has no constructor argument
+    # for an instance's initial data, so it is set before the first event.
+    workflow.data.max_retries = max_retries
+    return workflow
 
 
 def get_status(workflow: Workflow) -> dict[str, object]:
@@ -246,7 +234,7 @@ def test_retry_loop(failures: int, final: ApprovalWorkflowState, attempt: int) -
         workflow.apply_result(success=True)
     assert workflow.state is final
     ctx = workflow.context
-    assert ctx.attempt == attempt
+    assert workflow.data.attempt == attempt
     assert ctx.backoff_delays == [float(2**i) for i in range(attempt)]
     assert len(ctx.executed) == 1 + attempt  # the first run plus one per retry
     retries = (St.APPLYING, Ev.APPLY_RESULT, St.APPLYING)
@@ -262,7 +250,7 @@ def test_max_retries_is_a_variable() -> None:
     workflow.approve()
     assert workflow.apply_result(success=False) is St.APPLYING
     assert workflow.apply_result(success=False) is St.ERROR_STATE
-    assert workflow.context.attempt == 1
+    assert workflow.data.attempt == 1
 
 
 def test_resubmit_after_manual_intervention() -> None:
@@ -272,7 +260,7 @@ def test_resubmit_after_manual_intervention() -> None:
     assert workflow.apply_result(success=False, error="tool failure") is St.ERROR_STATE
     assert workflow.allowed_events() == {Ev.RESUBMIT}
     assert workflow.resubmit(note="fixed credentials") is St.SUBMITTED
-    assert workflow.context.attempt == 0
+    assert workflow.data.attempt == 0
     workflow.validated(valid=True)
     workflow.approve()
     assert workflow.apply_result(success=True) is St.APPROVED
@@ -308,7 +296,8 @@ def test_retry_action_error_falls_back_to_error_state() -> None:
     workflow.validated(valid=True)
     workflow.approve()
     assert workflow.apply_result(success=False) is St.ERROR_STATE
-    assert handlers.calls[-3:] == ["increment_attempt", "retry_with_backoff", "log_error"]
+    assert handlers.calls[-3:] == ["apply_changes", "retry_with_backoff", "log_error"]
+    assert workflow.data.attempt == 0  # the failed retry's increment was undone with it
     assert workflow.transition_counts() == {
         (St.SUBMITTED, Ev.VALIDATED, St.REVIEWING): 1,
         (St.REVIEWING, Ev.APPROVE, St.APPLYING): 1,
@@ -327,7 +316,7 @@ def test_validation_error_notifies_and_rejects() -> None:
 
 
 def test_error_in_error_state_stays_there() -> None:
-    handlers = Handlers("reset_attempts")
+    handlers = Handlers("revive_workflow")
     workflow = new_workflow(handlers, max_retries=0)
     workflow.validated(valid=True)
     workflow.approve()
@@ -427,6 +416,7 @@ def test_checkpoint_and_restore_mid_run(tmp_path: Path) -> None:
         assert saved is not None
         assert saved["state"] == "reviewing" and saved["revision"] == 1
         assert saved["context"]["pending_approvals"] == ["apply_changes"]
+        assert saved["data"] == {"attempt": 0, "max_retries": 3}
     del workflow  # the process stops while the approval is pending
 
     with SqliteStore(database) as store:
@@ -434,6 +424,7 @@ def test_checkpoint_and_restore_mid_run(tmp_path: Path) -> None:
         resumed: Workflow = ApprovalWorkflowMachine.load(store, "wf-42", handlers)
         assert resumed.state is St.REVIEWING
         assert resumed.context == WorkflowContext(pending_approvals=["apply_changes"])
+        assert (resumed.data.attempt, resumed.data.max_retries) == (0, 3)
         assert get_status(resumed)["is_paused"] is True
         assert resumed.approve(approver="ops") is St.APPLYING  # checkpoint
         assert resumed.revision == 2
@@ -441,10 +432,11 @@ def test_checkpoint_and_restore_mid_run(tmp_path: Path) -> None:
         assert resumed.revision == 2
         stored = store.load("wf-42")
         assert stored is not None and stored["state"] == "applying"
-        assert stored["context"]["attempt"] == 0  # the retry happened after the checkpoint
+        assert stored["data"]["attempt"] == 0  # the retry happened after the checkpoint
         assert resumed.apply_result(success=True) is St.APPROVED  # checkpoint
         assert resumed.revision == 3
-        assert handlers.calls == ["apply_changes", "increment_attempt", "retry_with_backoff"]
+        assert handlers.calls == ["apply_changes", "retry_with_backoff"]
+        assert resumed.data.attempt == 1
         final = store.load("wf-42")
         assert final is not None
         assert final["state"] == "approved" and final["revision"] == 3
@@ -455,5 +447,5 @@ def test_checkpoint_and_restore_mid_run(tmp_path: Path) -> None:
             "APPLY_RESULT",
         ]
         assert [h["event_id"] for h in final["history"]] == [1, 2, 3, 4]
-        assert final["context"]["attempt"] == 1
+        assert final["data"]["attempt"] == 1
         assert store.list_ids() == ["wf-42"]

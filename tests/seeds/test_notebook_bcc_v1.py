@@ -9,8 +9,10 @@ continue the stage), START_STEP for the next step, the final state, invalid tran
 progress metrics, and a snapshot taken while awaiting reflection.
 
 The handlers below are the agents' bookkeeping: each state's characteristics (entry / exit
-actions) and each transition's actions write into ``NotebookState``; the guards read the
-reflection agents' decisions from the payload and the retry counter from the context.
+actions) and each transition's actions write into ``NotebookState``. The retry counter
+``behavior_iteration`` and ``max_retries`` are the spec's data model (``machine.data``): the retry
+rule and the reflection agents' decisions are ``cond`` expressions in the spec; the handler
+guards left read the current behavior and the remaining stages from the context.
 """
 
 from __future__ import annotations
@@ -57,12 +59,10 @@ STEPS = [
 class NotebookState:
     """``observation.location`` / ``state`` of the seed, flattened to JSON-friendly fields."""
 
-    max_retries: int = 3
-    # observation.location.current
+    # observation.location.current (behavior_iteration is the machine's data)
     stage_id: str | None = None
     step_id: str | None = None
     behavior_id: str | None = None
-    behavior_iteration: int = 0
     # observation.location.progress
     stages_completed: list[str] = field(default_factory=list)
     stages_remaining: list[str] = field(default_factory=list)
@@ -92,20 +92,9 @@ class Handlers:
     def __init__(self) -> None:
         self.log: list[str] = []
 
-    # ---------------------------------------------------------------- guards (agent decisions)
-    def step_is_complete(self, ctx: NotebookState, p: TransitionToCompleteStepPayload, /) -> bool:
-        return p["current_step_is_complete"]
-
-    def retries_left(
-        self, ctx: NotebookState, p: StartBehaviorPayload | TransitionToCompleteStepPayload, /
-    ) -> bool:
-        return ctx.behavior_iteration < ctx.max_retries
-
+    # ---------------------------------------------------------------- guards (on the context)
     def same_behavior(self, ctx: NotebookState, p: StartBehaviorPayload, /) -> bool:
         return p["behavior_id"] == ctx.behavior_id
-
-    def stage_is_complete(self, ctx: NotebookState, p: CompleteStagePayload, /) -> bool:
-        return p["stage_is_complete"]
 
     def stages_remaining(self, ctx: NotebookState, p: CompleteStagePayload, /) -> bool:
         return bool(ctx.stages_remaining)
@@ -126,17 +115,15 @@ class Handlers:
         ctx.steps_remaining = [step["id"] for step in p["steps"]]
 
     def bind_behavior(self, ctx: NotebookState, p: StartBehaviorPayload, /) -> None:
-        self.log.append("bind_behavior")
-        if p["behavior_id"] != ctx.behavior_id:
-            ctx.behavior_id, ctx.behavior_iteration = p["behavior_id"], 1
-            step = ctx.step_id or "?"
-            ctx.iterations_per_step[step] = ctx.iterations_per_step.get(step, 0) + 1
+        self.log.append("bind_behavior")  # a new behavior (the spec sets its iteration to 1)
+        ctx.behavior_id = p["behavior_id"]
+        step = ctx.step_id or "?"
+        ctx.iterations_per_step[step] = ctx.iterations_per_step.get(step, 0) + 1
 
-    def increment_behavior_iteration(
+    def record_retry(
         self, ctx: NotebookState, p: StartBehaviorPayload | TransitionToCompleteStepPayload, /
     ) -> None:
-        self.log.append("increment_behavior_iteration")
-        ctx.behavior_iteration += 1
+        self.log.append("record_retry")  # the spec increments behavior_iteration
         step = ctx.step_id or "?"
         ctx.iterations_per_step[step] = ctx.iterations_per_step.get(step, 0) + 1
         ctx.context_for_next = p.get("context_for_next")  # type: ignore[assignment]
@@ -195,7 +182,7 @@ class Handlers:
         if "current_step_is_complete" in p:  # behaviour retry: the same step runs again
             return
         ctx.step_id = ctx.steps_remaining.pop(0)
-        ctx.behavior_id, ctx.behavior_iteration = None, 0
+        ctx.behavior_id = None  # and the spec sets behavior_iteration to 0
 
     def prepare_behavior_queue(
         self,
@@ -248,7 +235,11 @@ Notebook = NotebookBccV1Machine[NotebookState]
 
 def new_notebook(max_retries: int = 3, store: MemoryStore | None = None) -> Notebook:
     options = MachineOptions(clock=FakeClock(), instance_id="nb-v1", store=store)
-    return NotebookBccV1Machine(NotebookState(max_retries=max_retries), Handlers(), options=options)
+    notebook = NotebookBccV1Machine(NotebookState(), Handlers(), options=options)
+    # max_retries for this run: the runtime has no constructor argument for an instance's
+    # initial data, so it is set before the first event.
+    notebook.data.max_retries = max_retries
+    return notebook
 
 
 def handlers_of(notebook: Notebook) -> Handlers:
@@ -370,11 +361,12 @@ def test_workflow_execution_example() -> None:
         "data_collection_inventory",
     )
     assert len(ctx.steps_remaining) == 4 and ctx.behavior_queue_ready  # 4 more steps
+    assert (nb.data.behavior_iteration, nb.data.max_retries) == (0, 3)  # no behavior yet
 
     # After START_BEHAVIOR (BEHAVIOR_RUNNING)
     assert start_behavior(nb) is St.BEHAVIOR_RUNNING
     assert fsm(nb) == {"state": "BEHAVIOR_RUNNING", "last_transition": "START_BEHAVIOR"}
-    assert ctx.behavior_id == "data_collection_inventory_b1" and ctx.behavior_iteration == 1
+    assert ctx.behavior_id == "data_collection_inventory_b1" and nb.data.behavior_iteration == 1
     assert ctx.agent == "behavior_2_initial_inventory_and_access_check"
     assert ctx.bound_inputs == {"files": "./assets/housing.csv"}
 
@@ -419,16 +411,16 @@ def test_behavior_retry_until_max_retries_then_escalate(max_retries: int) -> Non
     nb = notebook_in(St.BEHAVIOR_COMPLETED, max_retries)
     ctx = nb.context
     for iteration in range(1, max_retries):
-        assert ctx.behavior_iteration == iteration
+        assert nb.data.behavior_iteration == iteration
         # artifacts incomplete and behavior_iteration < max_retries: decision STEP_RUNNING
         assert reflect(nb, complete=False) is St.STEP_RUNNING
-        assert ctx.behavior_iteration == iteration + 1
+        assert nb.data.behavior_iteration == iteration + 1
         assert ctx.step_id == "data_collection_inventory"  # the same step
         assert ctx.context_for_next == "artifacts incomplete: add the checklist"
         start_behavior(nb)  # the same behaviour again: its iteration is kept
-        assert ctx.behavior_iteration == iteration + 1
+        assert nb.data.behavior_iteration == iteration + 1
         complete_action(nb)
-    assert ctx.behavior_iteration == max_retries
+    assert nb.data.behavior_iteration == max_retries
     # Step failure: no retries left -> escalate to stage reflection.
     assert reflect(nb, complete=False) is St.STEP_COMPLETED
     assert ctx.escalations == ["data_collection_inventory"]
@@ -443,23 +435,23 @@ def test_behavior_retry_through_start_behavior() -> None:
     ctx = nb.context
     # retry: the same behaviour_id while retries are left
     assert start_behavior(nb, "data_collection_inventory_b1") is St.BEHAVIOR_RUNNING
-    assert ctx.behavior_iteration == 2
+    assert nb.data.behavior_iteration == 2
     complete_action(nb)
     # no retries left: a retry of the same behaviour is rejected (no guard passed) ...
     with pytest.raises(InvalidTransition) as info:
         start_behavior(nb, "data_collection_inventory_b1")
     assert info.value.reason == "no guard passed"
-    assert nb.state is St.BEHAVIOR_COMPLETED and ctx.behavior_iteration == 2
+    assert nb.state is St.BEHAVIOR_COMPLETED and nb.data.behavior_iteration == 2
     # ... but the next behaviour starts at iteration 1.
     assert start_behavior(nb, "data_collection_inventory_b2") is St.BEHAVIOR_RUNNING
-    assert ctx.behavior_id == "data_collection_inventory_b2" and ctx.behavior_iteration == 1
+    assert ctx.behavior_id == "data_collection_inventory_b2" and nb.data.behavior_iteration == 1
     assert ctx.effects_history  # the previous behaviour's effects were archived
 
 
 def test_complete_step_on_the_first_try() -> None:
     nb = notebook_in(St.BEHAVIOR_COMPLETED)
     assert reflect(nb, complete=True) is St.STEP_COMPLETED
-    assert nb.context.escalations == [] and nb.context.behavior_iteration == 1
+    assert nb.context.escalations == [] and nb.data.behavior_iteration == 1
 
 
 # ----------------------------------------------------------------------------- stage decisions
@@ -470,6 +462,7 @@ def test_stage_continues_with_the_next_step() -> None:
     # T6 decision STEP_RUNNING: the stage is not complete yet
     assert stage_reflection(nb, complete=False) is St.STEP_RUNNING
     assert nb.context.step_id == "data_structure_discovery"
+    assert nb.data.behavior_iteration == 0  # a new step: its first behavior has not started
     assert handlers_of(nb).log[-3:] == [
         "manage_variables",
         "set_current_step",
@@ -593,12 +586,12 @@ def test_snapshot_while_awaiting_reflection_keeps_the_retry_counter() -> None:
     reflect(nb, complete=False)
     start_behavior(nb)
     complete_action(nb)
-    assert nb.context.behavior_iteration == 2
+    assert nb.data.behavior_iteration == 2
     assert nb.save(store) == 1
     stored = store.load("nb-v1")
     assert stored is not None
     assert stored["state"] == "behavior_completed"
-    assert stored["context"]["behavior_iteration"] == 2
+    assert stored["data"]["behavior_iteration"] == 2
     assert stored["counts"] == [
         [s, e, t, n]
         for (s, e, t), n in (
@@ -611,6 +604,7 @@ def test_snapshot_while_awaiting_reflection_keeps_the_retry_counter() -> None:
     ]
     loaded: Notebook = NotebookBccV1Machine.load(store, "nb-v1", Handlers())
     assert loaded.context == nb.context
+    assert (loaded.data.behavior_iteration, loaded.data.max_retries) == (2, 2)
     # max_retries = 2 reached: the restored machine escalates instead of retrying.
     assert reflect(loaded, complete=False) is St.STEP_COMPLETED
     assert loaded.context.escalations == ["data_collection_inventory"]

@@ -7,10 +7,11 @@ runtime's transition counts and probabilities, reset, and the errors before init
 after termination.
 
 The seed's ``StateMachine`` facade (``ReMemLoop`` below) is a thin consumer of the generated
-machine: the memory bank object and the clock live with the handlers (no ``Any`` payloads), the
-timeout is checked by the caller with the injected clock and reported as a TIMEOUT event, and
-the seed's ``ValueError`` messages are raised by the facade from the runtime's
-``InvalidTransition``.
+machine: the loop's counters and limits (iteration, max_iterations, the actions taken, the forced
+ACT) are the spec's data model, read from ``machine.data``; the memory bank object and the clock
+live with the handlers (no ``Any`` payloads), the timeout is checked by the caller with the
+injected clock and reported as a TIMEOUT event, and the seed's ``ValueError`` messages are raised
+by the facade from the runtime's ``InvalidTransition``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from remem import (
     ActPayload,
     InitializePayload,
     RefinePayload,
+    ReMemData,
     ReMemEvent,
     ReMemMachine,
     ReMemState,
@@ -60,16 +62,13 @@ class MemoryBank:
 
 @dataclass
 class ReMemContext:
-    """The seed's State: task_input, traces, iteration (the memory bank is the handlers')."""
+    """The seed's State: task_input, traces (iteration is the machine's data, the memory bank
+    the handlers')."""
 
     task_input: str | None = None
-    max_iterations: int = 8
-    iteration: int = 0
     traces: list[str] = field(default_factory=list)
-    actions: list[str] = field(default_factory=list)
     started_at: float | None = None
     result: str | None = None
-    forced_act: bool = False
 
 
 class Handlers:
@@ -82,27 +81,11 @@ class Handlers:
         self.rewards: dict[tuple[str, str], float] = {}
         self.mdp_updates = 0
 
-    @staticmethod
-    def _kind(payload: ThinkPayload | RefinePayload) -> str:
-        return "THINK" if "thought" in payload else "REFINE"
-
-    def iterations_exhausted(
-        self, context: ReMemContext, payload: ThinkPayload | RefinePayload, /
-    ) -> bool:
-        return context.iteration + 1 >= context.max_iterations
-
-    def repeated_action(
-        self, context: ReMemContext, payload: ThinkPayload | RefinePayload, /
-    ) -> bool:
-        window = [*context.actions[-(LOOP_WINDOW - 1) :], self._kind(payload)]
-        return len(window) == LOOP_WINDOW and len(set(window)) == 1
-
     def init_state(self, context: ReMemContext, payload: InitializePayload, /) -> None:
         context.task_input = payload["task_input"]
-        context.max_iterations = payload["max_iterations"] or 8
-        context.iteration, context.traces, context.actions = 0, [], []
+        context.traces = []
         context.started_at = self.clock.now
-        context.result, context.forced_act = None, False
+        context.result = None
 
     def record_thought(self, context: ReMemContext, payload: ThinkPayload, /) -> None:
         context.traces.append(payload["thought"] or "")
@@ -116,28 +99,15 @@ class Handlers:
         for text in delta.get("add", []):
             self.memory_bank.add(str(text))
 
-    def increment_iteration(
-        self, context: ReMemContext, payload: ThinkPayload | RefinePayload, /
-    ) -> None:
-        context.iteration += 1
-        context.actions.append(self._kind(payload))
-
-    def force_act(self, context: ReMemContext, payload: ThinkPayload | RefinePayload, /) -> None:
-        context.iteration += 1
-        context.actions.append("ACT")
-        context.forced_act = True
-
     def record_result(self, context: ReMemContext, payload: ActPayload, /) -> None:
-        context.iteration += 1
-        context.actions.append("ACT")
         context.result = payload["result"]
 
     def update_mdp(
         self, context: ReMemContext, payload: ThinkPayload | RefinePayload | ActPayload, /
     ) -> None:
         self.mdp_updates += 1
-        action = context.actions[-1] if context.actions else "ACT"
-        key = (str(len(context.actions)), action)
+        action = "ACT" if "result" in payload else "THINK" if "thought" in payload else "REFINE"
+        key = (str(self.mdp_updates), action)  # the update's position in the run, the action
         self.rewards[key] = 1.0 if action == "ACT" else 0.1
 
     def clear_state(self, context: ReMemContext, payload: ResetPayload, /) -> None:
@@ -161,6 +131,11 @@ class ReMemLoop:
     @property
     def context(self) -> ReMemContext:
         return self.machine.context
+
+    @property
+    def data(self) -> ReMemData:
+        """The loop's counters and limits: the spec's data model."""
+        return self.machine.data
 
     def initialize(self, task_input: str, max_iterations: int | None = None) -> ReMemState:
         return self.machine.initialize(task_input=task_input, max_iterations=max_iterations)
@@ -199,12 +174,12 @@ class ReMemLoop:
         return 0.0 if started is None else self.clock.now - started
 
     def should_terminate(self) -> bool:
-        ctx = self.context
-        recent = ctx.actions[-LOOP_WINDOW:]
+        data = self.data
+        recent = data.actions[-LOOP_WINDOW:]
         return (
             self.machine.in_tag("terminated")
-            or ctx.iteration >= ctx.max_iterations
-            or "ACT" in ctx.actions
+            or data.iteration >= data.max_iterations
+            or "ACT" in data.actions
             or (self.machine.in_tag("active") and self.elapsed() >= TIMEOUT_SECONDS)
             or (len(recent) == LOOP_WINDOW and len(set(recent)) == 1)
         )
@@ -222,12 +197,12 @@ class ReMemLoop:
         return len(history) - starts[-1] - 1 if starts else 0
 
     def get_progress(self) -> dict[str, object]:
-        ctx = self.context
+        ctx, data = self.context, self.data
         return {
             "initialized": self.machine.state is not St.UNINITIALIZED,
-            "current_iteration": ctx.iteration,
-            "max_iterations": ctx.max_iterations,
-            "progress_percentage": 100.0 * ctx.iteration / ctx.max_iterations,
+            "current_iteration": data.iteration,
+            "max_iterations": data.max_iterations,
+            "progress_percentage": 100.0 * data.iteration / data.max_iterations,
             "total_transitions": self.transitions_since_initialize(),
             "traces_count": len(ctx.traces),
             "memory_size": len(self.memory_bank),
@@ -255,7 +230,7 @@ def test_basic_usage() -> None:
     loop = ReMemLoop()
     loop.memory_bank.add("old memory")
     assert loop.initialize("用户任务描述") is St.READY
-    assert loop.context.max_iterations == 8  # the default
+    assert loop.data.max_iterations == 8  # the default
     assert loop.transition("THINK", "推理内容...") is St.THINKING
     assert loop.machine.refine(delta={"delete": [0], "add": ["新记忆"]}) is St.REFINING
     assert loop.memory_bank.entries == ["新记忆"]
@@ -329,12 +304,12 @@ def test_max_iterations_forces_act(last: Action) -> None:
     loop.initialize("task", max_iterations=5)
     for i in range(4):  # 执行 4 次 THINK
         assert loop.transition("THINK", f"t{i}") is St.THINKING
-    assert loop.context.actions == ["THINK"] * 4
+    assert loop.data.actions == ["THINK"] * 4
     # 第 5 次转移: 即使传入 THINK (或 REFINE) 也会被强制转为 ACT
     assert loop.transition(last) is St.DONE
-    assert loop.context.forced_act
-    assert loop.context.actions == ["THINK"] * 4 + ["ACT"]
-    assert loop.context.iteration == 5
+    assert loop.data.forced_act
+    assert loop.data.actions == ["THINK"] * 4 + ["ACT"]
+    assert loop.data.iteration == 5
     record = loop.machine.history[-1]
     assert (record.source, record.event, record.target) == ("thinking", last, "done")
     assert loop.handlers.mdp_updates == 5
@@ -361,7 +336,8 @@ def test_five_identical_actions_in_a_row_terminate(action: Action) -> None:
     for _ in range(4):
         loop.transition(action)
     assert loop.transition(action) is St.LOOP_DETECTED
-    assert loop.context.iteration == 4  # the looping action itself is not applied
+    assert loop.data.iteration == 4  # the looping action itself is not applied
+    assert loop.data.actions == [action] * 4 and not loop.data.forced_act
     assert loop.machine.in_tag("terminated") and loop.should_terminate()
 
 
@@ -534,6 +510,8 @@ def test_statistics_and_mdp() -> None:
         "rewards_count": 5,
     }
     assert loop.handlers.mdp_updates == 5  # one MDP update per THINK / REFINE / ACT
+    assert loop.data.actions == ["THINK", "THINK", "REFINE", "THINK", "ACT"]
+    assert loop.data.iteration == 5 and not loop.data.forced_act
 
 
 # ----------------------------------------------------------------------------- reset
@@ -544,6 +522,8 @@ def test_reset_from_anywhere(state: ReMemState) -> None:
     loop = state_reached(state)
     assert loop.machine.reset() is St.UNINITIALIZED
     assert loop.context == ReMemContext()  # 清除所有状态
+    data = loop.data  # the data model's counters and limits are back to their initial values
+    assert (data.iteration, data.max_iterations, data.actions, data.forced_act) == (0, 8, [], False)
     assert loop.get_valid_actions() == []
     with pytest.raises(ValueError, match="状态机未初始化"):
         loop.transition("THINK")
@@ -570,13 +550,15 @@ def test_snapshot_mid_loop_and_continue() -> None:
     loop.transition("THINK", "first")
     loop.transition("REFINE", "fact")
     snapshot = loop.machine.snapshot()
-    assert snapshot["context"]["iteration"] == 2 and snapshot["state"] == "refining"
+    assert snapshot["data"]["iteration"] == 2 and snapshot["state"] == "refining"
     # The memory bank is not in the snapshot (it is the handlers'); the new process brings it.
     restored: ReMemMachine[ReMemContext] = ReMemMachine.restore(snapshot, loop.handlers)
     assert restored.context == loop.context
+    assert (restored.data.iteration, restored.data.max_iterations) == (2, 4)
+    assert restored.data.actions == ["THINK", "REFINE"]
     assert restored.think(thought="second") is St.THINKING
     assert restored.think(thought="third") is St.DONE  # the 4th transition is forced to ACT
-    assert restored.context.forced_act
+    assert restored.data.forced_act
 
 
 def test_iterations_count() -> None:
@@ -590,4 +572,4 @@ def test_iterations_count() -> None:
                 break
             loop.transition(action)
         assert loop.machine.state is St.DONE
-        assert loop.context.iteration == 4 and loop.context.forced_act
+        assert loop.data.iteration == 4 and loop.data.forced_act

@@ -54,13 +54,15 @@ class ChartTree:
 
     def exited_by(self, source: str, targets: Iterable[str]) -> list[str]:
         """What leaving ``source`` for ``targets`` may exit: everything below the nearest
-        common ancestor (the whole chart when there is none)."""
-        common = set(self.ancestors(source))
+        common ancestor. Without one in the spec it is the chart's root, whose children are
+        active one at a time: only the top-level state holding ``source`` is exited."""
+        lineage = self.ancestors(source)
+        common = set(lineage)
         for target in targets:
             common &= set(self.ancestors(target))
-        domain = next((n for n in self.ancestors(source) if n in common), None)
+        domain = next((n for n in lineage if n in common), None)
         if domain is None:
-            return [name for name in self.parent]
+            return self.below(lineage[-1] if lineage else source)
         return [name for name in self.below(domain) if name != domain]
 
 

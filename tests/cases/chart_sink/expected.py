@@ -278,13 +278,10 @@ class ChartSinkHandlers(Protocol[ContextT_contra]):
         self,
         context: ContextT_contra,
         payload: (
-            StartPayload
-            | SuspendPayload
-            | ResumePayload
+            SuspendPayload
             | ToolFailedPayload
             | ToolTimeoutPayload
             | DoneStateWorkingPayload
-            | ErrorExecutionPayload
         ),
         /,
     ) -> None:
@@ -353,13 +350,10 @@ class ChartSinkAsyncHandlers(Protocol[ContextT_contra]):
         self,
         context: ContextT_contra,
         payload: (
-            StartPayload
-            | SuspendPayload
-            | ResumePayload
+            SuspendPayload
             | ToolFailedPayload
             | ToolTimeoutPayload
             | DoneStateWorkingPayload
-            | ErrorExecutionPayload
         ),
         /,
     ) -> Awaitable[None] | None:

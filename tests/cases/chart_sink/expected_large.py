@@ -276,13 +276,10 @@ class ChartSinkHandlers(Protocol[ContextT_contra]):
         self,
         context: ContextT_contra,
         payload: (
-            StartPayload
-            | SuspendPayload
-            | ResumePayload
+            SuspendPayload
             | ToolFailedPayload
             | ToolTimeoutPayload
             | DoneStateWorkingPayload
-            | ErrorExecutionPayload
         ),
         /,
     ) -> None:
@@ -351,13 +348,10 @@ class ChartSinkAsyncHandlers(Protocol[ContextT_contra]):
         self,
         context: ContextT_contra,
         payload: (
-            StartPayload
-            | SuspendPayload
-            | ResumePayload
+            SuspendPayload
             | ToolFailedPayload
             | ToolTimeoutPayload
             | DoneStateWorkingPayload
-            | ErrorExecutionPayload
         ),
         /,
     ) -> Awaitable[None] | None:

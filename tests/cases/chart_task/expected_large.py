@@ -198,13 +198,7 @@ class ChartTaskHandlers(Protocol[ContextT_contra]):
     def stop_clock(
         self,
         context: ContextT_contra,
-        payload: (
-            SuspendPayload
-            | ResumePayload
-            | RetryPayload
-            | CancelPayload
-            | DoneStateActivePayload
-        ),
+        payload: SuspendPayload | RetryPayload | CancelPayload | DoneStateActivePayload,
         /,
     ) -> None:
         """Action used by: leaving active."""
@@ -270,13 +264,7 @@ class ChartTaskAsyncHandlers(Protocol[ContextT_contra]):
     def stop_clock(
         self,
         context: ContextT_contra,
-        payload: (
-            SuspendPayload
-            | ResumePayload
-            | RetryPayload
-            | CancelPayload
-            | DoneStateActivePayload
-        ),
+        payload: SuspendPayload | RetryPayload | CancelPayload | DoneStateActivePayload,
         /,
     ) -> Awaitable[None] | None:
         """Action used by: leaving active."""
