@@ -1,5 +1,5 @@
-"""The ``statewright`` command: init, generate, check, validate, docs, diagram, tools, schema,
-import-scxml, export-scxml.
+"""The ``statewright`` command: init, generate, check, validate, diff, docs, diagram, tools,
+schema, import-scxml, export-scxml.
 
 Exit codes (:class:`~diagnostics.ExitCode`): 0 ok, 1 invalid spec or stale output, 2 usage.
 Bad input is reported as diagnostics, never as a traceback.
@@ -65,6 +65,16 @@ def _build(arguments: argparse.Namespace) -> tuple[BuildResult, Config, Path]:
     result = build(specs, output, docs, config.root)
     if config.schema is not None and not arguments.specs:
         result.artifacts.append(Artifact(config.schema, schema_json()))
+    baseline = getattr(arguments, "against", None) or config.deploy_baseline
+    if baseline and not result.failed:
+        from statewright_compiler.commands.diff import baseline_diagnostics
+        from statewright_compiler.deploy.sources import SourceError
+
+        shown = [(spec, display_path(spec, config.root)) for spec in specs]
+        try:
+            result.diagnostics += baseline_diagnostics(shown, result.machines, baseline)
+        except SourceError as error:
+            raise UsageError(f"deploy baseline {baseline!r}: {error}") from None
     _print_diagnostics(result.diagnostics)
     return result, config, output
 
@@ -117,6 +127,12 @@ def command_validate(arguments: argparse.Namespace) -> ExitCode:
         counts = f"{len(machine.states)} states, {len(machine.events)} events, "
         print(f"{display_path(spec)}: ok ({counts}{len(machine.transitions)} transitions)")
     return ExitCode.FAILURE if failed else ExitCode.OK
+
+
+def command_diff(arguments: argparse.Namespace) -> ExitCode:
+    from statewright_compiler.commands.diff import run_diff
+
+    return run_diff(arguments.old, arguments.new, arguments.format, Path.cwd())
 
 
 def command_init(arguments: argparse.Namespace) -> ExitCode:
@@ -293,6 +309,12 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--no-docs", action="store_true", help="do not generate docs pages")
         if name == "check":
             command.add_argument("--diff", action="store_true", help="print a unified diff")
+            command.add_argument(
+                "--against",
+                metavar="REV",
+                help="refuse a spec changed incompatibly since git revision REV without a "
+                "version bump (default: [tool.statewright] deploy_baseline)",
+            )
     init = add(
         "init", "set this folder up: config, a starter spec, its schema, a hook", command_init
     )
@@ -303,6 +325,10 @@ def _parser() -> argparse.ArgumentParser:
     validate = add("validate", "check specs and report problems", command_validate)
     validate.add_argument("specs", nargs="*", help="spec files (default: [tool.statewright] specs)")
     add("schema", "print the JSON Schema of the spec language", command_schema)
+    diff = add("diff", "classify every change between two versions of a spec", command_diff)
+    for side in ("old", "new"):
+        diff.add_argument(side, metavar=side.upper(), help="a spec file, or REV:path (git)")
+    diff.add_argument("--format", choices=["text", "json"], default="text")
     tools = add("tools", "print each state's events as LLM tool definitions (JSON)", command_tools)
     tools.add_argument("spec")
     tools.add_argument("--state", help="only this state (default: every state)")
