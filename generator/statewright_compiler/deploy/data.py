@@ -54,7 +54,7 @@ def _compare_field(old: DataField, new: DataField, *, late: bool) -> list[Change
         kind = "data-field-widened" if widens(old.type, new.type) else "data-field-retyped"
         message = f"data field {name}: {old.annotation} is now {new.annotation}"
         found.append(change(kind, path, message))
-    if (old.initial, plain(old.expr)) != (new.initial, plain(new.expr)):
+    if (repr(old.initial), plain(old.expr)) != (repr(new.initial), plain(new.expr)):
         message = f"data field {name} starts otherwise (stored instances keep their values)"
         found.append(change("data-field-initial-changed", path, message))
     if old.state != new.state and late:

@@ -39,7 +39,8 @@ def _grouped(
         if transition.event in skip:
             continue
         if match is not None:
-            if transition.source in match.gone or match.gone & set(transition.targets):
+            removed = match.gone - match.renamed.keys()
+            if transition.source in removed or removed & set(transition.targets):
                 continue
             transition = dataclasses.replace(
                 transition,
