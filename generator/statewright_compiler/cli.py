@@ -65,18 +65,22 @@ def _build(arguments: argparse.Namespace) -> tuple[BuildResult, Config, Path]:
     result = build(specs, output, docs, config.root)
     if config.schema is not None and not arguments.specs:
         result.artifacts.append(Artifact(config.schema, schema_json()))
-    baseline = getattr(arguments, "against", None) or config.deploy_baseline
-    if baseline and not result.failed:
-        from statewright_compiler.commands.diff import baseline_diagnostics
-        from statewright_compiler.deploy.sources import SourceError
-
-        shown = [(spec, display_path(spec, config.root)) for spec in specs]
-        try:
-            result.diagnostics += baseline_diagnostics(shown, result.machines, baseline)
-        except SourceError as error:
-            raise UsageError(f"deploy baseline {baseline!r}: {error}") from None
     _print_diagnostics(result.diagnostics)
     return result, config, output
+
+
+def _version_bumps(arguments: argparse.Namespace, config: Config, result: BuildResult) -> bool:
+    """False (errors printed) when a spec changed incompatibly since the deploy baseline, if
+    any, and kept its version (see :mod:`commands.diff`)."""
+    from statewright_compiler.commands.diff import versions_bumped
+    from statewright_compiler.deploy.sources import SourceError
+
+    baseline = arguments.against or config.deploy_baseline
+    specs = [(spec, display_path(spec, config.root)) for spec in _specs(arguments, config)]
+    try:
+        return not baseline or versions_bumped(specs, result.machines, baseline)
+    except SourceError as error:
+        raise UsageError(f"deploy baseline {baseline!r}: {error}") from None
 
 
 def _orphans(result: BuildResult, output: Path, arguments: argparse.Namespace) -> list[Path]:
@@ -100,9 +104,10 @@ def command_generate(arguments: argparse.Namespace) -> ExitCode:
 
 
 def command_check(arguments: argparse.Namespace) -> ExitCode:
-    result, _, output = _build(arguments)
+    result, config, output = _build(arguments)
     if result.failed:
         return ExitCode.FAILURE
+    bumped = _version_bumps(arguments, config, result)
     stale = stale_artifacts(result.artifacts)
     orphans = _orphans(result, output, arguments)
     for artifact in stale:
@@ -111,7 +116,7 @@ def command_check(arguments: argparse.Namespace) -> ExitCode:
             print(unified_diff(artifact, display_path(artifact.path)), end="")
     for path in orphans:
         print(f"stale: {display_path(path)} has no spec any more", file=sys.stderr)
-    if stale or orphans:
+    if stale or orphans or not bumped:
         return ExitCode.FAILURE
     print(f"statewright: {len(result.artifacts)} generated file(s) up to date")
     return ExitCode.OK

@@ -32,7 +32,7 @@ from statewright_compiler.diagnostics import (
 from statewright_compiler.model import Machine
 from statewright_compiler.spec.load import load_spec
 
-__all__ = ["baseline_diagnostics", "run_diff"]
+__all__ = ["baseline_diagnostics", "run_diff", "versions_bumped"]
 
 
 def run_diff(old: str, new: str, output_format: str, cwd: Path) -> ExitCode:
@@ -82,6 +82,16 @@ def baseline_diagnostics(
         if diff.bump_required and not diff.bumped:
             found.append(_not_bumped(spec, shown, at_revision, diff))
     return found
+
+
+def versions_bumped(
+    specs: Sequence[tuple[Path, str]], machines: Sequence[Machine], revision: str
+) -> bool:
+    """Print :func:`baseline_diagnostics`; False when one is an error."""
+    found = baseline_diagnostics(specs, machines, revision)
+    for diagnostic in found:
+        print(format_diagnostic(diagnostic), file=sys.stderr)
+    return not any(diagnostic.is_error for diagnostic in found)
 
 
 def _not_bumped(spec: Path, shown: str, at_revision: str, diff: SpecDiff) -> Diagnostic:

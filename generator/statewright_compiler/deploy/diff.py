@@ -4,6 +4,7 @@ spec's ``version`` had to be bumped for them (and was)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from statewright_compiler.deploy.changes import Change, ChangeClass, change, sorted_changes
 from statewright_compiler.deploy.data import compare_data
@@ -63,6 +64,12 @@ def diff_machines(old: Machine, new: Machine) -> SpecDiff:
     return SpecDiff(old, new, sorted_changes(changes))
 
 
+def _named_by_file(machine: Machine) -> bool:
+    """Whether the module is named after the spec's file (no ``module`` key, as far as can be
+    told): two copies of a spec under two file names are not a module rename."""
+    return machine.module_name == PurePosixPath(machine.source_path).stem
+
+
 def _compare_machine(old: Machine, new: Machine, match: StateMatch) -> list[Change]:
     found: list[Change] = []
 
@@ -71,7 +78,7 @@ def _compare_machine(old: Machine, new: Machine, match: StateMatch) -> list[Chan
 
     if old.name != new.name:
         add("machine-renamed", "machine.name", f"{old.name} is now {new.name}: snapshots name it")
-    if old.module_name != new.module_name:
+    if old.module_name != new.module_name and not (_named_by_file(old) and _named_by_file(new)):
         add(
             "module-renamed", "machine.module", f"module {old.module_name} is now {new.module_name}"
         )
