@@ -12,6 +12,11 @@ from statewright_compiler.deploy.diff import diff_machines
 from tests.deploy.bases import CHART, FLAT, compile_text, edited
 
 C, M, B = "compatible", "needs-migration", "breaking"
+HANDLER = """[[error_handlers]]
+from = ["draft", "review"]
+to = "rejected"
+actions = ["log_error"]
+"""
 
 
 class Case(NamedTuple):
@@ -356,6 +361,33 @@ CASES = [
         FLAT,
         [('on.SUBMIT = "review"', 'on.SUBMIT = { to = "review", checkpoint = true }')],
         (C, "checkpoint-changed", "states.draft.on.SUBMIT"),
+    ),
+    case(
+        "error route added",
+        FLAT,
+        [("[states.draft]", HANDLER + "\n[states.draft]")],
+        (C, "error-route-added", "error_handlers.draft"),
+        (C, "error-route-added", "error_handlers.review"),
+    ),
+    case(
+        "error route removed",
+        edited(FLAT, (("[states.draft]", HANDLER + "\n[states.draft]"),)),
+        [('from = ["draft", "review"]', 'from = ["draft"]')],
+        (M, "error-route-removed", "error_handlers.review"),
+    ),
+    case(
+        "error route retargeted",
+        edited(FLAT, (("[states.draft]", HANDLER + "\n[states.draft]"),)),
+        [('to = "rejected"\nactions', 'to = "approved"\nactions')],
+        (M, "error-route-retargeted", "error_handlers.draft"),
+        (M, "error-route-retargeted", "error_handlers.review"),
+    ),
+    case(
+        "error route actions changed",
+        edited(FLAT, (("[states.draft]", HANDLER + "\n[states.draft]"),)),
+        [('actions = ["log_error"]', 'actions = ["log_error", "alert"]')],
+        (C, "actions-changed", "error_handlers.draft"),
+        (C, "actions-changed", "error_handlers.review"),
     ),
     # --- timers
     case(

@@ -89,6 +89,9 @@ KINDS: Final[dict[str, ChangeClass]] = {
     "guard-changed": _C,
     "actions-changed": _C,
     "checkpoint-changed": _C,
+    "error-route-added": _C,
+    "error-route-removed": _M,
+    "error-route-retargeted": _M,
     # timers (a pending one is stored under its stable id)
     "timer-added": _M,
     "timer-removed": _M,

@@ -71,6 +71,44 @@ def compare_transitions(old: Machine, new: Machine, match: StateMatch) -> list[C
         for transition in after:
             if transition.source in new_states:
                 found.append(change("transition-added", path, f"{_arrow(transition)} is new"))
+    return found + _compare_error_routes(old, new, match)
+
+
+def _error_routes(machine: Machine) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Each state's error route (the first error handler for it): its target and actions."""
+    routes: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for handler in machine.error_handlers:
+        for source in handler.sources:
+            routes.setdefault(source, (handler.target, handler.actions))
+    return routes
+
+
+def _compare_error_routes(old: Machine, new: Machine, match: StateMatch) -> list[Change]:
+    """A flat machine counts an error route as (source, event, route target) for each event of
+    the source, so a route that is gone or goes elsewhere is a transition stored counts name."""
+    before, after = _error_routes(old), _error_routes(new)
+    found: list[Change] = []
+    for source, (target, actions) in before.items():
+        if source in match.gone and source not in match.renamed:
+            continue
+        now, path = after.get(match.new_name(source)), f"error_handlers.{source}"
+        if now is None:
+            message = f"{source}'s error route to {target} is gone: stored counts name it"
+            found.append(change("error-route-removed", path, message))
+        elif now[0] != match.new_name(target):
+            message = (
+                f"{source}'s error route goes to {now[0]}, not {target}: stored counts name it"
+            )
+            found.append(change("error-route-retargeted", path, message))
+        elif now[1] != actions:
+            found.append(
+                change("actions-changed", path, f"{source}'s error route runs other actions")
+            )
+    renamed_before = {match.new_name(source) for source in before}
+    for source, (target, _) in after.items():
+        if source not in renamed_before:
+            message = f"{source} has a new error route to {target}"
+            found.append(change("error-route-added", f"error_handlers.{source}", message))
     return found
 
 
