@@ -511,6 +511,18 @@ CASES = [
         (C, "data-field-initial-changed", "data.retries"),
     ),
     case(
+        "a state given data of its own, late binding",
+        CHART.replace("version = 1", 'version = 1\nbinding = "late"'),
+        [
+            (
+                "[states.paused]\n",
+                '[states.paused]\ndata = { nap = { type = "int", initial = 0 } }\n',
+            )
+        ],
+        (C, "data-field-added", "states.paused.data.nap"),
+        (M, "state-data-added", "states.paused.data"),
+    ),
+    case(
         "data field moved to a state, late binding",
         CHART,
         [

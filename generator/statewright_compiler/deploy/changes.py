@@ -109,6 +109,7 @@ KINDS: Final[dict[str, ChangeClass]] = {
     "data-field-initial-changed": _C,
     "data-field-moved": _M,
     "data-binding-changed": _M,
+    "state-data-added": _M,
 }
 
 

@@ -40,11 +40,30 @@ def compare_data(old: Machine, new: Machine) -> list[Change]:
         else:
             message = f"new data field {name}: stored instances get {field.initial!r}"
             found.append(change("data-field-added", _path(field), message))
+    found += _states_given_data(old, new)
     state_fields = any(field.state for field in (*old.data, *new.data))
     if old.binding != new.binding and state_fields:
         message = f"binding {old.binding!r} is now {new.binding!r}: stored states' data differ"
         found.append(change("data-binding-changed", "machine.binding", message))
     return found
+
+
+def _states_given_data(old: Machine, new: Machine) -> list[Change]:
+    """With late binding, a snapshot lists the states whose own data was initialized, every
+    active one among them: a state with data of its own now, where it had none, is active in
+    stored instances that never initialized it."""
+    if new.binding != "late" or old.binding != "late":
+        return []  # a binding change is its own change
+    had = {field.state for field in old.data if field.state}
+    has = {field.state for field in new.data if field.state} & {state.name for state in old.states}
+    return [
+        change(
+            "state-data-added",
+            f"states.{state}.data",
+            f"{state} has data of its own now: stored instances in it never initialized it",
+        )
+        for state in sorted(has - had)
+    ]
 
 
 def _compare_field(old: DataField, new: DataField, *, late: bool) -> list[Change]:
