@@ -179,6 +179,21 @@ CASES = [
         (M, "state-removed", "states.right"),
     ),
     case(
+        "state became a history state",
+        CHART,
+        [
+            (
+                '[states.step_b]\nparent = "working"\n',
+                '[states.step_b]\nparent = "working"\nkind = "history"\n',
+            ),
+            ('on.GO = { to = "step_b", actions', 'on.GO = { to = "step_a", actions'),
+        ],
+        (M, "state-became-history", "states.step_b"),
+        (M, "history-target-removed", "states.last"),
+        (C, "transition-added", "states.step_a.on.GO"),
+        (M, "transition-removed", "states.step_a.on.GO"),
+    ),
+    case(
         "parallel region added",
         CHART,
         [("[states.expired]", '[states.middle]\nparent = "both"\n\n[states.expired]')],

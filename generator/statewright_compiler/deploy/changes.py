@@ -64,6 +64,7 @@ KINDS: Final[dict[str, ChangeClass]] = {
     "state-became-compound": _M,
     "state-became-atomic": _M,
     "state-became-parallel": _M,
+    "state-became-history": _M,
     "parallel-region-added": _M,
     "compound-initial-changed": _C,
     "entry-changed": _C,

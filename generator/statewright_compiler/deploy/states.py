@@ -105,6 +105,12 @@ _STRUCTURE_CHANGES = {
     ("parallel", "compound"): "state-became-compound",
     ("compound", "atomic"): "state-became-atomic",
     ("parallel", "atomic"): "state-became-atomic",
+    ("atomic", "history"): "state-became-history",
+    ("compound", "history"): "state-became-history",
+    ("parallel", "history"): "state-became-history",
+    ("history", "atomic"): "history-removed",
+    ("history", "compound"): "history-removed",
+    ("history", "parallel"): "history-removed",
 }
 
 
@@ -132,12 +138,12 @@ def _compare_state(old: State, new: State, match: StateMatch) -> list[Change]:
         add(_STRUCTURE_CHANGES[shapes], f"{name} was {shapes[0]}, is {shapes[1]}")
     elif old.kind is not new.kind and not (old.is_final or new.is_final):
         add("state-kind-changed", f"{name}'s kind {old.kind.value} is now {new.kind.value}")
-    if old.history and new.history and old.history != new.history:
-        add("history-kind-changed", f"{name} was a {old.history} history, is {new.history}")
-    if tuple(map(match.new_name, old.default)) != new.default or plain(old.default_steps) != plain(
-        new.default_steps
-    ):
-        add("history-default-changed", f"{name}'s default targets or steps changed")
+    if old.history and new.history:
+        if old.history != new.history:
+            add("history-kind-changed", f"{name} was a {old.history} history, is {new.history}")
+        default = (tuple(map(match.new_name, old.default)), plain(old.default_steps))
+        if default != (new.default, plain(new.default_steps)):
+            add("history-default-changed", f"{name}'s default targets or steps changed")
     if old.is_compound and new.is_compound and _changed(old.initial, new.initial, match.new_name):
         add("compound-initial-changed", f"{name} now starts in {', '.join(new.initial)}")
     _compare_docs(old, new, add)
