@@ -65,11 +65,12 @@ def baseline_diagnostics(
     revision or the repository cannot be read."""
     by_source = {machine.source_path: machine for machine in machines}
     found: list[Diagnostic] = []
+    if specs:
+        verify_revision(revision, specs[0][0].resolve().parent)
     for spec, shown in specs:
         machine = by_source.get(shown)
         if machine is None:
             continue
-        verify_revision(revision, spec.resolve().parent)
         at_revision = f"{revision}:{repository_path(spec)}"
         if not exists_at(at_revision, spec.resolve().parent):
             continue  # a new spec: nothing of it is deployed

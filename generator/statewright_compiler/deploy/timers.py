@@ -60,10 +60,10 @@ def compare_timers(old: Machine, new: Machine, match: StateMatch) -> list[Change
         if timer.on_restore != now.on_restore:
             message = f"{timer_id} is restored with {now.on_restore!r} now"
             found.append(change("timer-restore-changed", timer_id, message))
-    old_states = {state.name for state in old.states} - match.gone
+    kept = {state.name for state in old.states} - match.gone
     for timer_id, (state, _) in after.items():
-        if timer_id not in before and state in {match.new_name(s) for s in old_states}:
-            message = f"{timer_id} is new: stored instances already in {state} have it not pending"
+        if timer_id not in before and state in kept:
+            message = f"{timer_id} is new: stored instances in {state} do not have it pending"
             found.append(change("timer-added", timer_id, message))
     return found + _compare_sends(old, new)
 
