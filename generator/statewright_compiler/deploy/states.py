@@ -40,31 +40,7 @@ def compare_states(old: Machine, new: Machine) -> tuple[list[Change], StateMatch
     removed = [name for name in old_names if name not in new_names]
     added = [state.name for state in new.states if state.name not in set(old_names)]
     match = StateMatch(_renames(old, new, removed, added), frozenset(removed))
-    changes: list[Change] = []
-    for name in removed:
-        state, path = old.state(name), f"states.{name}"
-        if name in match.renamed:
-            target = match.renamed[name]
-            changes.append(
-                change(
-                    "state-renamed?",
-                    path,
-                    f"{name} looks renamed to {target} (same kind, parent and transitions): "
-                    f"stored instances in {name} must be moved to {target}",
-                )
-            )
-        elif state.kind is StateKind.HISTORY:
-            changes.append(
-                change(
-                    "history-removed", path, f"history state {name} is gone: stored memory names it"
-                )
-            )
-        else:
-            changes.append(
-                change(
-                    "state-removed", path, f"{name} is gone: stored instances in it are stranded"
-                )
-            )
+    changes = [_gone(old.state(name), match) for name in removed]
     for name in added:
         if name not in match.renamed.values():
             changes.append(_added(old, new.state(name)))
@@ -73,6 +49,22 @@ def compare_states(old: Machine, new: Machine) -> tuple[list[Change], StateMatch
             changes += _compare_state(state, new.state(state.name), match)
     changes += _history_targets(old, new, match)
     return changes, match
+
+
+def _gone(state: State, match: StateMatch) -> Change:
+    name, path = state.name, f"states.{state.name}"
+    if name in match.renamed:
+        target = match.renamed[name]
+        return change(
+            "state-renamed?",
+            path,
+            f"{name} looks renamed to {target} (same kind, parent and transitions): "
+            f"stored instances in {name} must be moved to {target}",
+        )
+    if state.kind is StateKind.HISTORY:
+        message = f"history state {name} is gone: stored memory names it"
+        return change("history-removed", path, message)
+    return change("state-removed", path, f"{name} is gone: stored instances in it are stranded")
 
 
 def _added(old: Machine, state: State) -> Change:
