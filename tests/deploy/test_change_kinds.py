@@ -12,6 +12,11 @@ from statewright_compiler.deploy.diff import diff_machines
 from tests.deploy.bases import CHART, FLAT, compile_text, edited
 
 C, M, B = "compatible", "needs-migration", "breaking"
+CHART_HANDLER = """[[error_handlers]]
+from = ["paused"]
+to = "expired"
+actions = ["log_error"]
+"""
 HANDLER = """[[error_handlers]]
 from = ["draft", "review"]
 to = "rejected"
@@ -191,7 +196,7 @@ CASES = [
         (M, "state-became-history", "states.step_b"),
         (M, "history-target-removed", "states.last"),
         (C, "transition-added", "states.step_a.on.GO"),
-        (M, "transition-removed", "states.step_a.on.GO"),
+        (C, "chart-transition-removed", "states.step_a.on.GO"),
     ),
     case(
         "parallel region added",
@@ -358,6 +363,18 @@ CASES = [
         [('on.REOPEN = "draft"', 'on.REOPEN = "review"')],
         (M, "transition-removed", "states.rejected.on.REOPEN"),
         (C, "transition-added", "states.rejected.on.REOPEN"),
+    ),
+    case(
+        "chart transition removed",
+        CHART,
+        [('on.PING = "paused"\n', "")],
+        (C, "chart-transition-removed", "states.paused.on.PING"),
+    ),
+    case(
+        "chart error route changed",
+        edited(CHART, (("[states.waiting]", CHART_HANDLER + "\n[states.waiting]"),)),
+        [('to = "expired"\nactions', 'to = "finished"\nactions')],
+        (C, "chart-error-route-changed", "error_handlers.paused"),
     ),
     case(
         "guard changed",

@@ -87,12 +87,14 @@ KINDS: Final[dict[str, ChangeClass]] = {
     # transitions
     "transition-added": _C,
     "transition-removed": _M,
+    "chart-transition-removed": _C,
     "guard-changed": _C,
     "actions-changed": _C,
     "checkpoint-changed": _C,
     "error-route-added": _C,
     "error-route-removed": _M,
     "error-route-retargeted": _M,
+    "chart-error-route-changed": _C,
     # timers (a pending one is stored under its stable id)
     "timer-added": _M,
     "timer-removed": _M,

@@ -63,8 +63,7 @@ def compare_transitions(old: Machine, new: Machine, match: StateMatch) -> list[C
         for transition in before:
             partner = next((t for t in after if t.targets == transition.targets), None)
             if partner is None:
-                message = f"{_arrow(transition)} is gone: stored counts and history name it"
-                found.append(change("transition-removed", path, message))
+                found.append(_removed(transition, path, chart=new.chart))
                 continue
             after.remove(partner)
             found += _compare_alternative(transition, partner, path)
@@ -83,23 +82,27 @@ def _error_routes(machine: Machine) -> dict[str, tuple[str, tuple[str, ...]]]:
     return routes
 
 
+def _route_changed(source: str, target: str, now: str | None, path: str, *, chart: bool) -> Change:
+    where = f"goes to {now}, not {target}" if now else f"to {target} is gone"
+    if chart:
+        message = f"{source}'s error route {where} (a chart's stored counts accept any)"
+        return change("chart-error-route-changed", path, message)
+    kind = "error-route-retargeted" if now else "error-route-removed"
+    return change(kind, path, f"{source}'s error route {where}: stored counts name it")
+
+
 def _compare_error_routes(old: Machine, new: Machine, match: StateMatch) -> list[Change]:
     """A flat machine counts an error route as (source, event, route target) for each event of
-    the source, so a route that is gone or goes elsewhere is a transition stored counts name."""
+    the source, so a route that is gone or goes elsewhere is a transition stored counts name
+    (a chart's counts accept any, see :func:`_removed`)."""
     before, after = _error_routes(old), _error_routes(new)
     found: list[Change] = []
     for source, (target, actions) in before.items():
         if source in match.gone and source not in match.renamed:
             continue
         now, path = after.get(match.new_name(source)), f"error_handlers.{source}"
-        if now is None:
-            message = f"{source}'s error route to {target} is gone: stored counts name it"
-            found.append(change("error-route-removed", path, message))
-        elif now[0] != match.new_name(target):
-            message = (
-                f"{source}'s error route goes to {now[0]}, not {target}: stored counts name it"
-            )
-            found.append(change("error-route-retargeted", path, message))
+        if now is None or now[0] != match.new_name(target):
+            found.append(_route_changed(source, target, now and now[0], path, chart=new.chart))
         elif now[1] != actions:
             found.append(
                 change("actions-changed", path, f"{source}'s error route runs other actions")
@@ -110,6 +113,17 @@ def _compare_error_routes(old: Machine, new: Machine, match: StateMatch) -> list
             message = f"{source} has a new error route to {target}"
             found.append(change("error-route-added", f"error_handlers.{source}", message))
     return found
+
+
+def _removed(transition: Transition, path: str, *, chart: bool) -> Change:
+    """A flat machine's snapshot counts each (source, event, target) it took against the
+    spec's transitions, so one that is gone strands it; a chart's counts and history accept
+    any (its table grows as transitions occur): its instances load and keep the record."""
+    if chart:
+        message = f"{_arrow(transition)} is gone (stored histories keep it; instances load)"
+        return change("chart-transition-removed", path, message)
+    message = f"{_arrow(transition)} is gone: stored counts and history name it"
+    return change("transition-removed", path, message)
 
 
 def _compare_alternative(old: Transition, new: Transition, path: str) -> list[Change]:
