@@ -333,7 +333,9 @@ def _parser() -> argparse.ArgumentParser:
     diff = add("diff", "classify every change between two versions of a spec", command_diff)
     for side in ("old", "new"):
         diff.add_argument(side, metavar=side.upper(), help="a spec file, or REV:path (git)")
-    diff.add_argument("--format", choices=["text", "json"], default="text")
+    diff.add_argument(
+        "--format", choices=["text", "json"], default="text", help="default: text (docs/diff.md)"
+    )
     tools = add("tools", "print each state's events as LLM tool definitions (JSON)", command_tools)
     tools.add_argument("spec")
     tools.add_argument("--state", help="only this state (default: every state)")
