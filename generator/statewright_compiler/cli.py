@@ -1,5 +1,5 @@
-"""The ``statewright`` command: init, generate, check, validate, docs, diagram, tools, schema,
-import-scxml, export-scxml.
+"""The ``statewright`` command: init, generate, check, validate, diff, docs, diagram, tools,
+schema, import-scxml, export-scxml.
 
 Exit codes (:class:`~diagnostics.ExitCode`): 0 ok, 1 invalid spec or stale output, 2 usage.
 Bad input is reported as diagnostics, never as a traceback.
@@ -69,6 +69,20 @@ def _build(arguments: argparse.Namespace) -> tuple[BuildResult, Config, Path]:
     return result, config, output
 
 
+def _version_bumps(arguments: argparse.Namespace, config: Config, result: BuildResult) -> bool:
+    """False (errors printed) when a spec changed incompatibly since the deploy baseline, if
+    any, and kept its version (see :mod:`commands.diff`)."""
+    from statewright_compiler.commands.diff import versions_bumped
+    from statewright_compiler.deploy.sources import SourceError
+
+    baseline = arguments.against or config.deploy_baseline
+    specs = [(spec, display_path(spec, config.root)) for spec in _specs(arguments, config)]
+    try:
+        return not baseline or versions_bumped(specs, result.machines, baseline)
+    except SourceError as error:
+        raise UsageError(f"deploy baseline {baseline!r}: {error}") from None
+
+
 def _orphans(result: BuildResult, output: Path, arguments: argparse.Namespace) -> list[Path]:
     """Only a whole-project run (no spec arguments) may call other modules orphans."""
     if arguments.specs:
@@ -90,9 +104,10 @@ def command_generate(arguments: argparse.Namespace) -> ExitCode:
 
 
 def command_check(arguments: argparse.Namespace) -> ExitCode:
-    result, _, output = _build(arguments)
+    result, config, output = _build(arguments)
     if result.failed:
         return ExitCode.FAILURE
+    bumped = _version_bumps(arguments, config, result)
     stale = stale_artifacts(result.artifacts)
     orphans = _orphans(result, output, arguments)
     for artifact in stale:
@@ -101,7 +116,7 @@ def command_check(arguments: argparse.Namespace) -> ExitCode:
             print(unified_diff(artifact, display_path(artifact.path)), end="")
     for path in orphans:
         print(f"stale: {display_path(path)} has no spec any more", file=sys.stderr)
-    if stale or orphans:
+    if stale or orphans or not bumped:
         return ExitCode.FAILURE
     print(f"statewright: {len(result.artifacts)} generated file(s) up to date")
     return ExitCode.OK
@@ -117,6 +132,12 @@ def command_validate(arguments: argparse.Namespace) -> ExitCode:
         counts = f"{len(machine.states)} states, {len(machine.events)} events, "
         print(f"{display_path(spec)}: ok ({counts}{len(machine.transitions)} transitions)")
     return ExitCode.FAILURE if failed else ExitCode.OK
+
+
+def command_diff(arguments: argparse.Namespace) -> ExitCode:
+    from statewright_compiler.commands.diff import run_diff
+
+    return run_diff(arguments.old, arguments.new, arguments.format, Path.cwd())
 
 
 def command_init(arguments: argparse.Namespace) -> ExitCode:
@@ -293,6 +314,12 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--no-docs", action="store_true", help="do not generate docs pages")
         if name == "check":
             command.add_argument("--diff", action="store_true", help="print a unified diff")
+            command.add_argument(
+                "--against",
+                metavar="REV",
+                help="refuse a spec changed incompatibly since git revision REV without a "
+                "version bump (default: [tool.statewright] deploy_baseline)",
+            )
     init = add(
         "init", "set this folder up: config, a starter spec, its schema, a hook", command_init
     )
@@ -303,6 +330,12 @@ def _parser() -> argparse.ArgumentParser:
     validate = add("validate", "check specs and report problems", command_validate)
     validate.add_argument("specs", nargs="*", help="spec files (default: [tool.statewright] specs)")
     add("schema", "print the JSON Schema of the spec language", command_schema)
+    diff = add("diff", "classify every change between two versions of a spec", command_diff)
+    for side in ("old", "new"):
+        diff.add_argument(side, metavar=side.upper(), help="a spec file, or REV:path (git)")
+    diff.add_argument(
+        "--format", choices=["text", "json"], default="text", help="default: text (docs/diff.md)"
+    )
     tools = add("tools", "print each state's events as LLM tool definitions (JSON)", command_tools)
     tools.add_argument("spec")
     tools.add_argument("--state", help="only this state (default: every state)")

@@ -27,6 +27,8 @@ class Config:
     docs: Path | None
     schema: Path | None = None
     """Where ``generate`` keeps the spec language's JSON Schema (for editors), if anywhere."""
+    deploy_baseline: str | None = None
+    """The git revision ``check`` compares each spec with (what is deployed), if any."""
 
     def spec_paths(self) -> list[Path]:
         found: dict[Path, None] = {}
@@ -59,7 +61,7 @@ def find_config(start: Path) -> Config:
 
 
 def _from_section(root: Path, section: dict[str, Any], pyproject: Path) -> Config:
-    unknown = set(section) - {"specs", "output", "docs", "schema"}
+    unknown = set(section) - {"specs", "output", "docs", "schema", "deploy_baseline"}
     if unknown:
         raise ConfigError(
             f"{pyproject}: unknown [tool.statewright] keys: {', '.join(sorted(unknown))}"
@@ -78,10 +80,14 @@ def _from_section(root: Path, section: dict[str, Any], pyproject: Path) -> Confi
         raise ConfigError(f"{pyproject}: tool.statewright.output and .docs must be folder paths")
     if not (schema is None or isinstance(schema, str)):
         raise ConfigError(f"{pyproject}: tool.statewright.schema must be a file path")
+    baseline = section.get("deploy_baseline")
+    if not (baseline is None or (isinstance(baseline, str) and baseline)):
+        raise ConfigError(f"{pyproject}: tool.statewright.deploy_baseline must be a git revision")
     return Config(
         root,
         tuple(specs),
         root / output,
         root / docs if docs else None,
         root / schema if schema else None,
+        baseline,
     )
