@@ -99,8 +99,11 @@ def test_a_duplicate_that_loses_the_race_finds_its_key_applied(
 
 
 def test_a_send_that_loses_every_race_is_busy_and_applies_nothing(
-    types: tuple[MachineType, ...], store: SqliteStore
+    types: tuple[MachineType, ...], store: SqliteStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    waits: list[float] = []
+    # the backoff between tries, recorded instead of slept
+    monkeypatch.setattr("statewright_compiler.mcp_server.instances.time.sleep", waits.append)
     other = Instances(store, types)
     _applying(other, "busy")
     keys = iter(range(MAX_ATTEMPTS))
@@ -112,6 +115,7 @@ def test_a_send_that_loses_every_race_is_busy_and_applies_nothing(
     with pytest.raises(ToolError) as refused:
         Instances(racing, types).send("busy", "APPLY_RESULT", FAILED, "mine")
     assert refused.value.kind == "busy"
+    assert len(waits) == MAX_ATTEMPTS and max(waits) <= 0.1
     stored = store.load("busy") or {}
     assert stored["context"]["attempt"] == MAX_ATTEMPTS  # the other writer's, none of mine
     assert "mine" not in dict(stored["idempotency_keys"])

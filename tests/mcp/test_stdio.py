@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from approval_workflow import ApprovalWorkflowMachine
+from mcp import MCPError
 from mcp_types import TextResourceContents
 from statewright import SqliteStore
 
@@ -185,10 +186,11 @@ def test_unknown_instances_tools_and_arguments_are_tool_errors(client: SyncClien
         ("create_instance", {"machine": "Door"}, "invalid_arguments"),
         ("create_instance", {"machine": "ApprovalWorkflow", "instance_id": "x-1"},
          "invalid_instance_id"),
-        ("delete_instance", {}, "unknown_tool"),
     ]  # fmt: skip
     for name, arguments, kind in cases:
         assert client.error(name, arguments)["error"] == kind, (name, arguments)
+    with pytest.raises(MCPError, match="no tool 'delete_instance' here"):  # a protocol error
+        client.call("delete_instance", {})
 
 
 def test_creating_an_existing_instance_returns_it(client: SyncClient) -> None:

@@ -86,6 +86,8 @@ def build_server(settings: Settings, store: Store, machine_types: Sequence[Machi
         try:
             result = await anyio.to_thread.run_sync(run)
         except ToolError as error:
+            if error.kind == "unknown_tool":  # a protocol error, not the tool's: see the spec
+                raise MCPError(INVALID_PARAMS, error.message) from None
             return _result(error.as_dict(), error.message, is_error=True)
         return _result(result, json.dumps(result, ensure_ascii=False))
 

@@ -165,30 +165,34 @@ _IS: Final[Mapping[str, Callable[[Any], bool]]] = {
 
 
 def _checked(tool: Tool, arguments: Mapping[str, Any]) -> Mapping[str, Any]:
-    """``arguments`` when they fit the tool's schema (names, types, bounds, enums)."""
-    schema = tool.input_schema
-    properties: Mapping[str, Any] = schema["properties"]
+    """``arguments`` when they fit the tool's schema (names, types, enums, bounds)."""
+    properties: Mapping[str, Any] = tool.input_schema["properties"]
     for name, value in arguments.items():
-        if name not in properties:
+        rule = properties.get(name)
+        if rule is None:
             _invalid(tool, f"unknown argument {name!r:.40} (arguments: {', '.join(properties)})")
-        rule = properties[name]
-        if not _IS[rule["type"]](value):
-            _invalid(tool, f"{name} must be a JSON {rule['type']}")
-        if "enum" in rule and value not in rule["enum"]:
-            _invalid(tool, f"{name} must be one of {', '.join(rule['enum'])}")
-        low, high = (
-            rule.get("minimum", rule.get("minLength")),
-            rule.get("maximum", rule.get("maxLength")),
-        )
-        size = len(value) if isinstance(value, str) else value
-        if isinstance(size, int) and (
-            (low is not None and size < low) or (high is not None and size > high)
-        ):
-            _invalid(tool, f"{name} is out of range ({low} to {high})")
-    missing = [name for name in schema["required"] if name not in arguments]
+        problem = _problem(rule, value)
+        if problem is not None:
+            _invalid(tool, f"{name} {problem}")
+    missing = [name for name in tool.input_schema["required"] if name not in arguments]
     if missing:
         _invalid(tool, f"missing {', '.join(missing)}")
     return arguments
+
+
+def _problem(rule: Mapping[str, Any], value: Any) -> str | None:
+    """What is wrong with ``value`` under the property schema ``rule``, or None."""
+    if not _IS[rule["type"]](value):
+        return f"must be a JSON {rule['type']}"
+    if "enum" in rule and value not in rule["enum"]:
+        return f"must be one of {', '.join(rule['enum'])}"
+    if isinstance(value, str) and not rule.get("minLength", 0) <= len(value) <= rule.get(
+        "maxLength", len(value)
+    ):
+        return f"must be {rule['minLength']} to {rule['maxLength']} characters long"
+    if type(value) is int and not rule.get("minimum", value) <= value <= rule.get("maximum", value):
+        return f"must be from {rule['minimum']} to {rule['maximum']}"
+    return None
 
 
 def _invalid(tool: Tool, reason: str) -> NoReturn:
