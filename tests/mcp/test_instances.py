@@ -176,3 +176,17 @@ def test_the_request_key_is_the_request_id_scoped_to_its_connection() -> None:
     assert request_key("connection-1", 3) != request_key("connection-1", "3")
     assert request_key(None, 3) != request_key(None, 3)  # no connection: a key of its own
     assert all(len(request_key(c, 10**300)) <= 200 for c in ("x" * 500, None))
+
+
+def test_a_read_shows_a_machines_data_when_its_snapshot_has_some(
+    types: tuple[MachineType, ...], store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    served = Instances(store, types)
+    served.create("ApprovalWorkflow", "with-data")
+    assert "data" not in served.read("with-data")  # the approval workflow has no data model
+    machine_class = types[0].cls
+    snapshot = machine_class.snapshot
+    monkeypatch.setattr(  # a snapshot as a machine with a data model (#19) writes it
+        machine_class, "snapshot", lambda self: {**snapshot(self), "data": {"retries": 2}}
+    )
+    assert served.read("with-data")["data"] == {"retries": 2}
