@@ -1,26 +1,14 @@
 """What ``statewright mcp`` serves: ``[tool.statewright.mcp]`` in pyproject.toml, then the
 command line over it.
 
-Every key, its command-line option and its default:
-
-================== ========================= =================================================
-key                option                    meaning
-================== ========================= =================================================
-``store``          ``--store URL``           the store (``open_store``); a relative ``sqlite:``
-                                             or ``file:`` path is relative to the project root
-``machines``       ``--machine MODULE:CLASS`` the machine classes served (one option each)
-``handlers``       ``--handlers MODULE:NAME`` ``NAME(machine_class)`` returns its handlers
-``context``        ``--context MODULE:NAME``  ``NAME(machine_class)`` returns a new instance's
-                                             context (default: ``None``)
-``path``           ``--path FOLDER``          folders put first on ``sys.path`` (default: the
-                                             project root)
-``instance_prefix`` ``--instance-prefix P``   the server sees and creates only ids starting so
-``read_only``      ``--read-only``            no tool that writes is offered
-``allow_create``   ``--allow-create``         offer ``create_instance``
-``history``        ``--history N``            records a read shows (default 20)
-``transport``      ``--transport stdio|http`` default stdio; http is streamable HTTP
-``port``           ``--port N``               the HTTP port on 127.0.0.1 (default 8000)
-================== ========================= =================================================
+Each key has an option of the same name (``instance_prefix``: ``--instance-prefix``; ``machines``:
+``--machine``, repeated): ``store`` (a store URL; a relative ``sqlite:`` or ``file:`` path is
+relative to the project root), ``machines`` (``module:Class`` each), ``handlers`` and ``context``
+(``module:name`` of a factory called with the machine class), ``path`` (folders put first on
+``sys.path``; default the project root), ``instance_prefix``, ``read_only``, ``allow_create``,
+``history`` (records a read shows; default 20), ``transport`` (``stdio`` or ``http``) and
+``port`` (default 8000, on 127.0.0.1). docs/runtime.md ("statewright mcp") has the table;
+:data:`_EXPECTED` says what each one takes.
 
 Only ``machines``, ``handlers`` and ``context`` name code, and only those three are imported.
 A wrong key or value is a :class:`~statewright_compiler.config.ConfigError` (exit code 2).
@@ -30,7 +18,7 @@ from __future__ import annotations
 
 import argparse
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -95,21 +83,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, help="HTTP port on 127.0.0.1 (default 8000)")
 
 
-_KEYS: Final = (
-    "store",
-    "machines",
-    "handlers",
-    "context",
-    "path",
-    "instance_prefix",
-    "read_only",
-    "allow_create",
-    "history",
-    "transport",
-    "port",
-)
-
-
 def settings_from(arguments: argparse.Namespace, working_folder: Path) -> Settings:
     """The table of the project's pyproject.toml (``--project`` or the nearest one above
     ``working_folder``), each key overridden by its option when given."""
@@ -124,11 +97,11 @@ def settings_from(arguments: argparse.Namespace, working_folder: Path) -> Settin
         table = section.get("mcp", {})
         if not isinstance(table, dict):
             raise ConfigError(f"{pyproject}: tool.statewright.mcp must be a table")
-        unknown = sorted(set(table) - set(_KEYS))
+        unknown = sorted(set(table) - set(_EXPECTED))
         if unknown:
             raise ConfigError(f"{where}: unknown keys: {', '.join(unknown)}")
     values: dict[str, Any] = dict(table)
-    for key in _KEYS:
+    for key in _EXPECTED:
         option = getattr(arguments, key, None)
         if option is not None:
             values[key] = _checked(key, option, "the command line")
@@ -160,26 +133,24 @@ def _checked(key: str, value: object, where: str) -> Any:
     """``value`` when it has the key's type (None: not given), else a ConfigError."""
     if value is None:
         return None
-    expected = _EXPECTED[key]
-    ok = {
-        "str": lambda: isinstance(value, str) and value != "",
-        "names": lambda: isinstance(value, list) and all(_is_name(v) for v in value),
-        "name": lambda: _is_name(value),
-        "folders": lambda: isinstance(value, list) and all(isinstance(v, str) for v in value),
-        "bool": lambda: isinstance(value, bool),
-        "count": lambda: type(value) is int and 0 <= value <= 1000,
-        "port": lambda: type(value) is int and 1 <= value <= 65535,
-        "transport": lambda: value in TRANSPORTS,
-        "prefix": lambda: isinstance(value, str) and _PREFIX.fullmatch(value) is not None,
-    }[expected[0]]()
-    if not ok:
-        raise ConfigError(f"{where}: {key} must be {expected[1]}, not {value!r:.80}")
+    kind, described = _EXPECTED[key]
+    if not _VALID[kind](value):
+        raise ConfigError(f"{where}: {key} must be {described}, not {value!r:.80}")
     return value
 
 
-#: Each key's kind and how an error describes it.
+def _is_name(value: object) -> bool:
+    """``module:qualified.name``: the one form of import path this server takes."""
+    if not isinstance(value, str):
+        return False
+    module, colon, name = value.partition(":")
+    parts = [*module.split("."), *name.split(".")]
+    return bool(colon) and all(part.isidentifier() for part in parts)
+
+
+#: Each key (in the order they are read): its kind, and how an error describes it.
 _EXPECTED: Final[Mapping[str, tuple[str, str]]] = {
-    "store": ("str", "a store URL"),
+    "store": ("url", "a store URL"),
     "machines": ("names", "a list of 'module:Class' names"),
     "handlers": ("name", "a 'module:name' import path"),
     "context": ("name", "a 'module:name' import path"),
@@ -191,15 +162,18 @@ _EXPECTED: Final[Mapping[str, tuple[str, str]]] = {
     "transport": ("transport", " or ".join(TRANSPORTS)),
     "port": ("port", "a port number from 1 to 65535"),
 }
-
-
-def _is_name(value: object) -> bool:
-    """``module:qualified.name``: the one form of import path this server takes."""
-    if not isinstance(value, str):
-        return False
-    module, colon, name = value.partition(":")
-    parts = [*module.split("."), *name.split(".")]
-    return bool(colon) and all(part.isidentifier() for part in parts)
+#: Each kind's check.
+_VALID: Final[Mapping[str, Callable[[Any], bool]]] = {
+    "url": lambda value: isinstance(value, str) and value != "",
+    "names": lambda value: isinstance(value, list) and all(_is_name(v) for v in value),
+    "name": _is_name,
+    "folders": lambda value: isinstance(value, list) and all(isinstance(v, str) for v in value),
+    "bool": lambda value: isinstance(value, bool),
+    "count": lambda value: type(value) is int and 0 <= value <= 1000,
+    "port": lambda value: type(value) is int and 1 <= value <= 65535,
+    "transport": lambda value: value in TRANSPORTS,
+    "prefix": lambda value: isinstance(value, str) and _PREFIX.fullmatch(value) is not None,
+}
 
 
 def _store_url(url: str, root: Path) -> str:
