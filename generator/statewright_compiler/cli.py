@@ -1,5 +1,5 @@
 """The ``statewright`` command: init, generate, check, validate, docs, diagram, tools, schema,
-import-scxml, export-scxml.
+import-scxml, export-scxml, mcp.
 
 Exit codes (:class:`~diagnostics.ExitCode`): 0 ok, 1 invalid spec or stale output, 2 usage.
 Bad input is reported as diagnostics, never as a traceback.
@@ -268,6 +268,12 @@ def command_diagram(arguments: argparse.Namespace) -> ExitCode:
     return ExitCode.OK
 
 
+def command_mcp(arguments: argparse.Namespace) -> ExitCode:
+    from statewright_compiler.mcp_server.command import command_mcp as serve
+
+    return serve(arguments)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="statewright", description="Compile TOML state-machine specs into typed Python."
@@ -338,6 +344,15 @@ def _parser() -> argparse.ArgumentParser:
     export_scxml.add_argument("spec", metavar="SPEC.toml")
     export_scxml.add_argument(
         "-o", "--output", help="SCXML file to write (default: standard output)"
+    )
+    from statewright_compiler.mcp_server.settings import add_arguments
+
+    add_arguments(
+        add(
+            "mcp",
+            "serve stored machines to MCP clients (tools: their legal events)",
+            command_mcp,
+        )
     )
     return parser
 
