@@ -100,8 +100,8 @@ fuzz: setup
 	STATEWRIGHT_FUZZ_BUDGET=$(FUZZ_BUDGET) STATEWRIGHT_FUZZ_SEED=$(FUZZ_SEED) \
 		$(BIN)/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider tests/fuzz tests/charts/test_reference.py
 
-# send() (flat and chart) and every other way in, imports and saves on every interpreter the machine has, then the compiler, mypy on large
-# generated modules and the mypy plugin (on the main one). bench_mypy_scale takes some ten minutes.
+# send() (flat and chart) and every other way in, imports and saves on every interpreter the machine has, then the compiler, an MCP
+# tool call, mypy on large generated modules and the mypy plugin (on the main one). bench_mypy_scale takes some ten minutes.
 bench: setup venvs
 	@set -e; for venv in $(VENV) .venv-3.*; do \
 	  [ -x $$venv/bin/python ] || continue; \
@@ -114,6 +114,7 @@ bench: setup venvs
 	  $$venv/bin/python bench/bench_registry.py; echo; \
 	done
 	$(BIN)/python bench/bench_compile.py
+	$(BIN)/python bench/bench_mcp.py
 	$(BIN)/python bench/bench_mypy_scale.py
 	$(BIN)/python bench/bench_mypy_plugin.py
 

@@ -3,7 +3,8 @@
 * no import cycle among the modules of the compiler or of the runtime, counting every import: at
   the top of a module, inside a function (a lazy import) and under ``if TYPE_CHECKING:``;
 * no module over 400 lines in ``generator/`` or ``runtime/``;
-* the runtime never imports the compiler;
+* the runtime never imports the compiler, and only ``statewright_compiler.mcp_server`` imports
+  the MCP SDK;
 * the runtime's lazy-name table (``_LAZY`` in ``statewright/__init__.py``, what PEP 562's
   ``__getattr__`` imports on first use) names exactly the names, and the modules, that its
   ``TYPE_CHECKING`` imports give type checkers: one list, checked against the other.
@@ -133,6 +134,21 @@ def test_the_runtime_never_imports_the_compiler() -> None:
         for name, path in modules("statewright").items()
     }
     assert {name: targets for name, targets in offending.items() if targets} == {}
+
+
+def test_only_the_mcp_server_imports_the_mcp_sdk() -> None:
+    """The runtime stays standard-library only, and the compiler needs the SDK for one command."""
+    offending = {
+        name: sorted(target for target in imported(name, path) if target.split(".")[0] in _SDK)
+        for package in PACKAGES
+        for name, path in modules(package).items()
+        if not name.startswith("statewright_compiler.mcp_server")
+    }
+    assert {name: targets for name, targets in offending.items() if targets} == {}
+
+
+#: The MCP SDK's top-level packages.
+_SDK = {"mcp", "mcp_types"}
 
 
 def _lazy_and_typed(path: Path) -> tuple[dict[str, str], dict[str, str]]:

@@ -1,5 +1,5 @@
 """The ``statewright`` command: init, generate, check, validate, diff, docs, diagram, tools,
-schema, import-scxml, export-scxml.
+schema, import-scxml, export-scxml, mcp.
 
 Exit codes (:class:`~diagnostics.ExitCode`): 0 ok, 1 invalid spec or stale output, 2 usage.
 Bad input is reported as diagnostics, never as a traceback.
@@ -8,6 +8,7 @@ Bad input is reported as diagnostics, never as a traceback.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -372,6 +373,11 @@ def _parser() -> argparse.ArgumentParser:
     export_scxml.add_argument(
         "-o", "--output", help="SCXML file to write (default: standard output)"
     )
+    from statewright_compiler.mcp_server.settings import add_arguments
+
+    # by name: the server's modules (and the SDK) load only when the command runs
+    serve = "statewright_compiler.mcp_server.command:command_mcp"
+    add_arguments(add("mcp", "serve stored machines to MCP clients (their legal events)", serve))
     return parser
 
 
@@ -379,7 +385,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     arguments = parser.parse_args(argv)
     try:
-        return int(arguments.handler(arguments))
+        handler = arguments.handler
+        if isinstance(handler, str):  # "module:function", imported now (see _parser)
+            module, _, name = handler.partition(":")
+            handler = getattr(importlib.import_module(module), name)
+        return int(handler(arguments))
     except (UsageError, ConfigError) as error:
         print(f"statewright: error: {error}", file=sys.stderr)
         return ExitCode.USAGE

@@ -8,7 +8,7 @@ from typing import Any
 
 from statewright_compiler.spec.toml_compat import tomllib
 
-__all__ = ["Config", "ConfigError", "find_config", "has_statewright_table"]
+__all__ = ["Config", "ConfigError", "find_config", "has_statewright_table", "statewright_table"]
 
 _DEFAULT_SPECS = ("spec/*.toml",)
 
@@ -51,17 +51,28 @@ def has_statewright_table(pyproject: Path) -> bool:
     return pyproject.is_file() and _section(pyproject) is not None
 
 
-def find_config(start: Path) -> Config:
-    """Use the nearest pyproject.toml with a ``[tool.statewright]`` table, else the defaults."""
+def statewright_table(start: Path) -> tuple[Path, dict[str, Any]] | None:
+    """The nearest pyproject.toml at or above ``start`` with a ``[tool.statewright]`` table,
+    and that table; None when there is none."""
     for folder in (start.resolve(), *start.resolve().parents):
         pyproject = folder / "pyproject.toml"
         if pyproject.is_file() and (section := _section(pyproject)) is not None:
-            return _from_section(folder, section, pyproject)
+            return pyproject, section
+    return None
+
+
+def find_config(start: Path) -> Config:
+    """Use the nearest pyproject.toml with a ``[tool.statewright]`` table, else the defaults."""
+    found = statewright_table(start)
+    if found is not None:
+        pyproject, section = found
+        return _from_section(pyproject.parent, section, pyproject)
     return Config(start.resolve(), _DEFAULT_SPECS, start.resolve() / "generated", None)
 
 
 def _from_section(root: Path, section: dict[str, Any], pyproject: Path) -> Config:
-    unknown = set(section) - {"specs", "output", "docs", "schema", "deploy_baseline"}
+    # ``mcp`` is ``statewright mcp``'s own table (statewright_compiler.mcp_server.settings).
+    unknown = set(section) - {"specs", "output", "docs", "schema", "deploy_baseline", "mcp"}
     if unknown:
         raise ConfigError(
             f"{pyproject}: unknown [tool.statewright] keys: {', '.join(sorted(unknown))}"

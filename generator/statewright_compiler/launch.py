@@ -42,6 +42,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from statewright_compiler import __version__  # the package imports nothing else
 
     install = "pip install 'statewright[compiler]'"
+    if arguments[:1] == ["mcp"]:  # its extra brings the compiler and the MCP SDK
+        install = "pip install 'statewright[mcp]'"
     if arguments == ["--version"]:
         print(f"statewright {__version__} (runtime only; the commands need: {install})")
         return 0

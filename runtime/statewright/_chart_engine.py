@@ -83,7 +83,8 @@ class ChartEngine(ChartAlgorithm):
     ) -> Generator[Request, Any, Outcome | str]:
         """One external event as a macrostep on a copy of ``chart``: its outcome, or the reason
         no transition took it. An action that fails while a state with an error handler is
-        active runs the error handler's macrostep instead (``ERROR_ROUTE``); ``clock`` (None when
+        active runs the error handler's macrostep instead (``ERROR_ROUTE``; when that fails too, the
+        event fails naming itself and its state, as a flat machine's does); ``clock`` (None when
         nothing keeps the time) asks for the macrostep's time, which is ``now`` when given (a
         timer's due time: :mod:`statewright._timers`) and else the clock's first reading.
         ``sent`` is the timer that fired it, if one did (its data and send id). A copy that is
@@ -95,17 +96,25 @@ class ChartEngine(ChartAlgorithm):
         except ActionFailed as failure:  # an error route, or the failure as it is
             working.rollback()
             failed = working.selected
+            where = self.describe(chart)  # where the event found the machine, which stays there
             working = chart.copy(now)
             if working.model is not None:  # the route sees the event that failed
                 working.model.current = self.external_info(working, member, payload, sent)
             try:
                 taken = yield from self.handle(working, ERROR_ROUTE, payload)
+            except ActionFailed as second:  # the handler failed too: the event fails as sent
+                working.rollback()
+                raise ActionFailed(where, failure.event, second.action, second.error) from (
+                    failure.error
+                )
             except BaseException:
                 working.rollback()
                 raise
             if taken is None:
                 working.rollback()
-                raise
+                raise ActionFailed(where, failure.event, failure.action, failure.error) from (
+                    failure.error
+                )
             error = f"{failure.action}: {type(failure.error).__name__}: {failure.error}"
             taken.insert(0, (member, failed[0] if failed else ()))
         except BaseException:  # a guard, a loop, the clock, the driver closing the step

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from statewright import StatewrightError
+from statewright import ActionFailed, StatewrightError
 
 from tests.charts.harness import (
     Handlers,
@@ -192,3 +192,44 @@ def test_the_async_machine_starts_on_start_chart_or_with_its_first_event() -> No
 
     asyncio.run(start_twice())
     assert [call[1] for call in started.trace] == ["en_s", "en_s1"]
+
+
+def test_a_failing_error_handler_names_the_event_and_state_that_failed() -> None:
+    """An action fails, then the error handler's own action fails: the event fails naming the
+    event and the state it was sent in (as a flat machine does), never the internal route."""
+    spec = chart(
+        """
+[states.s]
+on.GO = { to = "t", actions = ["first"] }
+[states.t]
+[states.failed]
+
+[[error_handlers]]
+from = "*"
+to = "failed"
+actions = ["recover"]
+""",
+        initial='"s"',
+    )
+    module = compile_chart(spec)
+    script = Script({}, {"first": frozenset({0}), "recover": frozenset({0})})
+    machine = module.RandomMachine(None, Handlers(script))
+    with pytest.raises(ActionFailed) as info:
+        machine.send(module.RandomEvent.GO)
+    failure = info.value
+    assert (failure.event, failure.state, failure.action) == ("GO", "s", "recover")
+    assert "ERROR_ROUTE" not in str(failure) and "in state s" in str(failure)
+    assert machine.state is module.RandomState.S  # nothing was applied
+
+
+def test_a_failing_transition_action_names_the_state_the_event_found() -> None:
+    """Without an error handler, a transition action fails after its source was exited; the
+    failure still names the state the machine stays in, not the configuration mid-transition."""
+    module = compile_chart(
+        chart('[states.s]\non.GO = { to = "t", actions = ["first"] }\n[states.t]\n', initial='"s"')
+    )
+    machine = module.RandomMachine(None, Handlers(Script({}, {"first": frozenset({0})})))
+    with pytest.raises(ActionFailed) as info:
+        machine.send(module.RandomEvent.GO)
+    assert (info.value.event, info.value.state, info.value.action) == ("GO", "s", "first")
+    assert str(info.value).endswith("the machine stays in s")

@@ -37,6 +37,14 @@ def test_other_commands_say_what_to_install(
         assert f"`statewright {arguments[0]}`" in err
 
 
+@pytest.mark.usefixtures("runtime_only")
+def test_the_mcp_command_names_its_own_extra(capsys: pytest.CaptureFixture[str]) -> None:
+    assert launch.main(["mcp", "--store", "memory://"]) == 2
+    err = capsys.readouterr().err
+    assert "`statewright mcp` needs the compiler" in err
+    assert "pip install 'statewright[mcp]'" in err and len(err.splitlines()) == 1
+
+
 def test_with_the_compiler_the_version_is_the_same(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
         launch.main(["--version"])

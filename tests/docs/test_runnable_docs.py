@@ -27,7 +27,7 @@ from tests.docs.runnable import (
 
 #: Each page, with the blocks it shows without running them (by name; each says why).
 PAGES = {
-    "README.md": {"install", "make", "config"},
+    "README.md": {"install", "make", "config", "mcp-config"},
     "docs/walkthrough.md": {"spec-excerpt", "protocol-excerpt", "consumer-excerpt"},
 }
 LINK = re.compile(r"\[[^\]]*\]\((?P<target>[^)\s]+)\)")

@@ -67,6 +67,21 @@ def test_wheel_metadata_licence_urls_classifiers_and_no_dependencies(dist: Path)
                    for requirement in requirements)  # fmt: skip
 
 
+def test_the_mcp_extra_brings_the_sdk_and_the_compiler_and_ships_the_server(dist: Path) -> None:
+    with zipfile.ZipFile(_wheel(dist)) as archive:
+        names = archive.namelist()
+        metadata_name = next(name for name in names if name.endswith(".dist-info/METADATA"))
+        metadata = Parser().parsestr(archive.read(metadata_name).decode())
+    assert "statewright_compiler/mcp_server/server.py" in names
+    assert "mcp" in (metadata.get_all("Provides-Extra") or [])
+    requirements = {
+        r.replace(" ", "").replace('"', "'") for r in metadata.get_all("Requires-Dist") or []
+    }
+    # (hatchling writes the compiler extra's own requirements in place of statewright[compiler])
+    assert {"mcp>=2.3;extra=='mcp'", "jinja2>=3.1;extra=='mcp'"} <= requirements
+    # only statewright_compiler.mcp_server imports the SDK: tests/test_structure.py holds it to that
+
+
 def test_runtime_only_install_adds_nothing_else_and_runs_generated_modules(
     dist: Path, tmp_path: Path
 ) -> None:
