@@ -12,6 +12,7 @@ its own scratch folders and, when a test needs one, its own PostgreSQL server
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 import os
 import time
@@ -105,8 +106,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     test, or tests drawing from one strategy, still get different examples (one seed for all, as
     ``--hypothesis-seed`` gives, would give them the same ones)."""
     seed = os.environ.get("STATEWRIGHT_FUZZ_SEED")
-    test = getattr(item, "obj", None)
-    if not seed or test is None or not hypothesis.is_hypothesis_test(test):
+    test = getattr(item, "obj", None)  # a state machine's TestCase runs a method: seeded globally
+    if not seed or not inspect.isfunction(test) or not hypothesis.is_hypothesis_test(test):
         return
     own = _OWN_SEED.setdefault(
         id(test), getattr(test, "_hypothesis_internal_use_seed", None) is not None

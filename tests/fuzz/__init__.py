@@ -16,15 +16,28 @@ from typing import Final
 
 #: Cases per fuzz test in ``make test`` (a few seconds each), over all interpreters.
 DEFAULT_BUDGET: Final = 300
+#: Cases each interpreter adds to its share: Hypothesis starts every seed from the same simplest
+#: examples, so a few of each interpreter's cases are another's (two to three of 26, measured).
+OVERLAP: Final = 3
+
+
+def parts() -> int:
+    """How many interpreters share the budget (``make test`` sets one per interpreter it runs)."""
+    return int(os.environ.get("STATEWRIGHT_FUZZ_PARTS", "1"))
 
 
 def budget(fraction: int = 1) -> int:
     """This interpreter's cases for a test given ``1/fraction`` of the budget: its share of them,
-    rounded up, plus one (every seed starts from the same simplest example), so that the
-    interpreters together run at least as many different cases as the whole budget."""
+    rounded up, plus :data:`OVERLAP`, so that the interpreters together run at least as many
+    different cases as the whole budget."""
     whole = int(os.environ.get("STATEWRIGHT_FUZZ_BUDGET", DEFAULT_BUDGET)) // fraction
-    parts = int(os.environ.get("STATEWRIGHT_FUZZ_PARTS", "1"))
-    return whole if parts == 1 else -(-whole // parts) + 1
+    return whole if parts() == 1 else -(-whole // parts()) + OVERLAP
+
+
+def main_only_examples(examples: int) -> int:
+    """Examples for a property test that runs on the main interpreter only: as many as all the
+    interpreters ran together when it ran on each of them."""
+    return examples * parts()
 
 
 def seed() -> int:
