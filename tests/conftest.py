@@ -113,13 +113,16 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         id(test), getattr(test, "_hypothesis_internal_use_seed", None) is not None
     )
     if not own:
-        hypothesis.seed(f"{seed}:{item.nodeid}")(test)
+        path, _, name = item.location  # not the node id, which xdist suffixes with the group
+        hypothesis.seed(f"{seed}:{path}::{name}")(test)
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark :data:`MAIN_ONLY`; put the fleet first; and group for pytest-xdist (``--dist
-    loadgroup``) the tests sharing a module- or session-scoped fixture of this suite, grouped by
-    that fixture (and its parameter), so that it is built on one worker only."""
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
+    """Mark :data:`MAIN_ONLY` and, for pytest-xdist (``--dist loadgroup``), group the tests
+    sharing a module- or session-scoped fixture of this suite by that fixture (and its parameter),
+    so that it is built on one worker only: before any other plugin's hook, xdist's reads the
+    groups. Once every other hook has reordered the items, put the fleet first."""
     for item in items:
         path = item.nodeid.split("::", 1)[0]
         if any(path.startswith(prefix) for prefix in MAIN_ONLY):
@@ -127,6 +130,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         group = _shared_fixture(item)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+    yield
     items.sort(key=lambda item: not item.nodeid.startswith(FIRST))
 
 
@@ -141,8 +145,8 @@ def _shared_fixture(item: pytest.Item) -> str | None:
         definition = definitions[-1]
         if definition.scope != "function" and definition.baseid:
             callspec = getattr(item, "callspec", None)
-            param = callspec.params.get(name, "") if callspec is not None else ""
-            return f"{definition.baseid}::{name}[{param}]"
+            index = callspec.indices.get(name, 0) if callspec is not None else 0
+            return f"{definition.baseid}::{name}#{index}"  # xdist: no "]" in a group name
     return None
 
 
