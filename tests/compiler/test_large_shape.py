@@ -21,13 +21,16 @@ from statewright_compiler.validate import compile_spec, validate_source
 from tests.compiler.shapes import large_shape
 from tests.compiler.soundness import lint_findings, ruff_formatted
 from tests.compiler.specgen import RandomSpec, random_specs
+from tests.fuzz import examples
 from tests.mypy_cache import TARGETS, run_mypy
 
 REPO = Path(__file__).parents[2]
 SPECS = sorted(
     [*REPO.glob("tests/cases/*/spec.toml"), *REPO.glob("spec/*.toml"), REPO / "examples/door.toml"]
 )
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 #: A machine with no transitions: an empty table in the large shape too.
 NO_TRANSITIONS = '[machine]\nname = "Still"\ninitial = "idle"\n[states.idle]\n[events.POKE]\n'
 

@@ -21,10 +21,13 @@ from statewright_compiler.validate import validate_source
 
 from tests.compiler.soundness import lint_findings, ruff_formatted
 from tests.compiler.specgen import RandomSpec, random_specs
+from tests.fuzz import examples
 from tests.mypy_cache import TARGETS, run_mypy
 
 RUNTIME = Path(__file__).parents[2] / "runtime"
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def compile_text(text: str, name: str = "random_spec") -> str:

@@ -26,18 +26,28 @@ def parts() -> int:
     return int(os.environ.get("STATEWRIGHT_FUZZ_PARTS", "1"))
 
 
+def whole_budget() -> int:
+    return int(os.environ.get("STATEWRIGHT_FUZZ_BUDGET", DEFAULT_BUDGET))
+
+
+def examples(count: int) -> int:
+    """Examples for a property test written for ``count``: as many in ``make test``, scaled like
+    the budget where it is another (``make check`` runs a fifth)."""
+    return max(1, count * whole_budget() // DEFAULT_BUDGET)
+
+
 def budget(fraction: int = 1) -> int:
     """This interpreter's cases for a test given ``1/fraction`` of the budget: its share of them,
     rounded up, plus :data:`OVERLAP`, so that the interpreters together run at least as many
     different cases as the whole budget."""
-    whole = int(os.environ.get("STATEWRIGHT_FUZZ_BUDGET", DEFAULT_BUDGET)) // fraction
+    whole = whole_budget() // fraction
     return whole if parts() == 1 else -(-whole // parts()) + OVERLAP
 
 
-def main_only_examples(examples: int) -> int:
-    """Examples for a property test that runs on the main interpreter only: as many as all the
-    interpreters ran together when it ran on each of them."""
-    return examples * parts()
+def main_only_examples(count: int) -> int:
+    """:func:`examples` for a property test that runs on the main interpreter only: as many as all
+    the interpreters ran together when it ran on each of them."""
+    return examples(count) * parts()
 
 
 def seed() -> int:
