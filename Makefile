@@ -2,6 +2,14 @@
 # the fast loop (one interpreter, no renderer install, no slow tests). Each sets up what it needs
 # from scratch (virtual environments, diagram tools), printing one line per set-up step; installer
 # output goes to .cache/logs/ and is shown only when a step fails.
+#
+# Where the tests run (tests/conftest.py says which and why): the main interpreter runs all of
+# them; every other one from 3.10 to 3.13 that is installed runs what can behave differently there
+# (runtime, compiler, seeds, charts, SCXML, fuzz: `-m "not main_only"`). Renderers and docs pages,
+# conformance, packaging and the fleet (both stores at once) run on the main interpreter only, and
+# so do the tests that run mypy: they check every target Python, 3.10 to 3.13, from there with
+# --python-version, each from a warm cache (tests/mypy_cache.py). Each pytest run is split over
+# $(WORKERS) pytest-xdist workers, and lint, typecheck and stale run at the same time.
 
 PYTHON ?= $(or $(call find_python,3.11),$(shell command -v python3))
 VENV := .venv
@@ -16,13 +24,33 @@ find_python = $(firstword $(shell \
   done))
 PYTEST_FLAGS ?= -q
 QUIETLY := make/quietly.sh
+#: pytest-xdist workers per pytest run; tests sharing a costly fixture go to one of them, the fleet's
+#: two stores to both at once (tests/conftest.py).
+WORKERS ?= 2
+XDIST := -n $(WORKERS) --dist loadgroup --no-loadscope-reorder
+# The interpreters make test runs the suite on: the main one, then each other one installed.
+OTHER_INSTALLED := $(foreach version,$(OTHER_VERSIONS),$(if $(call find_python,$(version)),$(version)))
+INTERPRETERS := $(words main $(OTHER_INSTALLED))
+# The run's seed. Each interpreter's property and fuzz tests are seeded from it (the main one with
+# SEED, the next with SEED+1, ...) and run their share of the fuzz budget (tests/fuzz): together they
+# cover the whole budget with different cases. Every pytest run prints its seed; `make test SEED=n`
+# replays a run, `make pytest SEED=n` the main interpreter's part of it.
+ifndef SEED
+SEED := $(shell date +%s)
+endif
+seeded = STATEWRIGHT_FUZZ_SEED=$$(($(SEED) + $(1))) STATEWRIGHT_FUZZ_PARTS=$(INTERPRETERS) \
+	STATEWRIGHT_RUN_ID=$(SEED)
+# Bytecode caches are written even where the environment turns them off: the suite starts hundreds
+# of interpreters importing the compiler and the runtime from source, and pytest rewrites the asserts
+# of every test module; without .pyc files each does it again.
+export PYTHONDONTWRITEBYTECODE :=
 
 include make/diagram-tools.mk
 include make/postgres.mk
 include make/wheelhouse.mk
 include make/w3c.mk
 
-.PHONY: setup generate test check lint typecheck stale pytest pytest-fast venvs interpreters \
+.PHONY: setup generate test check gates lint typecheck stale pytest pytest-fast venvs interpreters \
 	examples bench fuzz clean
 
 $(STAMP): pyproject.toml
@@ -37,6 +65,11 @@ setup: $(STAMP)
 generate: setup
 	$(BIN)/statewright generate
 
+# lint, typecheck and stale at the same time; each one's output shows when it ends, and any failure
+# fails the whole.
+gates: setup
+	@$(MAKE) --no-print-directory -j3 --output-sync=target lint typecheck stale
+
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -48,39 +81,40 @@ stale: setup
 	$(BIN)/statewright check
 
 pytest: setup tools postgres wheelhouse w3c-charts
-	$(BIN)/python -m pytest $(PYTEST_FLAGS)
+	@echo "== pytest on $$($(BIN)/python --version), seed $(SEED), 1/$(INTERPRETERS) of the fuzz budget"
+	@$(call seeded,0) $(BIN)/python -m pytest $(XDIST) $(PYTEST_FLAGS)
 
 # The fast loop: the tests that need no external tool run (mypy, subprocesses, renderers) on the
-# main interpreter, with a fifth of the property tests' budget (make test runs the whole one).
+# main interpreter, with a fifth of the fuzz budget and of every property test's examples (make test
+# runs them all; tests/fuzz).
 pytest-fast: setup
-	STATEWRIGHT_FUZZ_BUDGET=$${STATEWRIGHT_FUZZ_BUDGET:-60} \
-	  $(BIN)/python -m pytest $(PYTEST_FLAGS) -m "not slow" -p no:cacheprovider
+	@echo "== pytest (not slow) on $$($(BIN)/python --version), seed $(SEED), 1/5 of the examples"
+	@STATEWRIGHT_FUZZ_SEED=$(SEED) STATEWRIGHT_FUZZ_BUDGET=$${STATEWRIGHT_FUZZ_BUDGET:-60} \
+	  $(BIN)/python -m pytest $(XDIST) $(PYTEST_FLAGS) -m "not slow" -p no:cacheprovider
 
-check: lint typecheck stale pytest-fast
+check: gates pytest-fast
 
-# A virtual environment per other interpreter from 3.10 to 3.13 that is installed.
-venvs:
-	@set -e; for version in $(OTHER_VERSIONS); do \
-	  python=$$(for candidate in python$$version $$(pyenv root 2>/dev/null)/versions/$$version.*/bin/python$$version; do \
-	    "$$candidate" -c "" >/dev/null 2>&1 && echo "$$candidate" && break; done); \
-	  if [ -z "$$python" ]; then echo "venvs: skip Python $$version: not installed"; continue; fi; \
-	  venv=.venv-$$version; \
-	  if [ ! -f $$venv/.installed ] || [ pyproject.toml -nt $$venv/.installed ]; then \
-	    $(QUIETLY) "venvs: $$venv ($$($$python --version)), installing statewright[dev]" sh -c "\
-	      $$python -m venv $$venv && $$venv/bin/python -m pip install --upgrade pip \
-	      && $$venv/bin/python -m pip install -e '.[dev]'" && touch $$venv/.installed; \
-	  fi; \
-	done
+# A virtual environment per other interpreter from 3.10 to 3.13 that is installed, made at the same
+# time.
+venvs: $(addsuffix /.installed,$(addprefix .venv-,$(OTHER_INSTALLED)))
 
-# The same suite on every other interpreter, the many-worker tests 5 s long instead of 30 s
-# (tests/runtime/test_fleet.py). (A shell glob, not $(wildcard): make caches directory listings,
-# so it would not see the environments `venvs` has just created.)
-interpreters: tools postgres venvs wheelhouse w3c-charts
-	@set -e; for venv in .venv-3.*; do \
-	  [ -f $$venv/.installed ] || continue; \
-	  echo "== pytest on $$($$venv/bin/python --version)"; \
-	  STATEWRIGHT_FLEET_SECONDS=$${STATEWRIGHT_FLEET_SECONDS:-5} \
-	    $$venv/bin/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider; \
+.venv-%/.installed: pyproject.toml
+	@python=$(call find_python,$*); \
+	$(QUIETLY) "venvs: .venv-$* ($$($$python --version)), installing statewright[dev]" sh -c "\
+	  $$python -m venv .venv-$* && .venv-$*/bin/python -m pip install --upgrade pip \
+	  && .venv-$*/bin/python -m pip install -e '.[dev]'"
+	@touch $@
+
+# The suite without the main_only tests on every other interpreter, each with its seed (see SEED).
+# mypy runs from the main interpreter there too, sharing its warm caches.
+interpreters: tools postgres wheelhouse w3c-charts
+	@$(MAKE) --no-print-directory -j3 --output-sync=target venvs
+	@set -e; index=0; for version in $(OTHER_INSTALLED); do \
+	  index=$$((index + 1)); venv=.venv-$$version; \
+	  echo "== pytest on $$($$venv/bin/python --version), seed $$(($(SEED) + index)), not main_only," \
+	    "1/$(INTERPRETERS) of the fuzz budget"; \
+	  $(call seeded,$$index) STATEWRIGHT_MYPY_PYTHON=$(abspath $(BIN)/python) \
+	    $$venv/bin/python -m pytest $(XDIST) $(PYTEST_FLAGS) -m "not main_only" -p no:cacheprovider; \
 	done
 
 examples: setup
@@ -89,10 +123,11 @@ examples: setup
 	  $(BIN)/python $$example >/dev/null; \
 	done
 
-test: lint typecheck stale pytest examples interpreters
+test: gates pytest examples interpreters
 
 # The fuzz suite and the statechart property tests with a long budget and a fresh seed (make test
-# runs a short, fixed one). Replay a failure with the seed it prints: make fuzz FUZZ_SEED=<seed>.
+# runs a short one per interpreter). Replay a failure with the seed it prints: make fuzz
+# FUZZ_SEED=<seed>, which also replays the cases of a make test interpreter's seed (and more).
 FUZZ_BUDGET ?= 20000
 FUZZ_SEED ?= $(shell date +%s)
 fuzz: setup
