@@ -38,6 +38,7 @@ INTERPRETERS := $(words main $(OTHER_INSTALLED))
 ifndef SEED
 SEED := $(shell date +%s)
 endif
+export SEED
 seeded = STATEWRIGHT_FUZZ_SEED=$$(($(SEED) + $(1))) STATEWRIGHT_FUZZ_PARTS=$(INTERPRETERS) \
 	STATEWRIGHT_RUN_ID=$(SEED)
 # Bytecode caches are written even where the environment turns them off: the suite starts hundreds
@@ -97,6 +98,7 @@ check: gates pytest-fast
 # A virtual environment per other interpreter from 3.10 to 3.13 that is installed, made at the same
 # time.
 venvs: $(addsuffix /.installed,$(addprefix .venv-,$(OTHER_INSTALLED)))
+	@:
 
 .venv-%/.installed: pyproject.toml
 	@python=$(call find_python,$*); \
@@ -123,7 +125,13 @@ examples: setup
 	  $(BIN)/python $$example >/dev/null; \
 	done
 
-test: gates pytest examples interpreters
+# The other interpreters' environments install (mostly waiting on the network) while the main one
+# installs and the gates run; then pytest on the main interpreter, the examples and the others.
+test:
+	@$(MAKE) --no-print-directory -j3 venvs & venvs=$$!; \
+	status=0; $(MAKE) --no-print-directory gates || status=1; \
+	wait $$venvs || status=1; \
+	[ $$status = 0 ] && $(MAKE) --no-print-directory pytest examples interpreters
 
 # The fuzz suite and the statechart property tests with a long budget and a fresh seed (make test
 # runs a short one per interpreter). Replay a failure with the seed it prints: make fuzz
