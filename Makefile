@@ -11,17 +11,24 @@
 # --python-version, each from a warm cache (tests/mypy_cache.py). Each pytest run is split over
 # $(WORKERS) pytest-xdist workers, and lint, typecheck and stale run at the same time.
 
-PYTHON ?= $(or $(call find_python,3.11),$(shell command -v python3))
+# Other interpreters the suite also runs on when the machine has them (pyenv provides them here;
+# its shims only run the selected version and take seconds to fail, so look in pyenv's versions
+# folder first). Found once, as version:path words handed to the sub-makes.
+OTHER_VERSIONS := 3.10 3.12 3.13
+find_python = $(firstword $(shell \
+  for candidate in $${PYENV_ROOT:-$$(pyenv root 2>/dev/null)}/versions/$(1).*/bin/python$(1) python$(1); do \
+    "$$candidate" -c "" >/dev/null 2>&1 && { echo "$$candidate"; break; }; \
+  done))
+ifndef STATEWRIGHT_PYTHONS
+STATEWRIGHT_PYTHONS := $(foreach version,3.11 $(OTHER_VERSIONS),\
+  $(addprefix $(version):,$(call find_python,$(version))))
+endif
+export STATEWRIGHT_PYTHONS
+python_for = $(patsubst $(1):%,%,$(filter $(1):%,$(STATEWRIGHT_PYTHONS)))
+PYTHON ?= $(or $(call python_for,3.11),$(shell command -v python3))
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# Other interpreters the suite also runs on when the machine has them (pyenv provides them here;
-# its shims only run the selected version, so look in pyenv's versions folder too).
-OTHER_VERSIONS := 3.10 3.12 3.13
-find_python = $(firstword $(shell \
-  for candidate in python$(1) $$(pyenv root 2>/dev/null)/versions/$(1).*/bin/python$(1); do \
-    "$$candidate" -c "" >/dev/null 2>&1 && echo "$$candidate"; \
-  done))
 PYTEST_FLAGS ?= -q
 QUIETLY := make/quietly.sh
 #: pytest-xdist workers per pytest run; tests sharing a costly fixture go to one of them, the fleet's
@@ -29,7 +36,7 @@ QUIETLY := make/quietly.sh
 WORKERS ?= 2
 XDIST := -n $(WORKERS) --dist loadgroup --no-loadscope-reorder
 # The interpreters make test runs the suite on: the main one, then each other one installed.
-OTHER_INSTALLED := $(foreach version,$(OTHER_VERSIONS),$(if $(call find_python,$(version)),$(version)))
+OTHER_INSTALLED := $(foreach version,$(OTHER_VERSIONS),$(if $(call python_for,$(version)),$(version)))
 INTERPRETERS := $(words main $(OTHER_INSTALLED))
 # The run's seed. Each interpreter's property and fuzz tests are seeded from it (the main one with
 # SEED, the next with SEED+1, ...) and run their share of the fuzz budget (tests/fuzz): together they
@@ -54,11 +61,17 @@ include make/w3c.mk
 .PHONY: setup generate test check gates lint typecheck stale pytest pytest-fast venvs interpreters \
 	examples bench fuzz clean
 
+# The environments are installed with uv (itself installed into .venv with pip): pip spends most of
+# a minute per environment waiting on the package index and compiling every module it installs; uv
+# takes seconds from its cache. .venv keeps pip (make w3c-charts and make wheelhouse download with
+# it); the other interpreters' environments have none.
+UV := $(BIN)/uv pip install --quiet
+
 $(STAMP): pyproject.toml
 	@$(QUIETLY) "setup: $(VENV) ($$($(PYTHON) --version)), installing statewright[dev]" sh -c '\
 		$(PYTHON) -m venv $(VENV) \
-		&& $(BIN)/python -m pip install --upgrade pip \
-		&& $(BIN)/python -m pip install -e ".[dev]"'
+		&& $(BIN)/python -m pip install "uv>=0.5" \
+		&& $(UV) --python $(BIN)/python --upgrade-package pip pip -e ".[dev]"'
 	@touch $@
 
 setup: $(STAMP)
@@ -100,11 +113,11 @@ check: gates pytest-fast
 venvs: $(addsuffix /.installed,$(addprefix .venv-,$(OTHER_INSTALLED)))
 	@:
 
-.venv-%/.installed: pyproject.toml
-	@python=$(call find_python,$*); \
+.venv-%/.installed: pyproject.toml | $(STAMP)
+	@python=$(call python_for,$*); \
 	$(QUIETLY) "venvs: .venv-$* ($$($$python --version)), installing statewright[dev]" sh -c "\
-	  $$python -m venv .venv-$* && .venv-$*/bin/python -m pip install --upgrade pip \
-	  && .venv-$*/bin/python -m pip install -e '.[dev]'"
+	  $$python -m venv --without-pip .venv-$* \
+	  && $(UV) --python .venv-$*/bin/python -e '.[dev]'"
 	@touch $@
 
 # The suite without the main_only tests on every other interpreter, each with its seed (see SEED).
@@ -125,13 +138,7 @@ examples: setup
 	  $(BIN)/python $$example >/dev/null; \
 	done
 
-# The other interpreters' environments install (mostly waiting on the network) while the main one
-# installs and the gates run; then pytest on the main interpreter, the examples and the others.
-test:
-	@$(MAKE) --no-print-directory -j3 venvs & venvs=$$!; \
-	status=0; $(MAKE) --no-print-directory gates || status=1; \
-	wait $$venvs || status=1; \
-	[ $$status = 0 ] && $(MAKE) --no-print-directory pytest examples interpreters
+test: gates pytest examples interpreters
 
 # The fuzz suite and the statechart property tests with a long budget and a fresh seed (make test
 # runs a short one per interpreter). Replay a failure with the seed it prints: make fuzz
@@ -148,7 +155,7 @@ fuzz: setup
 bench: setup venvs
 	@set -e; for venv in $(VENV) .venv-3.*; do \
 	  [ -x $$venv/bin/python ] || continue; \
-	  $(QUIETLY) "bench: installing the peers into $$venv" $$venv/bin/python -m pip install -e '.[bench]'; \
+	  $(QUIETLY) "bench: installing the peers into $$venv" $(UV) --python $$venv/bin/python -e '.[bench]'; \
 	  $$venv/bin/python bench/bench_send.py; echo; \
 	  $$venv/bin/python bench/bench_entry_points.py; echo; \
 	  $$venv/bin/python bench/bench_chart_send.py; echo; \
