@@ -59,7 +59,7 @@ include make/wheelhouse.mk
 include make/w3c.mk
 
 .PHONY: setup generate test check gates lint typecheck stale pytest pytest-fast venvs interpreters \
-	examples bench fuzz clean
+	suite examples bench fuzz clean
 
 # The environments are installed with uv (itself installed into .venv with pip): pip spends most of
 # a minute per environment waiting on the package index and compiling every module it installs; uv
@@ -94,9 +94,14 @@ typecheck: setup
 stale: setup
 	$(BIN)/statewright check
 
+# pytest for the interpreter numbered $(1) (0: the main one), whose python is $(2), with the arguments
+# $(3). mypy runs from the main interpreter everywhere, sharing its warm caches (tests/mypy_cache.py).
+pytest_on = $(call seeded,$(1)) STATEWRIGHT_MYPY_PYTHON=$(abspath $(BIN)/python) \
+	$(2) -m pytest $(PYTEST_FLAGS) $(3)
+
 pytest: setup tools postgres wheelhouse w3c-charts
 	@echo "== pytest on $$($(BIN)/python --version), seed $(SEED), 1/$(INTERPRETERS) of the fuzz budget"
-	@$(call seeded,0) $(BIN)/python -m pytest $(XDIST) $(PYTEST_FLAGS)
+	@$(call pytest_on,0,$(BIN)/python,$(XDIST))
 
 # The fast loop: the tests that need no external tool run (mypy, subprocesses, renderers) on the
 # main interpreter, with a fifth of the fuzz budget and of every property test's examples (make test
@@ -121,16 +126,31 @@ venvs: $(addsuffix /.installed,$(addprefix .venv-,$(OTHER_INSTALLED)))
 	@touch $@
 
 # The suite without the main_only tests on every other interpreter, each with its seed (see SEED).
-# mypy runs from the main interpreter there too, sharing its warm caches.
 interpreters: tools postgres wheelhouse w3c-charts
 	@$(MAKE) --no-print-directory -j3 --output-sync=target venvs
 	@set -e; index=0; for version in $(OTHER_INSTALLED); do \
-	  index=$$((index + 1)); venv=.venv-$$version; \
-	  echo "== pytest on $$($$venv/bin/python --version), seed $$(($(SEED) + index)), not main_only," \
-	    "1/$(INTERPRETERS) of the fuzz budget"; \
-	  $(call seeded,$$index) STATEWRIGHT_MYPY_PYTHON=$(abspath $(BIN)/python) \
-	    $$venv/bin/python -m pytest $(XDIST) $(PYTEST_FLAGS) -m "not main_only" -p no:cacheprovider; \
+	  index=$$((index + 1)); python=.venv-$$version/bin/python; \
+	  echo "== pytest on $$($$python --version), seed $$(($(SEED) + index)), not main_only"; \
+	  $(call pytest_on,$$index,$$python,$(XDIST) -m "not main_only" -p no:cacheprovider); \
 	done
+
+# make test's pytest: on every interpreter at once, the main one on $(WORKERS) workers and each other
+# one on one (so no core waits for a run's last slow test), all but the fleet, each run printing
+# its summary line (or, failing, its whole output); then the fleet alone, its two stores at once:
+# it counts how much work it gets done in 30 s.
+FLEET := tests/runtime/test_fleet.py
+suite: setup tools postgres wheelhouse w3c-charts venvs
+	@set -- "pytest on $$($(BIN)/python --version), seed $(SEED), all but the fleet" \
+	  "$(call pytest_on,0,$(BIN)/python,$(XDIST) --ignore=$(FLEET))"; \
+	index=0; for version in $(OTHER_INSTALLED); do \
+	  index=$$((index + 1)); python=.venv-$$version/bin/python; \
+	  set -- "$$@" "pytest on $$($$python --version), seed $$(($(SEED) + index)), not main_only" \
+	    "$(call pytest_on,$$index,$$python,-m 'not main_only' -p no:cacheprovider)"; \
+	done; \
+	echo "== pytest on $(INTERPRETERS) interpreters at once, each with 1/$(INTERPRETERS) of the fuzz budget"; \
+	make/together.sh "$$@"
+	@echo "== the fleet on $$($(BIN)/python --version), both stores at once"
+	@$(call pytest_on,0,$(BIN)/python,$(XDIST) -p no:cacheprovider $(FLEET))
 
 examples: setup
 	@set -e; for example in examples/*.py; do \
@@ -138,7 +158,12 @@ examples: setup
 	  $(BIN)/python $$example >/dev/null; \
 	done
 
-test: gates pytest examples interpreters
+# Once the main environment is there: the gates, the diagram tools and the other interpreters'
+# environments at once (Graphviz and PostgreSQL, which may both need apt-get, one after the other),
+# then pytest on each interpreter in turn.
+test: setup
+	@$(MAKE) --no-print-directory -j5 --output-sync=target lint typecheck stale tools venvs
+	@$(MAKE) --no-print-directory suite examples
 
 # The fuzz suite and the statechart property tests with a long budget and a fresh seed (make test
 # runs a short one per interpreter). Replay a failure with the seed it prints: make fuzz

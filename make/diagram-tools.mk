@@ -18,6 +18,7 @@ TOOLS_STAMP := $(MERMAID_DIR)/node_modules/.statewright-tools-stamp
 .PHONY: tools tools-graphviz tools-mermaid check-diagrams
 
 tools: $(TOOLS_STAMP)
+	@:
 
 define INSTALL_GRAPHVIZ
 if command -v dot >/dev/null 2>&1; then \
