@@ -98,6 +98,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 #: Hypothesis tests by whether they were given a seed of their own (``@seed``).
 _OWN_SEED: dict[int, bool] = {}
+# A failing Hypothesis test prints the @reproduce_failure line that replays it exactly (as under
+# CI=true, whose profile Hypothesis loads itself): its examples also draw on constants from the
+# modules the process has loaded, which other tests on the same worker change.
+hypothesis.settings.register_profile(
+    "statewright", parent=hypothesis.settings.default, print_blob=True
+)
+hypothesis.settings.load_profile("statewright")
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
