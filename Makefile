@@ -40,14 +40,16 @@ OTHER_INSTALLED := $(foreach version,$(OTHER_VERSIONS),$(if $(call python_for,$(
 INTERPRETERS := $(words main $(OTHER_INSTALLED))
 # The run's seed. Each interpreter's property and fuzz tests are seeded from it (the main one with
 # SEED, the next with SEED+1, ...) and run their share of the fuzz budget (tests/fuzz): together they
-# cover the whole budget with different cases. Every pytest run prints its seed; `make test SEED=n`
-# replays a run, `make pytest SEED=n` the main interpreter's part of it.
-ifndef SEED
-SEED := $(shell date +%s)
+# cover the whole budget with different cases. It is fixed, so that make test (CI) answers the same
+# way every time; `make test SEED=$(date +%s)` tries new cases, and every pytest run prints its
+# seed: `make test SEED=n` replays a run.
+SEED ?= 0
+# Names this make run for the tests' warm mypy caches (tests/mypy_cache.py: warmed once per run).
+ifndef STATEWRIGHT_RUN_ID
+STATEWRIGHT_RUN_ID := $(shell date +%s.%N)
 endif
-export SEED
-seeded = STATEWRIGHT_FUZZ_SEED=$$(($(SEED) + $(1))) STATEWRIGHT_FUZZ_PARTS=$(INTERPRETERS) \
-	STATEWRIGHT_RUN_ID=$(SEED)
+export STATEWRIGHT_RUN_ID
+seeded = STATEWRIGHT_FUZZ_SEED=$$(($(SEED) + $(1))) STATEWRIGHT_FUZZ_PARTS=$(INTERPRETERS)
 # Bytecode caches are written even where the environment turns them off: the suite starts hundreds
 # of interpreters importing the compiler and the runtime from source, and pytest rewrites the asserts
 # of every test module; without .pyc files each does it again.
@@ -167,13 +169,17 @@ test: setup
 
 # The fuzz suite and the statechart property tests with a long budget and a fresh seed (make test
 # runs a short one per interpreter). Replay a failure with the seed it prints: make fuzz
-# FUZZ_SEED=<seed>, which also replays the cases of a make test interpreter's seed (and more).
+# FUZZ_SEED=<seed>, which also runs a make test interpreter's fuzz cases again, and more. No time
+# limit per test here (make test's is 300 s).
 FUZZ_BUDGET ?= 20000
-FUZZ_SEED ?= $(shell date +%s)
+ifndef FUZZ_SEED
+FUZZ_SEED := $(shell date +%s)
+endif
 fuzz: setup
 	@echo "fuzz: budget $(FUZZ_BUDGET) cases per test, seed $(FUZZ_SEED)"
 	STATEWRIGHT_FUZZ_BUDGET=$(FUZZ_BUDGET) STATEWRIGHT_FUZZ_SEED=$(FUZZ_SEED) \
-		$(BIN)/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider tests/fuzz tests/charts/test_reference.py
+		$(BIN)/python -m pytest $(XDIST) $(PYTEST_FLAGS) -p no:cacheprovider -o timeout=0 \
+		tests/fuzz tests/charts/test_reference.py
 
 # send() (flat and chart) and every other way in, imports and saves on every interpreter the machine has, then the compiler, mypy on large
 # generated modules and the mypy plugin (on the main one). bench_mypy_scale takes some ten minutes.
