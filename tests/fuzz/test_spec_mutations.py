@@ -30,7 +30,7 @@ from statewright_compiler.pipeline import module_source
 from statewright_compiler.spec.load import parse_spec_text
 from statewright_compiler.spec.toml_compat import tomllib
 
-from tests.compiler.soundness import RULES, VERBATIM_TEXT_CODES
+from tests.compiler.soundness import RULES, VERBATIM_TEXT_CODES, ruff_binary
 from tests.compiler.specgen import toml_string
 from tests.conftest import REPO
 from tests.fuzz import budget, seed
@@ -206,7 +206,7 @@ def test_mutated_specs_get_diagnostics_or_sound_modules(tmp_path: Path) -> None:
         (modules / f"{name}.py").write_text(source, encoding="utf-8")
     assert valid, "no mutant validated: the mutations are too destructive to test modules"
     lint = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "--isolated", "--ignore-noqa", "--select", RULES,
+        [ruff_binary(), "check", "--isolated", "--ignore-noqa", "--select", RULES,
          "--ignore", VERBATIM_TEXT_CODES, "--target-version", "py310", "--quiet", str(modules)],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
