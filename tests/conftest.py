@@ -34,6 +34,9 @@ MAIN_ONLY = {
     "tests/packaging/": "wheels installed into fresh environments made by this interpreter",
     "tests/typing/test_packaging.py": "installs, then mypy on the installed packages",
     "tests/runtime/test_fleet.py": "eight processes for 30 s per store; both stores at once",
+    "tests/mcp/": "the MCP server through the SDK's own client, in subprocesses, with each "
+    "store (PostgreSQL too); the compiler and runtime under it run everywhere",
+    "tests/test_structure.py": "the source tree's shape, read with ast from the files",
 }
 #: Run first, one per xdist worker, so that both fleets share their 30 s (see MAIN_ONLY).
 FIRST = "tests/runtime/test_fleet.py"
