@@ -6,10 +6,11 @@
 # Where the tests run (tests/conftest.py says which and why): the main interpreter runs all of
 # them; every other one from 3.10 to 3.13 that is installed runs what can behave differently there
 # (runtime, compiler, seeds, charts, SCXML, fuzz: `-m "not main_only"`). Renderers and docs pages,
-# conformance, packaging and the fleet (both stores at once) run on the main interpreter only, and
-# so do the tests that run mypy: they check every target Python, 3.10 to 3.13, from there with
-# --python-version, each from a warm cache (tests/mypy_cache.py). Each pytest run is split over
-# $(WORKERS) pytest-xdist workers, and lint, typecheck and stale run at the same time.
+# conformance, packaging, the MCP server, the structure test and the fleet (both stores at once)
+# run on the main interpreter only, and so do the tests that run mypy: they check every target
+# Python, 3.10 to 3.13, from there with --python-version, each from a warm cache
+# (tests/mypy_cache.py). Each pytest run is split over $(WORKERS) pytest-xdist workers, and lint,
+# typecheck and stale run at the same time.
 
 # Other interpreters the suite also runs on when the machine has them (pyenv provides them here;
 # its shims only run the selected version and take seconds to fail, so look in pyenv's versions
