@@ -64,16 +64,19 @@ include make/w3c.mk
 .PHONY: setup generate test check gates lint typecheck stale pytest pytest-fast venvs interpreters \
 	suite examples bench fuzz clean
 
-# The environments are installed with uv (itself installed into .venv with pip): pip spends most of
-# a minute per environment waiting on the package index and compiling every module it installs; uv
-# takes seconds from its cache. .venv keeps pip (make w3c-charts and make wheelhouse download with
-# it); the other interpreters' environments have none.
+# The environments are installed with uv, itself installed into .venv with pip: from
+# .cache/wheelhouse without the index when uv is there (make wheelhouse puts it there), else from
+# the index. pip spends most of a minute per environment waiting on the package index and compiling
+# every module it installs; uv takes seconds from its cache. .venv keeps pip (make w3c-charts and
+# make wheelhouse download with it); the other interpreters' environments have none.
+UV_REQUIREMENT := uv>=0.5
 UV := $(BIN)/uv pip install --quiet
 
 $(STAMP): pyproject.toml
 	@$(QUIETLY) "setup: $(VENV) ($$($(PYTHON) --version)), installing statewright[dev]" sh -c '\
 		$(PYTHON) -m venv $(VENV) \
-		&& $(BIN)/python -m pip install "uv>=0.5" \
+		&& { $(BIN)/python -m pip install --no-index --find-links $(WHEELHOUSE) "$(UV_REQUIREMENT)" \
+		  || $(BIN)/python -m pip install "$(UV_REQUIREMENT)"; } \
 		&& $(UV) --python $(BIN)/python --upgrade-package pip pip -e ".[dev]"'
 	@touch $@
 
