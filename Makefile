@@ -2,40 +2,93 @@
 # the fast loop (one interpreter, no renderer install, no slow tests). Each sets up what it needs
 # from scratch (virtual environments, diagram tools), printing one line per set-up step; installer
 # output goes to .cache/logs/ and is shown only when a step fails.
+#
+# Where the tests run (tests/conftest.py says which and why): the main interpreter runs all of
+# them; every other one from 3.10 to 3.13 that is installed runs what can behave differently there
+# (runtime, compiler, seeds, charts, SCXML, fuzz: `-m "not main_only"`). Renderers and docs pages,
+# conformance, packaging, the MCP server, the structure test and the fleet (both stores at once)
+# run on the main interpreter only, and so do the tests that run mypy: they check every target
+# Python, 3.10 to 3.13, from there with --python-version, each from a warm cache
+# (tests/mypy_cache.py). Each pytest run is split over $(WORKERS) pytest-xdist workers, and lint,
+# typecheck and stale run at the same time.
 
-PYTHON ?= $(or $(call find_python,3.11),$(shell command -v python3))
+# Other interpreters the suite also runs on when the machine has them (pyenv provides them here;
+# its shims only run the selected version and take seconds to fail, so look in pyenv's versions
+# folder first). Found once, as version:path words handed to the sub-makes.
+OTHER_VERSIONS := 3.10 3.12 3.13
+find_python = $(firstword $(shell \
+  for candidate in $${PYENV_ROOT:-$$(pyenv root 2>/dev/null)}/versions/$(1).*/bin/python$(1) python$(1); do \
+    "$$candidate" -c "" >/dev/null 2>&1 && { echo "$$candidate"; break; }; \
+  done))
+ifndef STATEWRIGHT_PYTHONS
+STATEWRIGHT_PYTHONS := $(foreach version,3.11 $(OTHER_VERSIONS),\
+  $(addprefix $(version):,$(call find_python,$(version))))
+endif
+export STATEWRIGHT_PYTHONS
+python_for = $(patsubst $(1):%,%,$(filter $(1):%,$(STATEWRIGHT_PYTHONS)))
+PYTHON ?= $(or $(call python_for,3.11),$(shell command -v python3))
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# Other interpreters the suite also runs on when the machine has them (pyenv provides them here;
-# its shims only run the selected version, so look in pyenv's versions folder too).
-OTHER_VERSIONS := 3.10 3.12 3.13
-find_python = $(firstword $(shell \
-  for candidate in python$(1) $$(pyenv root 2>/dev/null)/versions/$(1).*/bin/python$(1); do \
-    "$$candidate" -c "" >/dev/null 2>&1 && echo "$$candidate"; \
-  done))
 PYTEST_FLAGS ?= -q
 QUIETLY := make/quietly.sh
+#: pytest-xdist workers per pytest run; tests sharing a costly fixture go to one of them, the fleet's
+#: two stores to both at once (tests/conftest.py).
+WORKERS ?= 2
+XDIST := -n $(WORKERS) --dist loadgroup --no-loadscope-reorder
+# The interpreters make test runs the suite on: the main one, then each other one installed.
+OTHER_INSTALLED := $(foreach version,$(OTHER_VERSIONS),$(if $(call python_for,$(version)),$(version)))
+INTERPRETERS := $(words main $(OTHER_INSTALLED))
+# The run's seed. Each interpreter's property and fuzz tests are seeded from it (the main one with
+# SEED, the next with SEED+1, ...) and run their share of the fuzz budget (tests/fuzz): together they
+# cover the whole budget with different cases. It is fixed, so that make test (CI) answers the same
+# way every time; `make test SEED=$(date +%s)` tries new cases, and every pytest run prints its
+# seed: `make test SEED=n` replays a run.
+SEED ?= 0
+# Names this make run for the tests' warm mypy caches (tests/mypy_cache.py: warmed once per run).
+ifndef STATEWRIGHT_RUN_ID
+STATEWRIGHT_RUN_ID := $(shell date +%s.%N)
+endif
+export STATEWRIGHT_RUN_ID
+seeded = STATEWRIGHT_FUZZ_SEED=$$(($(SEED) + $(1))) STATEWRIGHT_FUZZ_PARTS=$(INTERPRETERS)
+# Bytecode caches are written even where the environment turns them off: the suite starts hundreds
+# of interpreters importing the compiler and the runtime from source, and pytest rewrites the asserts
+# of every test module; without .pyc files each does it again.
+export PYTHONDONTWRITEBYTECODE :=
 
 include make/diagram-tools.mk
 include make/postgres.mk
 include make/wheelhouse.mk
 include make/w3c.mk
 
-.PHONY: setup generate test check lint typecheck stale pytest pytest-fast venvs interpreters \
-	examples bench fuzz clean
+.PHONY: setup generate test check gates lint typecheck stale pytest pytest-fast venvs interpreters \
+	suite examples bench fuzz clean
+
+# The environments are installed with uv, itself installed into .venv with pip: from
+# .cache/wheelhouse without the index when uv is there (make wheelhouse puts it there), else from
+# the index. pip spends most of a minute per environment waiting on the package index and compiling
+# every module it installs; uv takes seconds from its cache. .venv keeps pip (make w3c-charts and
+# make wheelhouse download with it); the other interpreters' environments have none.
+UV_REQUIREMENT := uv>=0.5
+UV := $(BIN)/uv pip install --quiet
 
 $(STAMP): pyproject.toml
 	@$(QUIETLY) "setup: $(VENV) ($$($(PYTHON) --version)), installing statewright[dev]" sh -c '\
 		$(PYTHON) -m venv $(VENV) \
-		&& $(BIN)/python -m pip install --upgrade pip \
-		&& $(BIN)/python -m pip install -e ".[dev]"'
+		&& { $(BIN)/python -m pip install --no-index --find-links $(WHEELHOUSE) "$(UV_REQUIREMENT)" \
+		  || $(BIN)/python -m pip install "$(UV_REQUIREMENT)"; } \
+		&& $(UV) --python $(BIN)/python --upgrade-package pip pip -e ".[dev]"'
 	@touch $@
 
 setup: $(STAMP)
 
 generate: setup
 	$(BIN)/statewright generate
+
+# lint, typecheck and stale at the same time; each one's output shows when it ends, and any failure
+# fails the whole.
+gates: setup
+	@$(MAKE) --no-print-directory -j3 --output-sync=target lint typecheck stale
 
 lint: setup
 	$(BIN)/ruff check .
@@ -47,41 +100,63 @@ typecheck: setup
 stale: setup
 	$(BIN)/statewright check
 
+# pytest for the interpreter numbered $(1) (0: the main one), whose python is $(2), with the arguments
+# $(3). mypy runs from the main interpreter everywhere, sharing its warm caches (tests/mypy_cache.py).
+pytest_on = $(call seeded,$(1)) STATEWRIGHT_MYPY_PYTHON=$(abspath $(BIN)/python) \
+	$(2) -m pytest $(PYTEST_FLAGS) $(3)
+
 pytest: setup tools postgres wheelhouse w3c-charts
-	$(BIN)/python -m pytest $(PYTEST_FLAGS)
+	@echo "== pytest on $$($(BIN)/python --version), seed $(SEED), 1/$(INTERPRETERS) of the fuzz budget"
+	@$(call pytest_on,0,$(BIN)/python,$(XDIST))
 
 # The fast loop: the tests that need no external tool run (mypy, subprocesses, renderers) on the
-# main interpreter, with a fifth of the property tests' budget (make test runs the whole one).
+# main interpreter, with a fifth of the fuzz budget and of every property test's examples (make test
+# runs them all; tests/fuzz).
 pytest-fast: setup
-	STATEWRIGHT_FUZZ_BUDGET=$${STATEWRIGHT_FUZZ_BUDGET:-60} \
-	  $(BIN)/python -m pytest $(PYTEST_FLAGS) -m "not slow" -p no:cacheprovider
+	@echo "== pytest (not slow) on $$($(BIN)/python --version), seed $(SEED), 1/5 of the examples"
+	@STATEWRIGHT_FUZZ_SEED=$(SEED) STATEWRIGHT_FUZZ_BUDGET=$${STATEWRIGHT_FUZZ_BUDGET:-60} \
+	  $(BIN)/python -m pytest $(XDIST) $(PYTEST_FLAGS) -m "not slow" -p no:cacheprovider
 
-check: lint typecheck stale pytest-fast
+check: gates pytest-fast
 
-# A virtual environment per other interpreter from 3.10 to 3.13 that is installed.
-venvs:
-	@set -e; for version in $(OTHER_VERSIONS); do \
-	  python=$$(for candidate in python$$version $$(pyenv root 2>/dev/null)/versions/$$version.*/bin/python$$version; do \
-	    "$$candidate" -c "" >/dev/null 2>&1 && echo "$$candidate" && break; done); \
-	  if [ -z "$$python" ]; then echo "venvs: skip Python $$version: not installed"; continue; fi; \
-	  venv=.venv-$$version; \
-	  if [ ! -f $$venv/.installed ] || [ pyproject.toml -nt $$venv/.installed ]; then \
-	    $(QUIETLY) "venvs: $$venv ($$($$python --version)), installing statewright[dev]" sh -c "\
-	      $$python -m venv $$venv && $$venv/bin/python -m pip install --upgrade pip \
-	      && $$venv/bin/python -m pip install -e '.[dev]'" && touch $$venv/.installed; \
-	  fi; \
+# A virtual environment per other interpreter from 3.10 to 3.13 that is installed, made at the same
+# time.
+venvs: $(addsuffix /.installed,$(addprefix .venv-,$(OTHER_INSTALLED)))
+	@:
+
+.venv-%/.installed: pyproject.toml | $(STAMP)
+	@python=$(call python_for,$*); \
+	$(QUIETLY) "venvs: .venv-$* ($$($$python --version)), installing statewright[dev]" sh -c "\
+	  $$python -m venv --without-pip .venv-$* \
+	  && $(UV) --python .venv-$*/bin/python -e '.[dev]'"
+	@touch $@
+
+# The suite without the main_only tests on every other interpreter, each with its seed (see SEED).
+interpreters: tools postgres wheelhouse w3c-charts
+	@$(MAKE) --no-print-directory -j3 --output-sync=target venvs
+	@set -e; index=0; for version in $(OTHER_INSTALLED); do \
+	  index=$$((index + 1)); python=.venv-$$version/bin/python; \
+	  echo "== pytest on $$($$python --version), seed $$(($(SEED) + index)), not main_only"; \
+	  $(call pytest_on,$$index,$$python,$(XDIST) -m "not main_only" -p no:cacheprovider); \
 	done
 
-# The same suite on every other interpreter, the many-worker tests 5 s long instead of 30 s
-# (tests/runtime/test_fleet.py). (A shell glob, not $(wildcard): make caches directory listings,
-# so it would not see the environments `venvs` has just created.)
-interpreters: tools postgres venvs wheelhouse w3c-charts
-	@set -e; for venv in .venv-3.*; do \
-	  [ -f $$venv/.installed ] || continue; \
-	  echo "== pytest on $$($$venv/bin/python --version)"; \
-	  STATEWRIGHT_FLEET_SECONDS=$${STATEWRIGHT_FLEET_SECONDS:-5} \
-	    $$venv/bin/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider; \
-	done
+# make test's pytest: on every interpreter at once, the main one on $(WORKERS) workers and each other
+# one on one (so no core waits for a run's last slow test), all but the fleet, each run printing
+# its summary line (or, failing, its whole output); then the fleet alone, its two stores at once:
+# it counts how much work it gets done in 30 s.
+FLEET := tests/runtime/test_fleet.py
+suite: setup tools postgres wheelhouse w3c-charts venvs
+	@set -- "pytest on $$($(BIN)/python --version), seed $(SEED), all but the fleet" \
+	  "$(call pytest_on,0,$(BIN)/python,$(XDIST) --ignore=$(FLEET))"; \
+	index=0; for version in $(OTHER_INSTALLED); do \
+	  index=$$((index + 1)); python=.venv-$$version/bin/python; \
+	  set -- "$$@" "pytest on $$($$python --version), seed $$(($(SEED) + index)), not main_only" \
+	    "$(call pytest_on,$$index,$$python,-m 'not main_only' -p no:cacheprovider)"; \
+	done; \
+	echo "== pytest on $(INTERPRETERS) interpreters at once, each with 1/$(INTERPRETERS) of the fuzz budget"; \
+	make/together.sh "$$@"
+	@echo "== the fleet on $$($(BIN)/python --version), both stores at once"
+	@$(call pytest_on,0,$(BIN)/python,$(XDIST) -p no:cacheprovider $(FLEET))
 
 examples: setup
 	@set -e; for example in examples/*.py; do \
@@ -89,23 +164,33 @@ examples: setup
 	  $(BIN)/python $$example >/dev/null; \
 	done
 
-test: lint typecheck stale pytest examples interpreters
+# Once the main environment is there: the gates, the diagram tools and the other interpreters'
+# environments at once (Graphviz and PostgreSQL, which may both need apt-get, one after the other),
+# then pytest on each interpreter in turn.
+test: setup
+	@$(MAKE) --no-print-directory -j5 --output-sync=target lint typecheck stale tools venvs
+	@$(MAKE) --no-print-directory suite examples
 
 # The fuzz suite and the statechart property tests with a long budget and a fresh seed (make test
-# runs a short, fixed one). Replay a failure with the seed it prints: make fuzz FUZZ_SEED=<seed>.
+# runs a short one per interpreter). Replay a failure with the seed it prints: make fuzz
+# FUZZ_SEED=<seed>, which also runs a make test interpreter's fuzz cases again, and more. No time
+# limit per test here (make test's is 300 s).
 FUZZ_BUDGET ?= 20000
-FUZZ_SEED ?= $(shell date +%s)
+ifndef FUZZ_SEED
+FUZZ_SEED := $(shell date +%s)
+endif
 fuzz: setup
 	@echo "fuzz: budget $(FUZZ_BUDGET) cases per test, seed $(FUZZ_SEED)"
 	STATEWRIGHT_FUZZ_BUDGET=$(FUZZ_BUDGET) STATEWRIGHT_FUZZ_SEED=$(FUZZ_SEED) \
-		$(BIN)/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider tests/fuzz tests/charts/test_reference.py
+		$(BIN)/python -m pytest $(XDIST) $(PYTEST_FLAGS) -p no:cacheprovider -o timeout=0 \
+		tests/fuzz tests/charts/test_reference.py
 
 # send() (flat and chart) and every other way in, imports and saves on every interpreter the machine has, then the compiler, an MCP
 # tool call, mypy on large generated modules and the mypy plugin (on the main one). bench_mypy_scale takes some ten minutes.
 bench: setup venvs
 	@set -e; for venv in $(VENV) .venv-3.*; do \
 	  [ -x $$venv/bin/python ] || continue; \
-	  $(QUIETLY) "bench: installing the peers into $$venv" $$venv/bin/python -m pip install -e '.[bench]'; \
+	  $(QUIETLY) "bench: installing the peers into $$venv" $(UV) --python $$venv/bin/python -e '.[bench]'; \
 	  $$venv/bin/python bench/bench_send.py; echo; \
 	  $$venv/bin/python bench/bench_entry_points.py; echo; \
 	  $$venv/bin/python bench/bench_chart_send.py; echo; \

@@ -18,6 +18,7 @@ TOOLS_STAMP := $(MERMAID_DIR)/node_modules/.statewright-tools-stamp
 .PHONY: tools tools-graphviz tools-mermaid check-diagrams
 
 tools: $(TOOLS_STAMP)
+	@:
 
 define INSTALL_GRAPHVIZ
 if command -v dot >/dev/null 2>&1; then \
@@ -34,7 +35,7 @@ endef
 define INSTALL_MERMAID
 command -v npm >/dev/null 2>&1 || { echo "npm is missing: install Node.js >= 20" >&2; exit 1; }; \
 make/quietly.sh "tools: installing Mermaid's parser (npm ci, tools/mermaid)" \
-	npm ci --prefix $(MERMAID_DIR) --no-audit --no-fund
+	npm ci --prefix $(MERMAID_DIR) --no-audit --no-fund --prefer-offline
 endef
 
 $(TOOLS_STAMP): $(MERMAID_DIR)/package.json $(MERMAID_DIR)/package-lock.json

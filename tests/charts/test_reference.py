@@ -60,21 +60,21 @@ def test_the_reference_has_the_runtime_s_loop_bound() -> None:
     assert reference.MAX_MICROSTEPS == _chart.MAX_MICROSTEPS
 
 
-@settings(max_examples=budget() // 3, deadline=None, suppress_health_check=SUPPRESSED)
+@settings(max_examples=budget(3), deadline=None, suppress_health_check=SUPPRESSED)
 @hypothesis_seed(seed())
 @given(chart_cases())
 def test_machine_agrees_with_the_reference(case: ChartCase) -> None:
     check(case)
 
 
-@settings(max_examples=budget() // 6, deadline=None, suppress_health_check=SUPPRESSED)
+@settings(max_examples=budget(6), deadline=None, suppress_health_check=SUPPRESSED)
 @hypothesis_seed(seed())
 @given(chart_cases(size=10))
 def test_async_machine_agrees_with_the_reference(case: ChartCase) -> None:
     check(case, asynchronous=True)
 
 
-@settings(max_examples=budget() // 6, deadline=None, suppress_health_check=SUPPRESSED)
+@settings(max_examples=budget(6), deadline=None, suppress_health_check=SUPPRESSED)
 @hypothesis_seed(seed())
 @given(chart_cases(size=12))
 def test_machines_restored_from_snapshots_agree_with_the_reference(case: ChartCase) -> None:
@@ -84,7 +84,7 @@ def test_machines_restored_from_snapshots_agree_with_the_reference(case: ChartCa
 
 
 @pytest.mark.slow
-@settings(max_examples=budget() // 2, deadline=None, suppress_health_check=SUPPRESSED)
+@settings(max_examples=budget(2), deadline=None, suppress_health_check=SUPPRESSED)
 @hypothesis_seed(seed())
 @given(chart_cases(size=32, max_events=30))
 def test_large_charts_and_long_runs_agree_with_the_reference(case: ChartCase) -> None:

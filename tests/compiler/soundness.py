@@ -7,8 +7,8 @@ verbatim in docstrings can trip (long lines, non-ASCII punctuation) are not aske
 
 from __future__ import annotations
 
+import functools
 import subprocess
-import sys
 from typing import Final
 
 #: The project's rule set (``[tool.ruff.lint] select`` in pyproject.toml).
@@ -17,9 +17,18 @@ VERBATIM_TEXT_CODES: Final = "E501,RUF001,RUF002,RUF003"
 FORMAT_OFF: Final = "# fmt: off\n"
 
 
+@functools.cache
+def ruff_binary() -> str:
+    """The binary of this interpreter's ruff (``python -m ruff`` starts an interpreter to find it:
+    most of the time of a check of one module)."""
+    from ruff import find_ruff_bin
+
+    return str(find_ruff_bin())
+
+
 def _ruff(arguments: list[str], source: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "ruff", *arguments, "--stdin-filename", "generated_module.py"],
+        [ruff_binary(), *arguments, "--stdin-filename", "generated_module.py"],
         input=source,
         capture_output=True,
         text=True,

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from tests.compiler.specgen import toml_string
 from tests.compiler.test_properties import compile_text, load_module
+from tests.fuzz import examples
 
 HOSTILE = [
     '"', "'", '"""', "'''", '\\', '\\"""', 'x"""; import os; os.system("echo pwned") #',
@@ -63,7 +64,7 @@ PLAIN = dict.fromkeys(
 PLAIN |= {"value": "start-value", "event_value": "go-value"}
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.fixed_dictionaries({key: hostile_text for key in PLAIN}))
 def test_hostile_strings_only_change_literals(texts: dict[str, str]) -> None:
     source = compile_text(spec_text(texts), "hostile")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import os
-import subprocess
 import sys
 import types
 from pathlib import Path
@@ -22,12 +21,16 @@ from statewright_compiler.spec.load import parse_spec_text
 from tests.compiler.shapes import large_shape
 from tests.compiler.soundness import lint_findings, ruff_formatted
 from tests.compiler.specgen import RandomSpec, random_specs
+from tests.fuzz import examples
+from tests.mypy_cache import TARGETS, run_mypy
 
 REPO = Path(__file__).parents[2]
 SPECS = sorted(
     [*REPO.glob("tests/cases/*/spec.toml"), *REPO.glob("spec/*.toml"), REPO / "examples/door.toml"]
 )
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 #: A machine with no transitions: an empty table in the large shape too.
 NO_TRANSITIONS = '[machine]\nname = "Still"\ninitial = "idle"\n[states.idle]\n[events.POKE]\n'
 
@@ -167,16 +170,17 @@ def test_large_shape_of_a_machine_without_transitions() -> None:
 
 
 @pytest.mark.slow
-def test_large_shape_modules_pass_mypy_strict(tmp_path: Path) -> None:
+@pytest.mark.main_only
+@pytest.mark.parametrize("target", TARGETS)
+def test_large_shape_modules_pass_mypy_strict(tmp_path: Path, target: str) -> None:
     for path in SPECS:
         _, large = both_shapes(path)
         (tmp_path / f"large_{spec_name(path)}.py").write_text(large, encoding="utf-8")
     with large_shape():
         (tmp_path / "large_still.py").write_text(from_text(NO_TRANSITIONS, "still"), "utf-8")
-    completed = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--warn-unreachable", "--no-incremental",
-         "--cache-dir", str(tmp_path / ".cache"), *sorted(p.name for p in tmp_path.glob("*.py"))],
-        capture_output=True, text=True, check=False, cwd=tmp_path,
+    completed = run_mypy(
+        ["--strict", "--warn-unreachable", "--python-version", target],
+        sorted(p.name for p in tmp_path.glob("*.py")), cwd=tmp_path, cache_dir=tmp_path / ".cache",
         env={**os.environ, "MYPYPATH": str(REPO / "runtime")},
     )  # fmt: skip
     assert completed.returncode == 0, completed.stdout + completed.stderr

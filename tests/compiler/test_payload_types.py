@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import ast
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from statewright_compiler.check.validate import compile_spec
 from statewright_compiler.pipeline import module_source
+
+from tests.compiler.soundness import ruff_binary
 
 SPEC = """\
 [machine]
@@ -56,7 +57,7 @@ def test_typing_imports_follow_payload_types(
     fixed |= {"final"}
     assert imported - fixed == typing_names
     lint = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "F", "-"],
+        [ruff_binary(), "check", "--isolated", "--select", "F", "-"],
         input=source,
         capture_output=True,
         text=True,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import os
-import subprocess
 import sys
 import types
 from pathlib import Path
@@ -22,9 +21,13 @@ from statewright_compiler.spec.load import parse_spec_text
 
 from tests.compiler.soundness import lint_findings, ruff_formatted
 from tests.compiler.specgen import RandomSpec, random_specs
+from tests.fuzz import examples
+from tests.mypy_cache import TARGETS, run_mypy
 
 RUNTIME = Path(__file__).parents[2] / "runtime"
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def compile_text(text: str, name: str = "random_spec") -> str:
@@ -112,7 +115,8 @@ def test_runtime_follows_the_spec_table(spec: RandomSpec, data: st.DataObject) -
         assert machine.state.value == state
 
 
-# One example of four modules, one mypy run; no shrinking (each step would be a mypy run).
+# One example of four modules, one mypy run per target Python; no shrinking (each step would be a
+# mypy run). Each target gets its own example (tests/conftest.py seeds each case of the test).
 @settings(
     max_examples=1,
     deadline=None,
@@ -121,18 +125,19 @@ def test_runtime_follows_the_spec_table(spec: RandomSpec, data: st.DataObject) -
 )
 @given(st.lists(random_specs(), min_size=4, max_size=4))
 @pytest.mark.slow
+@pytest.mark.main_only
+@pytest.mark.parametrize("target", TARGETS)
 def test_sampled_random_modules_pass_mypy_strict(
-    tmp_path_factory: Any, specs: list[RandomSpec]
+    tmp_path_factory: Any, target: str, specs: list[RandomSpec]
 ) -> None:
     folder: Path = tmp_path_factory.mktemp("mypy")
     for index, spec in enumerate(specs):
         name = f"random_{index}"
         (folder / f"{name}.py").write_text(compile_text(spec.toml(), name), encoding="utf-8")
-    completed = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--warn-unreachable", "--no-incremental",
-         "--cache-dir", str(folder / ".cache"), *sorted(str(p) for p in folder.glob("*.py"))],
-        capture_output=True, text=True, check=False, cwd=folder,
-        env={**os.environ, "MYPYPATH": str(RUNTIME)},
+    completed = run_mypy(
+        ["--strict", "--warn-unreachable", "--python-version", target],
+        sorted(folder.glob("*.py")),
+        cwd=folder, cache_dir=folder / ".cache", env={**os.environ, "MYPYPATH": str(RUNTIME)},
     )  # fmt: skip
     assert completed.returncode == 0, completed.stdout + completed.stderr
 
@@ -161,13 +166,13 @@ def test_large_machines_get_table_backed_dispatch_that_agrees_with_the_table() -
 
 
 @pytest.mark.slow
-def test_large_machine_module_passes_mypy_strict(tmp_path: Path) -> None:
+@pytest.mark.main_only
+@pytest.mark.parametrize("target", TARGETS)
+def test_large_machine_module_passes_mypy_strict(tmp_path: Path, target: str) -> None:
     (tmp_path / "random_spec.py").write_text(compile_text(large_spec()), encoding="utf-8")
-    completed = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--warn-unreachable", "--no-incremental",
-         "--cache-dir", str(tmp_path / ".cache"), "random_spec.py"],
-        capture_output=True, text=True, check=False, cwd=tmp_path,
-        env={**os.environ, "MYPYPATH": str(RUNTIME)},
+    completed = run_mypy(
+        ["--strict", "--warn-unreachable", "--python-version", target], ["random_spec.py"],
+        cwd=tmp_path, cache_dir=tmp_path / ".cache", env={**os.environ, "MYPYPATH": str(RUNTIME)},
     )  # fmt: skip
     assert completed.returncode == 0, completed.stdout + completed.stderr
 
@@ -186,16 +191,19 @@ def keyed_specs() -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_payload_fields_named_like_send_once_s_key_pass_mypy_strict(tmp_path: Path) -> None:
+@pytest.mark.main_only
+@pytest.mark.parametrize("target", TARGETS)
+def test_payload_fields_named_like_send_once_s_key_pass_mypy_strict(
+    tmp_path: Path, target: str
+) -> None:
     for name, text in keyed_specs().items():
         source = compile_text(text, name)
         assert "def send_once(" in source and "key__: str" in source
         load_module(source)  # a duplicate parameter would be a SyntaxError here
         (tmp_path / f"{name}.py").write_text(source, encoding="utf-8")
-    completed = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--warn-unreachable", "--no-incremental",
-         "--cache-dir", str(tmp_path / ".cache"), "keyed_small.py", "keyed_large.py"],
-        capture_output=True, text=True, check=False, cwd=tmp_path,
-        env={**os.environ, "MYPYPATH": str(RUNTIME)},
+    completed = run_mypy(
+        ["--strict", "--warn-unreachable", "--python-version", target],
+        ["keyed_small.py", "keyed_large.py"],
+        cwd=tmp_path, cache_dir=tmp_path / ".cache", env={**os.environ, "MYPYPATH": str(RUNTIME)},
     )  # fmt: skip
     assert completed.returncode == 0, completed.stdout + completed.stderr

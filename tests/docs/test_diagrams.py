@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from statewright_compiler.diagrams import (
     ERROR_EVENT,
@@ -27,6 +27,7 @@ from statewright_compiler.model import PREVIOUS_TARGET, Machine, SourceSelector,
 
 from tests.docs.sample_machines import ALL_MACHINES, nasty
 from tests.docs.tools import MermaidResult, run_dot
+from tests.fuzz import main_only_examples
 
 MODES = {"collapsed": False, "expanded": True}
 
@@ -234,6 +235,7 @@ _lines_text = st.lists(
 ).map("\n".join)
 
 
+@settings(max_examples=main_only_examples(100))
 @given(_lines_text)
 def test_mermaid_text_is_inert_and_reversible(text: str) -> None:
     escaped = mermaid_text(text)
@@ -241,6 +243,7 @@ def test_mermaid_text_is_inert_and_reversible(text: str) -> None:
     assert _decode_mermaid(escaped) == "\n".join(text.splitlines())
 
 
+@settings(max_examples=main_only_examples(100))
 @given(_lines_text)
 def test_dot_text_is_one_quoted_string_and_reversible(text: str) -> None:
     escaped = dot_text(text)

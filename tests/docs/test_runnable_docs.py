@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,7 @@ from tests.docs.runnable import (
     environment_with,
     interpreter_bin,
 )
+from tests.mypy_cache import RUNNING, run_mypy
 
 #: Each page, with the blocks it shows without running them (by name; each says why).
 PAGES = {
@@ -57,11 +57,10 @@ def _run_python(block: Block, shell: Shell, index: int) -> None:
     config = shell.cwd / "readme_mypy.ini"
     config.write_text("[mypy]\n", encoding="utf-8")
     environment = {**shell.environment, "MYPYPATH": str(REPO / "generated")}
-    checked = subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", str(config), "--strict",
-         "--warn-unreachable", "--no-incremental", "--cache-dir", str(shell.cwd / ".mypy_cache"),
-         str(script)],
-        cwd=shell.cwd, env=environment, capture_output=True, text=True, check=False,
+    checked = run_mypy(
+        ["--config-file", str(config), "--strict", "--warn-unreachable",
+         "--python-version", RUNNING], [script],
+        cwd=shell.cwd, cache_dir=shell.cwd / ".mypy_cache", env=environment,
     )  # fmt: skip
     assert checked.returncode == 0, f"{block.where}: mypy --strict:\n{checked.stdout}"
 

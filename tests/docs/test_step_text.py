@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from statewright_compiler.model import (
     AssignStep,
@@ -19,6 +19,7 @@ from statewright_compiler.model.step_text import delay_text, duration_text, step
 from statewright_compiler.spec.durations import MAX_DELAY, parse_duration
 
 from tests.docs.chart_machines import CHART_MACHINES
+from tests.fuzz import main_only_examples
 
 
 @pytest.mark.parametrize(
@@ -39,6 +40,7 @@ def test_durations_read_as_the_spec_writes_them(seconds: float, text: str) -> No
     assert parse_duration(text) == pytest.approx(seconds)
 
 
+@settings(max_examples=main_only_examples(100))
 @given(st.integers(min_value=1, max_value=int(MAX_DELAY * 1000)))
 def test_whole_milliseconds_round_trip(milliseconds: int) -> None:
     seconds = milliseconds / 1000

@@ -338,7 +338,7 @@ def with_timers(case: ChartCase, chooser: random.Random) -> str:
     return "\n".join(lines) + "\n"
 
 
-@settings(max_examples=max(1, budget() // 12), deadline=None, suppress_health_check=SUPPRESSED)
+@settings(max_examples=max(1, budget(12)), deadline=None, suppress_health_check=SUPPRESSED)
 @hypothesis_seed(seed())
 @given(chart_cases(size=12, max_events=12), st.randoms(use_true_random=False))
 def test_random_chart_snapshots_restore_exactly_and_mutations_restore_or_raise(
@@ -384,7 +384,7 @@ FIXED: Final = fixed_charts()
 
 
 @pytest.mark.parametrize("cls", FIXED, ids=[cls.__name__ for cls in FIXED])
-@settings(max_examples=max(1, budget() // 15), deadline=None, suppress_health_check=SUPPRESSED)
+@settings(max_examples=max(1, budget(15)), deadline=None, suppress_health_check=SUPPRESSED)
 @hypothesis_seed(seed())
 @given(chooser=st.randoms(use_true_random=False))
 def test_timer_chart_snapshots_restore_exactly_and_mutations_restore_or_raise(

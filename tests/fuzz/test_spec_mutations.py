@@ -9,7 +9,8 @@ names, types and hostile text), which keeps the TOML valid and tests everything 
 * validation returns a machine or raises :class:`SpecError` (any other exception fails);
 * every spec that validates renders a module and a docs page; the module compiles and imports
   against the runtime, and all of them pass the project's ruff rules (one ruff run at the end);
-* a sample of them passes ``mypy --strict`` (one mypy run at the end).
+* a sample of them passes ``mypy --strict`` for this interpreter's Python (one mypy run at the
+  end, see tests/mypy_cache.py).
 """
 
 from __future__ import annotations
@@ -29,10 +30,11 @@ from statewright_compiler.pipeline import module_source
 from statewright_compiler.spec.load import parse_spec_text
 from statewright_compiler.spec.toml_compat import tomllib
 
-from tests.compiler.soundness import RULES, VERBATIM_TEXT_CODES
+from tests.compiler.soundness import RULES, VERBATIM_TEXT_CODES, ruff_binary
 from tests.compiler.specgen import toml_string
 from tests.conftest import REPO
 from tests.fuzz import budget, seed
+from tests.mypy_cache import RUNNING, run_mypy
 
 SEEDS = sorted([*(REPO / "spec").glob("*.toml"), *(REPO / "examples").glob("*.toml")])
 SEEDS += [REPO / "tests" / "cases" / name / "spec.toml" for name in ("kitchen_sink", "data_task")]
@@ -204,16 +206,15 @@ def test_mutated_specs_get_diagnostics_or_sound_modules(tmp_path: Path) -> None:
         (modules / f"{name}.py").write_text(source, encoding="utf-8")
     assert valid, "no mutant validated: the mutations are too destructive to test modules"
     lint = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "--isolated", "--ignore-noqa", "--select", RULES,
+        [ruff_binary(), "check", "--isolated", "--ignore-noqa", "--select", RULES,
          "--ignore", VERBATIM_TEXT_CODES, "--target-version", "py310", "--quiet", str(modules)],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert lint.returncode == 0, f"seed {seed()}:\n{lint.stdout}"
     sample = sorted(modules.glob("*.py"))[:12]
-    checked = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--warn-unreachable", "--no-incremental",
-         "--cache-dir", str(tmp_path / ".mypy_cache"), *map(str, sample)],
-        capture_output=True, text=True, check=False, cwd=tmp_path,
+    checked = run_mypy(
+        ["--strict", "--warn-unreachable", "--python-version", RUNNING], sample,
+        cwd=tmp_path, cache_dir=tmp_path / ".mypy_cache",
         env={"PATH": "", "MYPYPATH": str(REPO / "runtime")},
     )  # fmt: skip
     assert checked.returncode == 0, f"seed {seed()}:\n{checked.stdout}"

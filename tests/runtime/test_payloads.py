@@ -22,6 +22,8 @@ from statewright._payloads import (
     payload_schema,
 )
 
+from tests.fuzz import examples
+
 ORDER: list[FieldShape] = [
     ("amount", ("int",), True),
     ("method", ("literal", ("card", "cash", 1, True, None)), True),
@@ -160,7 +162,7 @@ def _value_of(shape: TypeShape, data: st.DataObject) -> Any:
     return _value_of(data.draw(st.sampled_from(shape[1])), data)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(field_lists, st.data())
 def test_the_schema_accepts_exactly_what_the_check_accepts(
     fields: list[FieldShape], data: st.DataObject
@@ -185,7 +187,7 @@ def test_the_schema_accepts_exactly_what_the_check_accepts(
         assert valid, (schema, arguments)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(field_lists, st.text() | st.binary() | json_values.map(json.dumps))
 def test_any_input_gets_a_payload_or_invalid_payload(fields: list[FieldShape], raw: Any) -> None:
     with contextlib.suppress(InvalidPayload):

@@ -18,6 +18,7 @@ from statewright import (
     MemoryStore,
 )
 
+from tests.fuzz import examples
 from tests.runtime.machines import FINAL, TASK_TABLE, TaskEvent, TaskState, plain_spec
 
 St, Ev = TaskState, TaskEvent
@@ -70,7 +71,7 @@ events = st.sampled_from(list(TaskEvent))
 payloads = st.fixed_dictionaries({}, optional={"ok": st.booleans(), "retry": st.booleans()})
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.tuples(events, payloads), max_size=60))
 def test_state_always_matches_the_table(steps: list[tuple[TaskEvent, dict[str, Any]]]) -> None:
     m = Guarded(None)
@@ -94,7 +95,7 @@ def test_state_always_matches_the_table(steps: list[tuple[TaskEvent, dict[str, A
     assert m.total_transitions == applied == len(m.history)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.tuples(events, payloads), max_size=40), st.integers(0, 40))
 def test_snapshot_restore_at_any_point_is_identical(
     steps: list[tuple[TaskEvent, dict[str, Any]]], cut: int
@@ -168,5 +169,8 @@ class StoredMachine(RuleBasedStateMachine):
 
 TestStoredMachine = StoredMachine.TestCase
 TestStoredMachine.settings = settings(
-    max_examples=40, stateful_step_count=25, deadline=None, suppress_health_check=list(HealthCheck)
+    max_examples=examples(40),
+    stateful_step_count=25,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
 )

@@ -20,6 +20,7 @@ from statewright_compiler.spec.load import parse_spec_text
 from statewright_compiler.spec.toml_compat import tomllib
 
 from tests.conftest import check_golden, run_cli
+from tests.fuzz import examples
 
 HERE = Path(__file__).parent
 VALID = sorted((HERE / "valid").glob("*.scxml"))
@@ -139,7 +140,7 @@ def xml_attribute(text: str) -> str:
     )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(identifier=xml_text, label=xml_text, log=xml_text, event=event_text)
 def test_hostile_text_stays_data(
     tmp_path_factory: pytest.TempPathFactory, identifier: str, label: str, log: str, event: str

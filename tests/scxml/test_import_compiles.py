@@ -247,7 +247,7 @@ def test_a_file_named_like_a_runtime_class_still_compiles(tmp_path: Path, stem: 
 
 
 @settings(
-    max_examples=max(budget() // 3, 10),
+    max_examples=max(budget(3), 10),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

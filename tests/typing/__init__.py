@@ -17,6 +17,9 @@ from pathlib import Path
 import statewright
 import statewright_compiler
 
+from tests import mypy_cache
+from tests.mypy_cache import RUNNING
+
 REPO = Path(__file__).resolve().parent.parent.parent
 CASES = Path(__file__).resolve().parent / "cases"
 TIMEOUT = 300
@@ -96,11 +99,14 @@ def run_mypy(
     files: Sequence[str],
     cwd: Path,
     *,
+    target: str = RUNNING,
     python_executable: Path | None = None,
     config: str = "",
     arguments: Sequence[str] = (),
 ) -> tuple[Run, list[Message]]:
-    """``mypy --strict`` (plus the repository's extra checks) on ``files`` in the folder ``cwd``.
+    """``mypy --strict`` (plus the repository's extra checks) on ``files`` in the folder ``cwd``,
+    for Python ``target`` (see :mod:`tests.mypy_cache`: one interpreter checks every target, from
+    a warm cache).
 
     A config file in ``cwd`` (empty unless ``config`` gives lines of its ``[mypy]`` section, e.g.
     ``plugins = ...``) keeps mypy from reading any configuration further up, and the cache stays
@@ -109,14 +115,11 @@ def run_mypy(
     """
     config_file = cwd / "mypy.ini"
     config_file.write_text(f"[mypy]\n{config}", encoding="utf-8")
-    command = [
-        sys.executable,
-        "-m",
-        "mypy",
+    options = [
         "--config-file",
         str(config_file),
-        "--cache-dir",
-        str(cwd / ".mypy_cache"),
+        "--python-version",
+        target,
         "--strict",
         "--warn-unreachable",
         "--enable-error-code=ignore-without-code",
@@ -126,9 +129,16 @@ def run_mypy(
         "--show-error-codes",
     ]
     if python_executable is not None:
-        command += ["--python-executable", str(python_executable)]
-    command += arguments
-    result = run([*command, *files], cwd, isolated=python_executable is not None)
+        options += ["--python-executable", str(python_executable)]
+    options += arguments
+    completed = mypy_cache.run_mypy(
+        options,
+        files,
+        cwd=cwd,
+        cache_dir=cwd / ".mypy_cache",
+        env=subprocess_env(isolated=python_executable is not None),
+    )
+    result = Run(completed.returncode, completed.stdout + completed.stderr)
     messages = []
     for line in result.output.splitlines():
         match = MYPY_LINE.match(line)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.mypy_cache import TARGETS
 from tests.typing import CASES, Message, generate, run_mypy
 
 SPEC = """\
@@ -63,11 +64,11 @@ to = "broken"
 """
 
 
-def _check(project: Path, spec_text: str) -> list[Message]:
+def _check(project: Path, spec_text: str, target: str) -> list[Message]:
     spec = project / "door.toml"
     spec.write_text(spec_text, encoding="utf-8")
     generate(spec, project)
-    result, messages = run_mypy(["consumer.py"], project)
+    result, messages = run_mypy(["consumer.py"], project, target=target)
     assert result.code in {0, 1}, result.output  # 2 would be a mypy usage error or crash
     assert (result.code == 0) == (not messages), result.output
     return messages
@@ -84,17 +85,19 @@ def _assert_never_errors(messages: list[Message]) -> list[str]:
 
 
 @pytest.mark.slow
-def test_new_state_or_event_breaks_exhaustive_consumer(tmp_path: Path) -> None:
+@pytest.mark.main_only
+@pytest.mark.parametrize("target", TARGETS)
+def test_new_state_or_event_breaks_exhaustive_consumer(tmp_path: Path, target: str) -> None:
     shutil.copyfile(CASES / "exhaustive_door.py.txt", tmp_path / "consumer.py")
 
-    assert _check(tmp_path, SPEC) == []
+    assert _check(tmp_path, SPEC, target) == []
 
-    errors = _assert_never_errors(_check(tmp_path, SPEC + NEW_STATE))
+    errors = _assert_never_errors(_check(tmp_path, SPEC + NEW_STATE, target))
     assert len(errors) == 1, errors
     assert 'Argument 1 to "assert_never" has incompatible type' in errors[0]
     assert '"Literal[DoorState.JAMMED]"' in errors[0]
 
-    errors = _assert_never_errors(_check(tmp_path, SPEC + NEW_EVENT))
+    errors = _assert_never_errors(_check(tmp_path, SPEC + NEW_EVENT, target))
     assert len(errors) == 1, errors
     assert 'Argument 1 to "assert_never" has incompatible type' in errors[0]
     assert '"Literal[DoorEvent.KICK]"' in errors[0]

@@ -2,9 +2,9 @@
 
 ``cases/plugin_wrong.py.txt`` marks each comparison the plugin must reject (``# E: <part of the
 message>``); ``cases/plugin_right.py.txt`` holds legal ones. Both are checked by a real mypy, with
-the plugin enabled in the consumer's config file (targeting this interpreter's Python and 3.10,
-whose branch of the runtime defines the ``StrEnum`` backport) and without it, next to a freshly
-generated ``door`` module; then both run, proving the rejected comparisons wrong and the accepted
+the plugin enabled in the consumer's config file (targeting every supported Python: on 3.10 the
+runtime's branch defines the ``StrEnum`` backport) and without it, next to a freshly generated
+``door`` module; then both run, proving the rejected comparisons wrong and the accepted
 ones true. The message wording is tested without mypy, on the plugin's functions.
 """
 
@@ -17,15 +17,13 @@ from pathlib import Path
 import pytest
 from statewright_compiler.mypy_plugin import StrEnumValues, closest_value, problem
 
+from tests.mypy_cache import TARGETS
 from tests.typing import CASES, REPO, Message, expectations, generate, run, run_mypy
 
 PLUGIN = "plugins = statewright_compiler.mypy_plugin\n"
 WRONG, RIGHT = "plugin_wrong", "plugin_right"
 FILES = ["door.py", f"{WRONG}.py", f"{RIGHT}.py"]
 CODE = "  [statewright-comparison]"
-RUNNING = f"{sys.version_info.major}.{sys.version_info.minor}"
-#: Python 3.10 as well: there ``statewright.StrEnum`` is the runtime's own ``(str, Enum)`` class.
-TARGETS = sorted({RUNNING, "3.10"})
 
 
 @pytest.fixture(scope="module")
@@ -37,22 +35,21 @@ def consumer(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def _mypy(consumer: Path, name: str, *, config: str, arguments: list[str]) -> list[Message]:
+def _mypy(consumer: Path, name: str, *, config: str, target: str) -> list[Message]:
     """mypy in a copy of the consumer folder (its own config file and cache)."""
-    folder = consumer.parent / f"{consumer.name}-{name}"
+    folder = consumer.parent / f"{consumer.name}-{name}-{target}"
     shutil.copytree(consumer, folder)
-    result, messages = run_mypy(FILES, folder, config=config, arguments=arguments)
+    result, messages = run_mypy(FILES, folder, config=config, target=target)
     assert result.code in {0, 1}, result.output  # 2 would be a usage error or a crash
     assert "Invalid error code" not in result.output, result.output
     return [message for message in messages if message.kind == "error"]
 
 
 @pytest.mark.slow
+@pytest.mark.main_only
 @pytest.mark.parametrize("target", TARGETS)
 def test_plugin_rejects_exactly_the_marked_comparisons(consumer: Path, target: str) -> None:
-    errors = _mypy(
-        consumer, f"plugin-{target}", config=PLUGIN, arguments=["--python-version", target]
-    )
+    errors = _mypy(consumer, "plugin", config=PLUGIN, target=target)
     expected = expectations(CASES / f"{WRONG}.py.txt")
     found = {(error.path, error.line) for error in errors}
     assert found == {(f"{WRONG}.py", line) for line in expected}, "\n".join(map(str, errors))
@@ -67,14 +64,18 @@ def test_plugin_rejects_exactly_the_marked_comparisons(consumer: Path, target: s
 
 
 @pytest.mark.slow
-def test_without_the_plugin_mypy_accepts_every_comparison(consumer: Path) -> None:
-    assert _mypy(consumer, "no-plugin", config="", arguments=[]) == []
+@pytest.mark.main_only
+@pytest.mark.parametrize("target", TARGETS)
+def test_without_the_plugin_mypy_accepts_every_comparison(consumer: Path, target: str) -> None:
+    assert _mypy(consumer, "no-plugin", config="", target=target) == []
 
 
 @pytest.mark.slow
-def test_the_code_can_be_disabled(consumer: Path) -> None:
+@pytest.mark.main_only
+@pytest.mark.parametrize("target", TARGETS)
+def test_the_code_can_be_disabled(consumer: Path, target: str) -> None:
     config = PLUGIN + "disable_error_code = statewright-comparison\n"
-    assert _mypy(consumer, "disabled", config=config, arguments=[]) == []
+    assert _mypy(consumer, "disabled", config=config, target=target) == []
 
 
 @pytest.mark.slow

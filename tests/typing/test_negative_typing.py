@@ -7,7 +7,7 @@ Every marked line must get its errors and no other line may get any. ``positive_
 uses the API correctly: no errors at all, and it runs. One mypy run checks all snippets together
 with a freshly generated ``pegasus_task`` module; a second one with the modules in the shape of a
 machine above ``render.MATCH_LIMIT`` (see ``tests/compiler/shapes.py``), whose typed API is the
-same.
+same; both for every supported Python.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from statewright_compiler.check.validate import compile_spec
 from statewright_compiler.pipeline import module_source
 
 from tests.compiler.shapes import large_shape
+from tests.mypy_cache import TARGETS
 from tests.typing import CASES, REPO, Message, Run, expectations, generate, run, run_mypy
 
 SNIPPETS = sorted(path.name.removesuffix(".py.txt") for path in CASES.glob("negative_*.py.txt"))
@@ -36,12 +37,17 @@ class Checked:
     messages: tuple[Message, ...]
 
 
-@pytest.fixture(scope="module", params=["small", "large"])
+@pytest.fixture(
+    scope="module",
+    params=[(shape, target) for shape in ("small", "large") for target in TARGETS],
+    ids=lambda param: "-".join(param),
+)
 def checked(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Checked:
-    folder = tmp_path_factory.mktemp(f"consumer_{request.param}")
+    shape, target = request.param
+    folder = tmp_path_factory.mktemp(f"consumer_{shape}")
     specs = (REPO / "spec" / "pegasus_task.toml", REPO / "examples" / "door.toml")
     for spec in (*specs, CASES / "only_internal.toml"):
-        if request.param == "small":
+        if shape == "small":
             generate(spec, folder)
             continue
         machine, _ = compile_spec(spec)
@@ -57,7 +63,7 @@ def checked(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
         shutil.copyfile(CASES / f"{name}.py.txt", folder / f"{name}.py")
     modules = ["pegasus_task.py", "door.py", "chart_sink.py", "data_task.py", "only_internal.py"]
     files = [*modules, *(f"{name}.py" for name in [*SNIPPETS, POSITIVE])]
-    result, messages = run_mypy(files, folder)
+    result, messages = run_mypy(files, folder, target=target)
     assert result.code in {0, 1}, result.output  # 2 would be a mypy usage error or crash
     return Checked(folder, result, tuple(messages))
 
@@ -82,6 +88,7 @@ def test_snippets_are_well_formed() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.main_only
 @pytest.mark.parametrize("name", SNIPPETS)
 def test_marked_lines_and_only_those_are_rejected(checked: Checked, name: str) -> None:
     expected = _expectations(name)
@@ -103,6 +110,7 @@ def test_marked_lines_and_only_those_are_rejected(checked: Checked, name: str) -
 
 
 @pytest.mark.slow
+@pytest.mark.main_only
 def test_correct_use_type_checks_and_runs(checked: Checked) -> None:
     for file in ("pegasus_task.py", "data_task.py", f"{POSITIVE}.py"):
         assert not _by_line(checked, file, "error"), checked.result.output
