@@ -37,6 +37,10 @@ MAIN_ONLY = {
     "tests/mcp/": "the MCP server through the SDK's own client, in subprocesses, with each "
     "store (PostgreSQL too); the compiler and runtime under it run everywhere",
     "tests/test_structure.py": "the source tree's shape, read with ast from the files",
+    "tests/deploy/": "two compiled models compared as data, and git; the compiler under it runs "
+    "everywhere",
+    "tests/scxml/test_cross_check.py": "python-statemachine runs what export-scxml writes; the "
+    "export itself is tested everywhere",
 }
 #: Run first, one per xdist worker, so that both fleets share their 30 s (see MAIN_ONLY).
 FIRST = "tests/runtime/test_fleet.py"

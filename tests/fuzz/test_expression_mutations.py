@@ -20,7 +20,6 @@ from __future__ import annotations
 import ast
 import random
 import subprocess
-import sys
 from pathlib import Path
 from typing import Final
 
@@ -32,11 +31,12 @@ from statewright_compiler.expressions.syntax import FUNCTIONS
 from statewright_compiler.pipeline import module_source
 from statewright_compiler.spec.load import parse_spec_text
 
-from tests.compiler.soundness import RULES, VERBATIM_TEXT_CODES
+from tests.compiler.soundness import RULES, VERBATIM_TEXT_CODES, ruff_binary
 from tests.compiler.specgen import toml_string
 from tests.conftest import REPO
 from tests.fuzz import budget, seed
 from tests.fuzz.test_spec_mutations import load_module
+from tests.mypy_cache import RUNNING, run_mypy
 
 #: What a generated expression function may name: its parameters, the runtime's lookup, the
 #: language's functions.
@@ -310,16 +310,15 @@ def test_hostile_expressions_in_every_slot_get_diagnostics_or_sound_modules(
     assert compiled, "no case compiled: the cases are too destructive to test modules"
     assert not (tmp_path / MARKER).exists()
     lint = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "--isolated", "--ignore-noqa", "--select", RULES,
+        [ruff_binary(), "check", "--isolated", "--ignore-noqa", "--select", RULES,
          "--ignore", VERBATIM_TEXT_CODES, "--target-version", "py310", "--quiet", str(modules)],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert lint.returncode == 0, f"seed {seed()}:\n{lint.stdout}"
     sample = chooser.sample(sorted(modules.glob("*.py")), min(10, compiled))
-    checked = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--warn-unreachable", "--no-incremental",
-         "--cache-dir", str(tmp_path / ".mypy_cache"), *map(str, sample)],
-        capture_output=True, text=True, check=False, cwd=tmp_path,
+    checked = run_mypy(
+        ["--strict", "--warn-unreachable", "--python-version", RUNNING], sample,
+        cwd=tmp_path, cache_dir=tmp_path / ".mypy_cache",
         env={"PATH": "", "MYPYPATH": str(REPO / "runtime")},
     )  # fmt: skip
     assert checked.returncode == 0, f"seed {seed()}:\n{checked.stdout}"
