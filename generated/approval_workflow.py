@@ -632,8 +632,9 @@ class ApprovalWorkflowMachine(
         handlers: ApprovalWorkflowHandlers[ContextT],
         *,
         options: MachineOptions | None = None,
+        data: Mapping[str, object] | None = None,
     ) -> None:
-        super().__init__(context, handlers, options=options)
+        super().__init__(context, handlers, options=options, data=data)
 
     if TYPE_CHECKING:
         # Like __init__, restore and load take this machine's handlers, and they return the
@@ -960,8 +961,9 @@ class ApprovalWorkflowAsyncMachine(
         handlers: ApprovalWorkflowAsyncHandlers[ContextT],
         *,
         options: MachineOptions | None = None,
+        data: Mapping[str, object] | None = None,
     ) -> None:
-        super().__init__(context, handlers, options=options)
+        super().__init__(context, handlers, options=options, data=data)
 
     if TYPE_CHECKING:
         # Like __init__, restore and load take this machine's handlers, and they return the

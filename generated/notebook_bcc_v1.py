@@ -984,8 +984,9 @@ class NotebookBccV1Machine(
         handlers: NotebookBccV1Handlers[ContextT],
         *,
         options: MachineOptions | None = None,
+        data: Mapping[str, object] | None = None,
     ) -> None:
-        super().__init__(context, handlers, options=options)
+        super().__init__(context, handlers, options=options, data=data)
 
     if TYPE_CHECKING:
         # Like __init__, restore and load take this machine's handlers, and they return the
@@ -1447,8 +1448,9 @@ class NotebookBccV1AsyncMachine(
         handlers: NotebookBccV1AsyncHandlers[ContextT],
         *,
         options: MachineOptions | None = None,
+        data: Mapping[str, object] | None = None,
     ) -> None:
-        super().__init__(context, handlers, options=options)
+        super().__init__(context, handlers, options=options, data=data)
 
     if TYPE_CHECKING:
         # Like __init__, restore and load take this machine's handlers, and they return the

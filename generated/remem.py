@@ -918,8 +918,9 @@ class ReMemMachine(ChartMachine[ReMemState, ReMemEvent, ContextT]):
         handlers: ReMemHandlers[ContextT],
         *,
         options: MachineOptions | None = None,
+        data: Mapping[str, object] | None = None,
     ) -> None:
-        super().__init__(context, handlers, options=options)
+        super().__init__(context, handlers, options=options, data=data)
 
     if TYPE_CHECKING:
         # Like __init__, restore and load take this machine's handlers, and they return the
@@ -1198,8 +1199,9 @@ class ReMemAsyncMachine(AsyncChartMachine[ReMemState, ReMemEvent, ContextT]):
         handlers: ReMemAsyncHandlers[ContextT],
         *,
         options: MachineOptions | None = None,
+        data: Mapping[str, object] | None = None,
     ) -> None:
-        super().__init__(context, handlers, options=options)
+        super().__init__(context, handlers, options=options, data=data)
 
     if TYPE_CHECKING:
         # Like __init__, restore and load take this machine's handlers, and they return the

@@ -63,9 +63,16 @@ class AsyncMachine(BaseMachine[S, E, C]):
     """Base class of generated async machines: ``await machine.send(event, **payload)``."""
 
     def __init__(
-        self, context: C, handlers: object | None = None, *, options: MachineOptions | None = None
+        self,
+        context: C,
+        handlers: object | None = None,
+        *,
+        options: MachineOptions | None = None,
+        data: Mapping[str, Any] | None = None,
     ) -> None:
-        self._construct(context, handlers, options, None)
+        """``data``: initial data for this instance, by data field name (see
+        :attr:`~statewright.MachineInstance.data`)."""
+        self._construct(context, handlers, options, None, data)
 
     def _construct(
         self,
@@ -73,10 +80,12 @@ class AsyncMachine(BaseMachine[S, E, C]):
         handlers: object | None,
         options: MachineOptions | None,
         snapshot: Decoded | None,
+        data: Mapping[str, Any] | None = None,
     ) -> None:
         self._async_lock: asyncio.Lock | None = None
         self._owner: asyncio.Task[Any] | None = None
-        self._setup(context, handlers, default_options() if options is None else options, NO_LOCK)
+        opts = default_options() if options is None else options
+        self._setup(context, handlers, opts, NO_LOCK, data)
         if snapshot is not None:
             self._install(snapshot)
         # else a statechart enters its initial configuration with start_chart() or its first event

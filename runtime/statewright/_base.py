@@ -110,13 +110,15 @@ class BaseMachine(PersistentMachine[S, E, C]):
     def _start_steps(self) -> Generator[Request, Any, None]:
         """Enter a statechart's initial configuration (its entry actions and eventless
         transitions); nothing for a flat machine."""
-        working = self._engine.initial(self._clock, self._instance_id)
+        working = self._engine.initial(self._clock, self._instance_id, self._given)
         self._enter_user_code()
         try:
             yield from self._engine.start(working)
         finally:
             self._leave_user_code()
         self._chart = working
+        if self._given is not None:
+            del self._given  # entered with it: back to the class's None
         self._state = self._engine.reported(working, self._state)
         self._started = True
 

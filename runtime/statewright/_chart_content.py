@@ -172,11 +172,19 @@ class ChartContent(ChartTables):
     def initialize(self, state: ChartState, early: bool) -> Generator[Request, Any, None]:
         """The machine's own data initializers, then (``early``) every state's, in document
         order; each initializer is a block of its own (SCXML 5.3: a failing ``<data>`` leaves
-        the others to run)."""
+        the others to run). A field given at construction keeps its value: its initializer is
+        skipped (SCXML's ``<invoke>`` params), now or, for a state bound late, when the state
+        is first entered."""
         nodes = self.chart.nodes
+        model = state.model
+        given = frozenset() if model is None else model.given
         for steps in (self.chart.data_steps, *(n.data_steps for n in nodes if early)):
             for step in steps:
-                yield from self.run(state, (step,), _NO_DATA, None)
+                if not given or not _initializes(step, given):
+                    yield from self.run(state, (step,), _NO_DATA, None)
+        if given:
+            assert model is not None
+            model.given = given.intersection(frozenset().union(*self.late_fields.values()))
 
     def bind(
         self, state: ChartState, node: int, payload: Mapping[str, Any], event: Any
@@ -188,8 +196,12 @@ class ChartContent(ChartTables):
         if node in model.initialized:
             return
         model.initialized = model.initialized | {node}
+        given = model.given
         for step in self.chart.nodes[node].data_steps:
-            yield from self.run(state, (step,), payload, event)
+            if not given or not _initializes(step, given):
+                yield from self.run(state, (step,), payload, event)
+        if given:
+            model.given = given - self.late_fields[node]
 
     def done_data(self, state: ChartState, final: int, event: Any) -> Any:
         """What entering the final state ``final`` gives its parent's ``done.state`` event:
@@ -372,3 +384,8 @@ class ChartContent(ChartTables):
         if step is None:
             raise GuardFailed(where, shown, error) from error
         raise ActionFailed(where, shown, step, error) from error
+
+
+def _initializes(step: Step, given: frozenset[str]) -> bool:
+    """Whether the initializer ``step`` sets a field given at construction."""
+    return isinstance(step, Assign) and step.container is None and step.field in given

@@ -52,10 +52,14 @@ class ChartEngine(ChartAlgorithm):
             index for index, transition in enumerate(chart.transitions) if transition.checkpoint
         )
 
-    def initial(self, clock: Callable[[], float], session: str = "") -> ChartState:
+    def initial(
+        self, clock: Callable[[], float], session: str = "", given: Mapping[str, Any] | None = None
+    ) -> ChartState:
         """The chart's state before the initial configuration is entered: with data-model
-        content, a fresh data object (the data model's ``factory``) and the system variables of
-        ``session`` (the instance id)."""
+        content, a fresh data object (the data model's ``factory``) holding copies of the
+        ``given`` initial data (checked: :func:`~statewright._data_values.initial_data`),
+        whose initializers will not run, and the system variables of ``session`` (the instance
+        id)."""
         if not self.expressive:
             return ChartState(clock=clock)
         from statewright._chart_state import ModelChartState
@@ -64,7 +68,14 @@ class ChartEngine(ChartAlgorithm):
 
         model = self.data_model
         data = None if model is None else model.factory()
-        return ModelChartState(DataState(data, System(session, self.name)), clock=clock)
+        if not given:
+            return ModelChartState(DataState(data, System(session, self.name)), clock=clock)
+        from statewright._data_values import stored
+
+        for name, value in given.items():
+            setattr(data, name, stored(value))  # each start its own copy
+        system = System(session, self.name)
+        return ModelChartState(DataState(data, system, given=frozenset(given)), clock=clock)
 
     def may_take(self, state: Any, member: Any) -> bool:
         """Always worth a macrostep: an ancestor, an internal queue or an error may take it."""

@@ -21,7 +21,9 @@ chart can produce is accepted:
   (:mod:`statewright._timer_snapshot`, with what a data model adds to timers). Numbers are kept
   as they were given (an integer stays an integer);
 * with late binding (a data model), ``initialized``: the states whose own data was
-  initialized, every active one among them. The data itself is the snapshot's ``data`` field
+  initialized, every active one among them; and ``given`` when fields of states not entered
+  yet were given at construction (their initializers will not run: ``Machine(..., data=)``),
+  each such a field once. The data itself is the snapshot's ``data`` field
   (:mod:`statewright._data_values`).
 
 Timers are then adjusted by their restore policy: ``fire`` keeps the absolute due time (an
@@ -31,6 +33,7 @@ the snapshot was taken (never more than the delay), ``restart`` starts the full 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from statewright._chart_spec import (
@@ -78,6 +81,8 @@ def encode_chart(engine: ChartTables, state: ChartState, saved_at: float) -> dic
         model = state.model
         done = sorted(model.initialized) if model is not None else []
         encoded["initialized"] = [names[node] for node in done]
+        if model is not None and model.given:  # given fields of states not entered yet
+            encoded["given"] = sorted(model.given)
     return encoded
 
 
@@ -89,7 +94,7 @@ def decode_chart(
     if type(value) is not dict:
         raise SnapshotError("expected an object", field="chart")
     keys = LATE_KEYS if engine.late_nodes else KEYS
-    missing = sorted(keys - value.keys()) or sorted(value.keys() - keys)
+    missing = sorted(keys - value.keys()) or sorted(value.keys() - keys - _optional(engine))
     if missing:
         reason = "is missing" if keys - value.keys() else "is not a chart field"
         raise SnapshotError(reason, field=f"chart.{missing[0]}")
@@ -123,8 +128,34 @@ def decode_chart(
     if not engine.expressive:
         return ChartState(*parts), float(saved_at)
     initialized = _initialized(engine, value, set(active)) if engine.late_nodes else ()
-    model = DataState(data, initialized=frozenset(initialized))
+    given = _given(engine, value.get("given", []), initialized)
+    model = DataState(data, initialized=frozenset(initialized), given=given)
     return ModelChartState(model, *parts), float(saved_at)
+
+
+def _optional(engine: ChartTables) -> frozenset[str]:
+    """Keys a chart's part may leave out: with late binding, ``given``."""
+    return _GIVEN if engine.late_nodes else frozenset()
+
+
+_GIVEN: Final = frozenset({"given"})
+
+
+def _given(engine: ChartTables, value: Any, initialized: Sequence[int]) -> frozenset[str]:
+    """The fields given at construction whose states (bound late) have not been entered:
+    their initializers are still to be skipped."""
+    if type(value) is not list or not all(type(name) is str for name in value):
+        raise SnapshotError("expected an array of data field names", field="chart.given")
+    waiting = frozenset().union(
+        *(fields for node, fields in engine.late_fields.items() if node not in initialized)
+    )
+    for i, name in enumerate(value):
+        if name not in waiting:
+            reason = f"{name!r:.60} is not a data field of a state bound late and not entered yet"
+            raise SnapshotError(reason, field=f"chart.given[{i}]")
+        if name in value[:i]:
+            raise SnapshotError(f"{name!r:.60} names the field twice", field=f"chart.given[{i}]")
+    return frozenset(value)
 
 
 def _initialized(engine: ChartTables, value: dict[str, Any], active: set[int]) -> list[int]:

@@ -145,6 +145,15 @@ class ChartTables:
             for index, node in enumerate(nodes)
             if node.data_steps and data is not None and data.binding == "late"
         )
+        #: Each of those states' own data fields (what its initializers assign).
+        self.late_fields = {
+            index: frozenset(
+                step.field
+                for step in nodes[index].data_steps
+                if isinstance(step, Assign) and step.field is not None
+            )
+            for index in sorted(self.late_nodes)
+        }
         self.nodes = tuple(
             _bound_first(node, index) if index in self.late_nodes else node
             for index, node in enumerate(nodes)

@@ -38,10 +38,11 @@ MISSING: Final = _Missing()
 class DataState:
     """The machine's data object (shared by every copy), its system variables, the event being
     processed (``_event``: :data:`~statewright._event_info.UNBOUND` before the first), the
-    states whose own data late binding has initialized, and this copy's journal of
-    assignments."""
+    states whose own data late binding has initialized, the fields given at construction
+    whose initializers have not run yet (they are skipped: the given value stays), and this
+    copy's journal of assignments."""
 
-    __slots__ = ("current", "data", "initialized", "journal", "system")
+    __slots__ = ("current", "data", "given", "initialized", "journal", "system")
 
     def __init__(
         self,
@@ -49,17 +50,19 @@ class DataState:
         system: System | None = None,
         current: EventInfo[Any] = UNBOUND,
         initialized: frozenset[int] = frozenset(),
+        given: frozenset[str] = frozenset(),
     ) -> None:
         self.data = data
         self.system = system
         self.current = current
         self.initialized = initialized
+        self.given = given
         #: ``(object, field or key, value before, whether a field)``, oldest first.
         self.journal: list[tuple[Any, Any, Any, bool]] = []
 
     def copy(self) -> DataState:
         """The next macrostep's: the same data, an empty journal."""
-        return DataState(self.data, self.system, self.current, self.initialized)
+        return DataState(self.data, self.system, self.current, self.initialized, self.given)
 
     def assign(self, name: str, value: Any) -> None:
         """Store ``value`` (a checked copy) in the data field ``name``, which may be unset (a

@@ -19,7 +19,9 @@ A snapshot writes each field's value as it is (``"data": {"retries": 2}``), leav
 that is unset (only one the data class does not set at construction: the data model's
 ``required`` flag is false); restoring checks each against the field's type (the payload shapes
 of :mod:`statewright._payloads`) and these bounds, and a malformed one is a
-:class:`~statewright.SnapshotError` naming ``data.<field>``.
+:class:`~statewright.SnapshotError` naming ``data.<field>``. Initial data given to one instance
+(``Machine(..., data={...})``) is checked the same way (:func:`initial_data`), a malformed value
+an :class:`~statewright.InvalidData`.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from statewright._errors import InvalidPayload, SnapshotError
+from statewright._errors import InvalidData, InvalidPayload, SnapshotError
 from statewright._jsondata import MAX_INT_BITS, json_data
 
 if TYPE_CHECKING:
@@ -40,6 +42,7 @@ __all__ = [
     "check_growth",
     "decode_data",
     "encode_data",
+    "initial_data",
     "stored",
 ]
 
@@ -145,15 +148,13 @@ def decode_data(value: Any, model: DataModel) -> Any:
     unknown = sorted(value.keys() - set(names))
     if unknown:
         raise SnapshotError("is not a data field", field=f"data.{unknown[0]}")
-    from statewright._payloads import check_payload
-
     data = model.factory()
     for field in model.fields:
         name = field[0]
         if name not in value:  # unset when saved (a field the data class leaves unset)
             continue
         try:
-            item = stored(check_payload("data", (field,), {name: value[name]})[name])
+            item = _checked(field, value[name])
         except InvalidPayload as error:
             where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.path)
             raise SnapshotError(error.reason, field=f"data{where}") from None
@@ -161,3 +162,39 @@ def decode_data(value: Any, model: DataModel) -> Any:
             raise SnapshotError(str(error), field=f"data.{name}") from None
         setattr(data, name, item)
     return data
+
+
+def _checked(field: tuple[str, tuple[Any, ...], bool], value: Any) -> Any:
+    """A checked copy of ``value`` for the data field ``field``: :class:`InvalidPayload` when
+    its type does not admit it, ``ValueError``/``TypeError`` when it breaks a bound."""
+    from statewright._payloads import check_payload
+
+    name = field[0]
+    return stored(check_payload("data", (field,), {name: value})[name])
+
+
+# -- initial data given to one instance ----------------------------------------------------------
+def initial_data(model: DataModel | None, machine: str, values: object) -> dict[str, Any]:
+    """Initial data given to one instance of ``machine`` (SCXML's ``<invoke>`` params): each
+    value checked like a snapshot's (its field's type, the bounds above) and copied, by field
+    name. Anything wrong is :class:`~statewright.InvalidData`: a name that is no data field, a
+    value the field does not take, ``values`` not a mapping, or a machine without a data
+    model."""
+    if model is None:
+        raise InvalidData(machine, (), f"{machine} has no data model (no [data] in its spec)")
+    if not isinstance(values, Mapping):
+        raise InvalidData(machine, (), "expected a mapping of data field names to values")
+    fields = {field[0]: field for field in model.fields}
+    checked: dict[str, Any] = {}
+    for name, value in values.items():
+        field = fields.get(name) if type(name) is str else None
+        if field is None:
+            known = ", ".join(sorted(fields))
+            raise InvalidData(machine, (str(name),), f"is not a data field (fields: {known})")
+        try:
+            checked[name] = _checked(field, value)
+        except InvalidPayload as error:
+            raise InvalidData(machine, error.path, error.reason) from None
+        except (ValueError, TypeError, ArithmeticError) as error:  # a bound; float() of 2**5000
+            raise InvalidData(machine, (name,), str(error)) from None
+    return checked

@@ -75,10 +75,16 @@ if TYPE_CHECKING:  # a type only: defining a Protocol class costs time at import
         ``working`` is the engine's own running state (a statechart's
         :class:`~statewright._chart_state.ChartState`, None for a flat machine), made by
         :meth:`initial` and replaced by each committed :class:`Outcome`. ``session`` is the
-        instance id (a data model's ``_sessionid``); ``sent`` the timer whose event a step is
-        (None for an event sent from outside)."""
+        instance id (a data model's ``_sessionid``), ``given`` its initial data (checked, by
+        field name: :func:`~statewright._data_values.initial_data`); ``sent`` the timer whose
+        event a step is (None for an event sent from outside)."""
 
-        def initial(self, clock: Callable[[], float], session: str = "") -> Any: ...
+        def initial(
+            self,
+            clock: Callable[[], float],
+            session: str = "",
+            given: Mapping[str, Any] | None = None,
+        ) -> Any: ...
 
         def start(self, working: Any) -> Generator[Request, Any, object]: ...
 

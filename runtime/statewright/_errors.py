@@ -14,6 +14,7 @@ __all__ = [
     "ClockError",
     "Conflict",
     "GuardFailed",
+    "InvalidData",
     "InvalidPayload",
     "InvalidTransition",
     "RegistrySaveError",
@@ -125,6 +126,23 @@ class InvalidPayload(StatewrightError, ValueError):
         self.reason = reason
         where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path)
         super().__init__(f"payload of {event}: {where.lstrip('.') or 'arguments'}: {reason}")
+
+
+class InvalidData(InvalidPayload):
+    """Initial data given to a machine (``Machine(..., data={...})``) that its data model does
+    not take: a name that is no data field, a value its field's type does not admit or that
+    breaks a bound on stored values, anything that is not a mapping, or data for a machine
+    without a data model. Raised by the constructor before anything ran. ``event`` is the
+    machine's name; ``path`` and ``reason`` as for :class:`InvalidPayload`."""
+
+    def __init__(self, machine: str, path: Sequence[str | int], reason: str) -> None:
+        self.event = machine
+        self.path = tuple(path)
+        self.reason = reason
+        where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path)
+        where = where.lstrip(".")
+        shown = f"{where}: {reason}" if where else reason
+        StatewrightError.__init__(self, f"data of {machine}: {shown}")
 
 
 class ActionFailed(StatewrightError):

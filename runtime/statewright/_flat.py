@@ -37,7 +37,9 @@ class FlatEngine:
         self.table = table
 
     # -- what the machine asks of any engine -----------------------------------------------------
-    def initial(self, clock: Callable[[], float], session: str = "") -> None:
+    def initial(
+        self, clock: Callable[[], float], session: str = "", given: Mapping[str, Any] | None = None
+    ) -> None:
         """A flat machine keeps no state beyond the machine's own ``state`` and ``previous``."""
         return None
 

@@ -73,6 +73,9 @@ class MachineInstance(Generic[S, E, C]):
     _synced_total: int = 0
     #: Idempotency keys of applied keyed sends, oldest first, and their event ids.
     _keys: dict[str, int] | None = None
+    #: The initial data given at construction (checked), until the initial configuration is
+    #: entered with it.
+    _given: dict[str, Any] | None = None
 
     def _setup(
         self,
@@ -80,11 +83,17 @@ class MachineInstance(Generic[S, E, C]):
         handlers: object | None,
         options: MachineOptions | None,
         read_lock: Lock,
+        data: Mapping[str, Any] | None = None,
     ) -> None:
         """Set every field (the flavour then enters the initial configuration, or installs a
-        restored snapshot)."""
+        restored snapshot); ``data`` is the initial data given to this instance, checked here
+        before anything runs (:class:`~statewright.InvalidData`)."""
         table, engine = type(self)._classdata()
         spec = table.spec
+        if data is not None:
+            from statewright._data_values import initial_data
+
+            self._given = initial_data(spec.data, spec.name, data)
         opts = default_options() if options is None else options
         self._spec_table = table
         self._engine: Engine = engine
@@ -115,7 +124,7 @@ class MachineInstance(Generic[S, E, C]):
         #: Held while history and counters are read, so a reader never sees a half-applied
         #: transition (the sync machine's own lock; asyncio tasks cannot interleave a read).
         self._read_lock = read_lock
-        working = engine.initial(self._clock, self._instance_id)
+        working = engine.initial(self._clock, self._instance_id, self._given)
         if working is not None:  # a statechart, whose initial configuration is entered next
             self._chart = working
             self._started = False

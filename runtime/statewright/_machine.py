@@ -71,9 +71,16 @@ class Machine(BaseMachine[S, E, C]):
     eventless transitions."""
 
     def __init__(
-        self, context: C, handlers: object | None = None, *, options: MachineOptions | None = None
+        self,
+        context: C,
+        handlers: object | None = None,
+        *,
+        options: MachineOptions | None = None,
+        data: Mapping[str, Any] | None = None,
     ) -> None:
-        self._construct(context, handlers, options, None)
+        """``data``: initial data for this instance, by data field name (see
+        :attr:`~statewright.MachineInstance.data`)."""
+        self._construct(context, handlers, options, None, data)
 
     def _construct(
         self,
@@ -81,6 +88,7 @@ class Machine(BaseMachine[S, E, C]):
         handlers: object | None,
         options: MachineOptions | None,
         snapshot: Decoded | None,
+        data: Mapping[str, Any] | None = None,
     ) -> None:
         opts = default_options() if options is None else options
         if opts.thread_safe:
@@ -90,7 +98,7 @@ class Machine(BaseMachine[S, E, C]):
         else:
             lock = NO_LOCK
         self._lock = lock
-        self._setup(context, handlers, opts, lock)
+        self._setup(context, handlers, opts, lock, data)
         if snapshot is not None:
             self._install(snapshot)
         elif not self._started:  # a statechart enters its initial configuration now

@@ -24,6 +24,8 @@ from statewright._listeners import statewright_logger
 from statewright._snapshot import SNAPSHOT_FORMAT, history_json, incremental
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from statewright._options import MachineOptions
     from statewright._snapshot import Payload
     from statewright._snapshot_decode import Decoded
@@ -142,10 +144,11 @@ class PersistentMachine(MachineInstance[S, E, C]):
         handlers: object | None,
         options: MachineOptions | None,
         snapshot: Decoded | None,
+        data: Mapping[str, Any] | None = None,
     ) -> None:
         """Build the instance (the flavour's ``__init__`` and :meth:`restore` both come here):
         set every field, then install ``snapshot`` or, without one, enter the initial
-        configuration (the flavour decides when)."""
+        configuration (the flavour decides when) with the initial ``data`` given, if any."""
         raise NotImplementedError
 
     def _install(self, decoded: Decoded) -> None:

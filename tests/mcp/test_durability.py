@@ -2,8 +2,8 @@
 
 Each client starts a server of its own (as two desktop clients would), both on one SQLite file,
 so their writes to one instance race through the store's compare-and-swap. The instance is in
-``applying`` with retries that never run out (:func:`tests.mcp.hosts.patient_context`), where
-``APPLY_RESULT`` with ``success: false`` is always legal and counts one attempt in the context:
+``applying`` with retries that never run out (:func:`tests.mcp.hosts.patient_data`), where
+``APPLY_RESULT`` with ``success: false`` is always legal and counts one attempt in the data:
 the stored attempt count is then exactly the number of events applied.
 """
 
@@ -29,7 +29,13 @@ pytestmark = [
 ]
 
 T = TypeVar("T")
-PATIENT = ("--allow-create", "--context", "tests.mcp.hosts:patient_context")
+PATIENT = (
+    "--allow-create",
+    "--context",
+    "tests.mcp.hosts:patient_context",
+    "--data",
+    "tests.mcp.hosts:patient_data",
+)
 #: Events that bring a new instance to ``applying``.
 SETUP = [("VALIDATED", {"valid": True}), ("APPROVE", {"approver": "ops"})]
 FAILED = {"success": False, "error": "HTTP 503"}
@@ -64,7 +70,7 @@ def _check_stored(store_url: str, instance_id: str, events: int) -> None:
     with open_store(store_url) as store:
         stored = store.load(instance_id) or {}
     assert stored["total_transitions"] == len(SETUP) + events
-    assert stored["context"]["attempt"] == events
+    assert stored["data"]["attempt"] == events
     ids = [record["event_id"] for record in stored["history"]]
     assert ids == list(range(1, len(SETUP) + events + 1))
 

@@ -35,7 +35,8 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         [sys.executable, "-m", "statewright_compiler", "mcp", "--transport", "http",
          "--port", str(port), "--store", f"sqlite:///{database}", "--allow-create",
          "--machine", MACHINE, "--path", ".", "--path", "examples",
-         "--handlers", "tests.mcp.hosts:handlers", "--context", "tests.mcp.hosts:patient_context"],
+         "--handlers", "tests.mcp.hosts:handlers", "--context", "tests.mcp.hosts:patient_context",
+         "--data", "tests.mcp.hosts:patient_data"],
         cwd=REPO,
     )  # fmt: skip
     try:

@@ -30,6 +30,7 @@ def types(monkeypatch: pytest.MonkeyPatch) -> tuple[MachineType, ...]:
         machines=("approval_workflow:ApprovalWorkflowMachine",),
         handlers="tests.mcp.hosts:handlers",
         context="tests.mcp.hosts:patient_context",
+        data="tests.mcp.hosts:patient_data",
         path=(REPO, REPO / "examples"),
     )
     return hosted_types(settings)
@@ -84,7 +85,7 @@ def test_a_send_that_loses_the_race_loads_again_and_applies_once(
     assert racing.conflicts == 1
     assert (answer["applied"], answer["event_id"]) == (True, 4)  # after the other's 3
     stored = store.load("raced") or {}
-    assert (stored["total_transitions"], stored["context"]["attempt"]) == (4, 2)
+    assert (stored["total_transitions"], stored["data"]["attempt"]) == (4, 2)
 
 
 def test_a_duplicate_that_loses_the_race_finds_its_key_applied(
@@ -95,7 +96,7 @@ def test_a_duplicate_that_loses_the_race_finds_its_key_applied(
     racing = RacingStore(store, lambda: other.send("duplicated", "APPLY_RESULT", FAILED, "same"))
     answer = Instances(racing, types).send("duplicated", "APPLY_RESULT", FAILED, "same")
     assert (racing.conflicts, answer["applied"], answer["event_id"]) == (1, False, 3)
-    assert (store.load("duplicated") or {})["context"]["attempt"] == 1
+    assert (store.load("duplicated") or {})["data"]["attempt"] == 1
 
 
 def test_a_send_that_loses_every_race_is_busy_and_applies_nothing(
@@ -117,7 +118,7 @@ def test_a_send_that_loses_every_race_is_busy_and_applies_nothing(
     assert refused.value.kind == "busy"
     assert len(waits) == MAX_ATTEMPTS and max(waits) <= 0.1
     stored = store.load("busy") or {}
-    assert stored["context"]["attempt"] == MAX_ATTEMPTS  # the other writer's, none of mine
+    assert stored["data"]["attempt"] == MAX_ATTEMPTS  # the other writer's, none of mine
     assert "mine" not in dict(stored["idempotency_keys"])
 
 
@@ -155,6 +156,30 @@ def test_a_context_factory_that_raises_is_a_create_error_and_stores_nothing(
     assert store.load("never") is None
 
 
+def test_a_created_instance_starts_with_the_data_factory_s_initial_data(
+    types: tuple[MachineType, ...], store: SqliteStore
+) -> None:
+    created = Instances(store, types).create("ApprovalWorkflow", "patient")
+    assert created["created"] is True
+    stored = store.load("patient") or {}
+    assert stored["data"] == {"attempt": 0, "max_retries": 1_000_000}
+
+
+def test_data_the_machine_does_not_take_is_a_create_error_and_stores_nothing(
+    types: tuple[MachineType, ...], store: SqliteStore
+) -> None:
+    from tests.mcp.hosts import wrong_data
+
+    broken = MachineType(**{**vars(types[0]), "new_data": lambda: wrong_data(type)})
+    with pytest.raises(ToolError) as refused:
+        Instances(store, [broken]).create("ApprovalWorkflow", "never")
+    assert refused.value.kind == "create_failed"
+    assert "InvalidData: data of ApprovalWorkflow: max_retries: expected an integer" in (
+        refused.value.message
+    )
+    assert store.load("never") is None
+
+
 def test_a_read_only_server_offers_and_runs_no_writing_tool(
     types: tuple[MachineType, ...], store: SqliteStore
 ) -> None:
@@ -183,9 +208,16 @@ def test_a_read_shows_a_machines_data_when_its_snapshot_has_some(
 ) -> None:
     served = Instances(store, types)
     served.create("ApprovalWorkflow", "with-data")
-    assert "data" not in served.read("with-data")  # the approval workflow has no data model
+    # the approval workflow has a data model since #19 (its data from the patient data factory)
+    assert served.read("with-data")["data"] == {"attempt": 0, "max_retries": 1_000_000}
     machine_class = types[0].cls
     snapshot = machine_class.snapshot
+    monkeypatch.setattr(  # a snapshot as a machine without a data model writes it: no data
+        machine_class,
+        "snapshot",
+        lambda self: {k: v for k, v in snapshot(self).items() if k != "data"},
+    )
+    assert "data" not in served.read("with-data")
     monkeypatch.setattr(  # a snapshot as a machine with a data model (#19) writes it
         machine_class, "snapshot", lambda self: {**snapshot(self), "data": {"retries": 2}}
     )

@@ -16,7 +16,13 @@ from tests.runtime.store_kinds import postgres_schema_url
 
 pytestmark = pytest.mark.slow
 
-PATIENT = ("--allow-create", "--context", "tests.mcp.hosts:patient_context")
+PATIENT = (
+    "--allow-create",
+    "--context",
+    "tests.mcp.hosts:patient_context",
+    "--data",
+    "tests.mcp.hosts:patient_data",
+)
 
 
 async def _answer(client: Client, name: str, arguments: dict[str, Any]) -> tuple[bool, Any]:
@@ -70,4 +76,4 @@ def test_two_clients_on_postgresql_lose_nothing_and_refuse_without_writing(
     with open_store(url) as store:
         stored = store.load("pg") or {}
     assert stored["total_transitions"] == 2 + 2 * per_client
-    assert stored["context"]["attempt"] == 2 * per_client
+    assert stored["data"]["attempt"] == 2 * per_client

@@ -63,6 +63,16 @@ def test_the_table_configures_the_server_and_options_override_it(tmp_path: Path)
     assert find_config(project).root == project
 
 
+def test_the_data_factory_is_an_import_path_like_the_context_s(tmp_path: Path) -> None:
+    project = _project(
+        tmp_path, 'store = "memory://"\nmachines = ["a:B"]\ncontext = "h:ctx"\ndata = "h:data"\n'
+    )
+    assert settings_from(_options(), project).data == "h:data"
+    assert settings_from(_options("--data", "other:make"), project).data == "other:make"
+    bare = _project(tmp_path, 'store = "memory://"\nmachines = ["a:B"]\n')
+    assert settings_from(_options(), bare).data is None
+
+
 @pytest.mark.parametrize(
     ("table", "argv", "message"),
     [
@@ -75,6 +85,7 @@ def test_the_table_configures_the_server_and_options_override_it(tmp_path: Path)
         ('store = "memory://"\nmachines = ["a:B"]\n', ("--port", "0"), "a port number"),
         ('store = "memory://"\nmachines = ["a:B"]\n', ("--instance-prefix", "../"), "letters"),
         ('store = "memory://"\nmachines = ["a:B"]\nhistory = -1\n', (), "whole number"),
+        ('store = "memory://"\nmachines = ["a:B"]\ndata = "h.data"\n', (), "data must be a"),
     ],
 )
 def test_a_wrong_table_or_option_is_a_configuration_error(
@@ -105,6 +116,25 @@ def test_only_generated_sync_machines_and_complete_handlers_are_hosted(
     settings = Settings(REPO, "memory://", machines, handlers, path=(REPO, REPO / "examples"))
     with pytest.raises(ConfigError, match=message):
         hosted_types(settings)
+
+
+def test_a_data_factory_is_imported_and_checked_at_start_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    paths = (REPO, REPO / "examples")
+    for data, message in [
+        ("tests.mcp.hosts:NOT_THERE", "data factory tests.mcp.hosts:NOT_THERE: .* has no"),
+        ("tests.mcp.hosts:__doc__", "data factory tests.mcp.hosts:__doc__: not callable"),
+    ]:
+        settings = Settings(REPO, "memory://", (MACHINE,), HANDLERS, data=data, path=paths)
+        with pytest.raises(ConfigError, match=message):
+            hosted_types(settings)
+    settings = Settings(
+        REPO, "memory://", (MACHINE,), HANDLERS, data=f"{HANDLERS[:-9]}:patient_data"
+    )
+    (served,) = hosted_types(Settings(**{**vars(settings), "path": paths}))
+    assert served.new_data() == {"max_retries": 1_000_000}
 
 
 def test_the_command_reports_a_bad_configuration_in_one_line(tmp_path: Path) -> None:

@@ -39,6 +39,8 @@ def client(database: Path) -> Iterator[SyncClient]:
         "t-",
         "--context",
         "tests.mcp.hosts:patient_context",
+        "--data",
+        "tests.mcp.hosts:patient_data",
     )
     with connected(parameters) as connection:
         yield connection

@@ -194,8 +194,9 @@ def test_final_states_give_their_done_data(monkeypatch: pytest.MonkeyPatch) -> N
 
 def test_else_runs_the_handler_action_on_an_early_failure() -> None:
     handlers = Handlers()
-    machine = started(handlers=handlers)
-    machine.data.max_attempts = 5  # a test's change: attempts 1 < 5, neither branch holds
+    options = MachineOptions(clock=Clock(), instance_id=SESSION)
+    # this run's max_attempts: attempts 1 < 5, neither branch holds
+    machine = data_task.DataTaskMachine(None, handlers, options=options, data={"max_attempts": 5})
     machine.failed(reason="flaky")
     assert handlers.calls == [("note_failure", {"reason": "flaky"})]
 

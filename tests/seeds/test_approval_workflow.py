@@ -134,11 +134,13 @@ def new_workflow(
     instance_id: str = "wf-1",
 ) -> Workflow:
     options = MachineOptions(instance_id=instance_id, store=store, clock=FakeClock())
-    workflow = ApprovalWorkflowMachine(WorkflowContext(), handlers or Handlers(), options=options)
-    # The chapter's variables.max_retries for this run: the runtime has no constructor argument
-    # for an instance's initial data, so it is set before the first event.
-    workflow.data.max_retries = max_retries
-    return workflow
+    # The chapter's variables.max_retries for this run: the instance's initial data.
+    return ApprovalWorkflowMachine(
+        WorkflowContext(),
+        handlers or Handlers(),
+        options=options,
+        data={"max_retries": max_retries},
+    )
 
 
 def get_status(workflow: Workflow) -> dict[str, object]:

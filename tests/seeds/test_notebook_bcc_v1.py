@@ -235,11 +235,9 @@ Notebook = NotebookBccV1Machine[NotebookState]
 
 def new_notebook(max_retries: int = 3, store: MemoryStore | None = None) -> Notebook:
     options = MachineOptions(clock=FakeClock(), instance_id="nb-v1", store=store)
-    notebook = NotebookBccV1Machine(NotebookState(), Handlers(), options=options)
-    # max_retries for this run: the runtime has no constructor argument for an instance's
-    # initial data, so it is set before the first event.
-    notebook.data.max_retries = max_retries
-    return notebook
+    # max_retries for this run: the instance's initial data.
+    data = {"max_retries": max_retries}
+    return NotebookBccV1Machine(NotebookState(), Handlers(), options=options, data=data)
 
 
 def handlers_of(notebook: Notebook) -> Handlers:

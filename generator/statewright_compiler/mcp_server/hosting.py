@@ -1,19 +1,20 @@
 """The machine types a server hosts: the configured classes, each with its handlers and a way to
-make a new instance's context, imported once at start-up.
+make a new instance's context and initial data, imported once at start-up.
 
 Only the ``module:name`` paths of the settings are imported (the machine classes, the handlers
-factory, the context factory), with the configured folders first on ``sys.path``; nothing a
-client sends ever names code. A class must be a synchronous generated machine (the server runs
-each call in a worker thread); a factory must be callable; the handlers must have every handler
-method the spec names. Each problem is a :class:`~statewright_compiler.config.ConfigError`
-naming the path, so a wrong configuration stops the server before a client connects.
+factory, the context factory, the data factory), with the configured folders first on
+``sys.path``; nothing a client sends ever names code. A class must be a synchronous generated
+machine (the server runs each call in a worker thread); a factory must be callable; the
+handlers must have every handler method the spec names. Each problem is a
+:class:`~statewright_compiler.config.ConfigError` naming the path, so a wrong configuration
+stops the server before a client connects.
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +38,8 @@ class MachineType:
     #: The generated module's ``SPEC_PATH`` and ``SPEC_SHA256`` (for the docs resources).
     spec_path: str | None
     spec_sha256: str | None
+    #: A new instance's initial data (``Machine(..., data=)``; None: the spec's initial values).
+    new_data: Callable[[], Mapping[str, Any] | None] = lambda: None
 
     @property
     def external_events(self) -> tuple[str, ...]:
@@ -71,6 +74,7 @@ def hosted_types(settings: Settings) -> tuple[MachineType, ...]:
             sys.path.insert(0, str(folder))
     handlers_factory = _factory(settings.handlers, "handlers factory")
     context_factory = _factory(settings.context, "context factory")
+    data_factory = _factory(settings.data, "data factory")
     found: dict[str, MachineType] = {}
     for path in settings.machines:
         cls = _machine_class(path)
@@ -87,6 +91,7 @@ def hosted_types(settings: Settings) -> tuple[MachineType, ...]:
             _context_maker(context_factory, cls),
             getattr(module, "SPEC_PATH", None),
             getattr(module, "SPEC_SHA256", None),
+            _context_maker(data_factory, cls),
         )
     return tuple(found.values())
 
@@ -144,6 +149,9 @@ def _check_handlers(cls: type[Machine[Any, Any, Any]], handlers: object, path: s
 
 
 def _context_maker(factory: Callable[[Any], Any] | None, cls: type) -> Callable[[], Any]:
+    """What a new instance gets from ``factory`` (its context, or its initial data): called for
+    each instance, None without a factory."""
+
     def new_context() -> Any:
         return None if factory is None else factory(cls)
 

@@ -128,7 +128,10 @@ class Instances:
             raise ToolError("invalid_instance_id", str(error)) from None
         try:
             created = machine_type.cls(
-                machine_type.new_context(), machine_type.handlers, options=options
+                machine_type.new_context(),
+                machine_type.handlers,
+                options=options,
+                data=machine_type.new_data(),
             )
             created.save()
         except Conflict:
@@ -137,7 +140,8 @@ class Instances:
                 raise ToolError("instance_exists", f"{instance_id!r} is taken") from None
             existing = self._restored(machine_type, stored)
             return {"created": False, "instance": detail(machine_type, existing, history=0)}
-        except Exception as error:  # the context factory or an entry action (user code) failed
+        except Exception as error:  # a factory or an entry action (user code) failed, or the
+            # data factory's data is not the machine's (InvalidData): nothing was saved
             raise ToolError("create_failed", f"{type(error).__name__}: {error}") from None
         self._type_of[instance_id] = machine_type
         return {"created": True, "instance": detail(machine_type, created, history=0)}

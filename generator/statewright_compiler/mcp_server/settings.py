@@ -3,14 +3,15 @@ command line over it.
 
 Each key has an option of the same name (``instance_prefix``: ``--instance-prefix``; ``machines``:
 ``--machine``, repeated): ``store`` (a store URL; a relative ``sqlite:`` or ``file:`` path is
-relative to the project root), ``machines`` (``module:Class`` each), ``handlers`` and ``context``
-(``module:name`` of a factory called with the machine class), ``path`` (folders put first on
+relative to the project root), ``machines`` (``module:Class`` each), ``handlers``, ``context``
+and ``data`` (``module:name`` of a factory called with the machine class; ``data``'s gives a new
+instance's initial data), ``path`` (folders put first on
 ``sys.path``; default the project root), ``instance_prefix``, ``read_only``, ``allow_create``,
 ``history`` (records a read shows; default 20), ``transport`` (``stdio`` or ``http``) and
 ``port`` (default 8000, on 127.0.0.1). docs/runtime.md ("statewright mcp") has the table;
 :data:`_EXPECTED` says what each one takes.
 
-Only ``machines``, ``handlers`` and ``context`` name code, and only those three are imported.
+Only ``machines``, ``handlers``, ``context`` and ``data`` name code, and only those are imported.
 A wrong key or value is a :class:`~statewright_compiler.config.ConfigError` (exit code 2).
 """
 
@@ -46,6 +47,7 @@ class Settings:
     machines: tuple[str, ...]
     handlers: str | None = None
     context: str | None = None
+    data: str | None = None
     path: tuple[Path, ...] = ()
     instance_prefix: str = ""
     read_only: bool = False
@@ -70,6 +72,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--handlers", metavar="MODULE:NAME", help="NAME(cls) -> handlers")
     parser.add_argument("--context", metavar="MODULE:NAME", help="NAME(cls) -> a new context")
+    parser.add_argument(
+        "--data", metavar="MODULE:NAME", help="NAME(cls) -> a new instance's initial data"
+    )
     parser.add_argument(
         "--path", action="append", metavar="FOLDER", help="put FOLDER first on sys.path"
     )
@@ -119,6 +124,7 @@ def settings_from(arguments: argparse.Namespace, working_folder: Path) -> Settin
         machines=tuple(values["machines"]),
         handlers=values["handlers"],
         context=values["context"],
+        data=values["data"],
         path=tuple(root / folder for folder in values["path"] or ["."]),
         instance_prefix=values["instance_prefix"] or "",
         read_only=bool(values["read_only"]),
@@ -154,6 +160,7 @@ _EXPECTED: Final[Mapping[str, tuple[str, str]]] = {
     "machines": ("names", "a list of 'module:Class' names"),
     "handlers": ("name", "a 'module:name' import path"),
     "context": ("name", "a 'module:name' import path"),
+    "data": ("name", "a 'module:name' import path"),
     "path": ("folders", "a list of folders"),
     "instance_prefix": ("prefix", "letters, digits, '.', '_' or '-', from a letter or digit"),
     "read_only": ("bool", "true or false"),

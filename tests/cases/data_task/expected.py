@@ -773,8 +773,9 @@ class DataTaskMachine(ChartMachine[DataTaskState, DataTaskEvent, ContextT]):
         handlers: DataTaskHandlers[ContextT],
         *,
         options: MachineOptions | None = None,
+        data: Mapping[str, object] | None = None,
     ) -> None:
-        super().__init__(context, handlers, options=options)
+        super().__init__(context, handlers, options=options, data=data)
 
     if TYPE_CHECKING:
         # Like __init__, restore and load take this machine's handlers, and they return the
@@ -946,8 +947,9 @@ class DataTaskAsyncMachine(AsyncChartMachine[DataTaskState, DataTaskEvent, Conte
         handlers: DataTaskAsyncHandlers[ContextT],
         *,
         options: MachineOptions | None = None,
+        data: Mapping[str, object] | None = None,
     ) -> None:
-        super().__init__(context, handlers, options=options)
+        super().__init__(context, handlers, options=options, data=data)
 
     if TYPE_CHECKING:
         # Like __init__, restore and load take this machine's handlers, and they return the
