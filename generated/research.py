@@ -309,8 +309,9 @@ class ResearchMachine(ChartMachine[ResearchState, ResearchEvent, ContextT]):
         handlers: ResearchHandlers | None = None,
         *,
         options: MachineOptions | None = None,
+        data: Mapping[str, object] | None = None,
     ) -> None:
-        super().__init__(context, handlers, options=options)
+        super().__init__(context, handlers, options=options, data=data)
 
     if TYPE_CHECKING:
         # Like __init__, restore and load take this machine's handlers, and they return the
@@ -424,8 +425,9 @@ class ResearchAsyncMachine(AsyncChartMachine[ResearchState, ResearchEvent, Conte
         handlers: ResearchAsyncHandlers | None = None,
         *,
         options: MachineOptions | None = None,
+        data: Mapping[str, object] | None = None,
     ) -> None:
-        super().__init__(context, handlers, options=options)
+        super().__init__(context, handlers, options=options, data=data)
 
     if TYPE_CHECKING:
         # Like __init__, restore and load take this machine's handlers, and they return the
