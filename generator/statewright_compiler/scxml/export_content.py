@@ -34,6 +34,7 @@ from statewright_compiler.scxml.document import (
     Send,
     Step,
 )
+from statewright_compiler.scxml.expressions import in_state
 
 __all__ = ["ContentExporter"]
 
@@ -52,14 +53,9 @@ class _StateIds(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
         self.generic_visit(node)
-        if (
-            isinstance(node.func, ast.Name)
-            and node.func.id == "In"
-            and len(node.args) == 1
-            and isinstance(node.args[0], ast.Constant)
-            and isinstance(node.args[0].value, str)
-        ):
-            node.args[0] = ast.copy_location(ast.Constant(self.state_id(node.args[0].value)), node)
+        state = in_state(node)
+        if state is not None:
+            node.args[0] = ast.copy_location(ast.Constant(self.state_id(state)), node)
         return node
 
 

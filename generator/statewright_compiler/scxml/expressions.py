@@ -83,17 +83,11 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
         self.generic_visit(node)
-        if (
-            isinstance(node.func, ast.Name)
-            and node.func.id == "In"
-            and len(node.args) == 1
-            and isinstance(node.args[0], ast.Constant)
-            and isinstance(node.args[0].value, str)
-        ):
-            name = self.state_name(node.args[0].value)
+        state = in_state(node)
+        if state is not None:
+            name = self.state_name(state)
             if name is None:
-                why = f"In({node.args[0].value!r}) names no state"
-                raise ChartExpressionError(self.text, why)
+                raise ChartExpressionError(self.text, f"In({state!r}) names no state")
             node.args[0] = ast.copy_location(ast.Constant(name), node.args[0])
         return node
 
@@ -118,3 +112,13 @@ def names_in(text: str) -> Iterable[str]:
     except ChartExpressionError:
         return ()
     return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)} - set(_CONSTANTS)
+
+
+def in_state(node: ast.Call) -> str | None:
+    """The state ``In('<name>')`` names, when ``node`` is that call with a literal: the one call
+    whose argument is a state's name in one vocabulary (the chart's ids, the spec's names) and so
+    is renamed on the way in and out."""
+    match node:
+        case ast.Call(func=ast.Name(id="In"), args=[ast.Constant(value=str(state))], keywords=[]):
+            return state
+    return None
