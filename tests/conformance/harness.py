@@ -51,7 +51,8 @@ REQUIRED: Final = ("144", "145", "309", "310", "344", "355", "375", "377", "387"
 KNOWN: Final = {
     "352": "the chart expects _event.origintype == 'scxml', python-statemachine's alias (its "
     "origintype equals both); SCXML's origintype, statewright's, is the processor's URI "
-    "'http://www.w3.org/TR/scxml/#SCXMLEventProcessor', which test198 of the same suite expects",
+    "'http://www.w3.org/TR/scxml/#SCXMLEventProcessor', which test198 of the same suite expects "
+    "and W3C's own test352 tests (its description: the origintype is that URI)",
 }
 #: Timers one chart may fire before the harness calls it a loop.
 MAX_TIMERS: Final = 1000
