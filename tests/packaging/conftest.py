@@ -120,6 +120,22 @@ def wheelhouse() -> Path:
     return WHEELHOUSE
 
 
+@pytest.fixture(scope="session")
+def compiler_environment(
+    dist: Path, wheelhouse: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Environment:
+    """``pip install 'statewright[compiler]' ruff==<old>``: the compiler installed next to the old
+    ruff a project pinned. Installed once for the test that checks that install and those that use
+    it (an install into a fresh environment costs some ten CPU seconds); none of them changes it."""
+    environment = make_environment(tmp_path_factory.mktemp("compiler") / "venv")
+    environment.pip_install(
+        "statewright[compiler]",
+        f"ruff=={old_ruff_version(wheelhouse)}",
+        find_links=[dist, wheelhouse],
+    )
+    return environment
+
+
 def old_ruff_version(wheelhouse: Path) -> str:
     """The ruff release the wheelhouse holds (the one a project "pins")."""
     wheels = sorted(wheelhouse.glob("ruff-*.whl"))

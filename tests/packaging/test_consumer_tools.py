@@ -12,23 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.packaging.conftest import Environment, make_environment, old_ruff_version
+from tests.packaging.conftest import Environment
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def environment(
-    dist: Path, wheelhouse: Path, tmp_path_factory: pytest.TempPathFactory
-) -> Environment:
-    """The compiler installed next to the old ruff a project pinned."""
-    environment = make_environment(tmp_path_factory.mktemp("consumer") / "venv")
-    environment.pip_install(
-        "statewright[compiler]",
-        f"ruff=={old_ruff_version(wheelhouse)}",
-        find_links=[dist, wheelhouse],
-    )
-    return environment
 
 
 def _tree(root: Path) -> dict[str, bytes]:
@@ -41,8 +27,9 @@ def _tree(root: Path) -> dict[str, bytes]:
 
 @pytest.mark.parametrize("ruff", ["old", "newest"])
 def test_consumer_ruff_leaves_generated_output_alone(
-    environment: Environment, tmp_path: Path, ruff: str
+    compiler_environment: Environment, tmp_path: Path, ruff: str
 ) -> None:
+    environment = compiler_environment  # the compiler next to the old ruff a project pinned
     project = tmp_path / "project"
     project.mkdir()
     statewright = environment.command("statewright")

@@ -123,15 +123,12 @@ def _project_version() -> str:
 
 
 def test_compiler_installs_next_to_an_old_pinned_ruff(
-    dist: Path, wheelhouse: Path, tmp_path: Path
+    compiler_environment: Environment, wheelhouse: Path
 ) -> None:
-    environment = make_environment(tmp_path / "venv")
-    old_ruff = old_ruff_version(wheelhouse)
-    environment.pip_install(
-        "statewright[compiler]", f"ruff=={old_ruff}", find_links=[dist, wheelhouse]
-    )
+    """``compiler_environment`` (conftest.py) is that install: it succeeded, and brought this."""
+    environment = compiler_environment
     installed = environment.installed()
-    assert installed["ruff"] == old_ruff
+    assert installed["ruff"] == old_ruff_version(wheelhouse)
     assert {"statewright", "jinja2", "markupsafe"} <= set(installed)
     if sys.version_info < (3, 11):
         assert "tomli" in installed
