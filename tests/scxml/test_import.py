@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from statewright_compiler.check.validate import validate_source
 from statewright_compiler.scxml.importer import UNSUPPORTED
@@ -142,6 +142,7 @@ def xml_attribute(text: str) -> str:
 
 @settings(max_examples=examples(60), deadline=None)
 @given(identifier=xml_text, label=xml_text, log=xml_text, event=event_text)
+@example(identifier="0", label="0", log="min", event="0")  # a function read as a value
 def test_hostile_text_stays_data(
     tmp_path_factory: pytest.TempPathFactory, identifier: str, label: str, log: str, event: str
 ) -> None:

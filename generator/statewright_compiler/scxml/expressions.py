@@ -114,6 +114,23 @@ def names_in(text: str) -> Iterable[str]:
     return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)} - set(_CONSTANTS)
 
 
+def uncalled(text: str, functions: Iterable[str]) -> set[str]:
+    """The names of ``functions`` that ``text`` reads as values, not calls (``min``, not
+    ``min(a, b)``): a function is no value of the expression language (empty when it does not
+    parse)."""
+    try:
+        tree = _parse(text)
+    except ChartExpressionError:
+        return set()
+    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    named = set(functions)
+    return {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and node.id in named and id(node) not in called
+    }
+
+
 def in_state(node: ast.Call) -> str | None:
     """The state ``In('<name>')`` names, when ``node`` is that call with a literal: the one call
     whose argument is a state's name in one vocabulary (the chart's ids, the spec's names) and so

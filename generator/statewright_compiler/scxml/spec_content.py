@@ -33,6 +33,7 @@ from statewright_compiler.scxml.expressions import (
     names_in,
     parse_tree,
     spec_expression,
+    uncalled,
 )
 from statewright_compiler.scxml.names import TimerNames
 from statewright_compiler.scxml.toml_text import inline_table, toml_array, toml_key, toml_string
@@ -45,11 +46,16 @@ __all__ = ["FAILING", "SYSTEM_NAMES", "ContentWriter"]
 #: fits any slot (a condition, a value of any field) for the compiler and for mypy.
 FAILING: Final = "[][0]"
 
-#: Names an expression may read besides the data fields (``expressions/``).
-SYSTEM_NAMES: Final = frozenset(
-    {"_event", "_sessionid", "_name", "_ioprocessors", "In", "true", "false", "null"}
-    | {"True", "False", "None", "len", "abs", "min", "max", "int", "float", "str", "bool"}
-    | {"round", "hasattr"}
+#: The expression language's functions (``expressions/``): names a chart may call, not read as
+#: values.
+FUNCTION_NAMES: Final = frozenset(
+    {"In", "len", "abs", "min", "max", "int", "float", "str", "bool", "round", "hasattr"}
+)
+#: Names an expression may read besides the data fields.
+SYSTEM_NAMES: Final = (
+    FUNCTION_NAMES
+    | {"_event", "_sessionid", "_name", "_ioprocessors"}
+    | {"true", "false", "null", "True", "False", "None"}
 )
 
 
@@ -144,9 +150,13 @@ class ContentWriter:
         names = set(names_in(text))
         self.reads_name = self.reads_name or "_name" in names
         unknown = sorted(names - SYSTEM_NAMES - set(self.types))
+        functions = sorted(uncalled(text, FUNCTION_NAMES - set(self.types)))
         try:
             if unknown:
                 self.broken.append((text, f"reads {', '.join(unknown)}, which no <data> declares"))
+                return toml_string(FAILING)
+            if functions:  # SCXML: a value that is no boolean, or an error, is error.execution
+                self.broken.append((text, f"reads the function {functions[0]} as a value"))
                 return toml_string(FAILING)
             return toml_string(spec_expression(text, self.state_name))
         except ChartExpressionError as error:
