@@ -127,18 +127,17 @@ class ContentWriter:
         self.types = field_types(document)
         if widen:  # see import_scxml: a union that does not compile is Any
             self.types = {name: ANY if " | " in kind else kind for name, kind in self.types.items()}
-        self.timers = TimerNames(
+        sent_ids = [
             step.id for node in document.nodes for step in steps_of(node)
             if isinstance(step, Send) and step.id is not None
-        )  # fmt: skip
+        ]  # fmt: skip
+        self.timers = TimerNames(sent_ids)
         #: The texts written as a failing expression since the caller last emptied this.
         self.broken: list[tuple[str, str]] = []
         #: Whether an expression reads ``_name`` (the machine's name).
         self.reads_name = False
-        self.sent_ids = {
-            step.id for node in document.nodes for step in steps_of(node)
-            if isinstance(step, Send) and step.id is not None
-        }  # fmt: skip
+        #: The ids the chart's sends give (document order above, as a set here).
+        self.sent_ids = set(sent_ids)
 
     # -- expressions ----------------------------------------------------------------------------
     def expression(self, text: str, *, condition: bool = False) -> str:

@@ -222,14 +222,8 @@ class ContentReader(DataReader):
     ) -> tuple[float | None, str | None, str | None]:
         """``delay`` (a duration, ``"0s"`` allowed) or ``delay_handler``, and ``on_restore``
         (None when wrong: reported)."""
-        on_restore = self.text(value, "on_restore", path, "fire")
-        if on_restore not in ("fire", "resume", "restart"):
-            self.reporter.report(
-                "wrong-type",
-                (*path, "on_restore"),
-                f"unknown on_restore {on_restore!r}",
-                "one of: fire, resume, restart",
-            )
+        on_restore = self.on_restore(value, path)
+        if on_restore is None:
             return None, None, None
         if "delay_handler" in value:
             handler = self.name(value["delay_handler"], (*path, "delay_handler"), "action")
@@ -242,6 +236,20 @@ class ContentReader(DataReader):
             self.reporter.report("invalid-timer", (*path, "delay"), str(error))
             return None, None, None
         return delay, None, on_restore
+
+    def on_restore(self, table: Mapping[str, Any], path: KeyPath) -> str | None:
+        """A timer's or delayed send's ``on_restore`` (``fire`` unless given); None when it is
+        none of the three (reported)."""
+        on_restore = self.text(table, "on_restore", path, "fire")
+        if on_restore not in ("fire", "resume", "restart"):
+            self.reporter.report(
+                "wrong-type",
+                (*path, "on_restore"),
+                f"unknown on_restore {on_restore!r}",
+                "one of: fire, resume, restart",
+            )
+            return None
+        return on_restore
 
     def params(self, table: object, path: KeyPath) -> tuple[tuple[str, Expression], ...] | None:
         """``data = { name = EXPR, ... }``: each name with its expression."""

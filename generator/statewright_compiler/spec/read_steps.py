@@ -49,14 +49,8 @@ class StepReader(ContentReader):
         """``delay`` (a duration; ``"0s"`` only where ``allow_zero``: a sent event) or
         ``delay_handler`` (a handler returning seconds), exactly one, and ``on_restore``; None
         when wrong (reported)."""
-        on_restore = self.text(table, "on_restore", path, "fire")
-        if on_restore not in ("fire", "resume", "restart"):
-            self.reporter.report(
-                "wrong-type",
-                (*path, "on_restore"),
-                f"unknown on_restore {on_restore!r}",
-                "one of: fire, resume, restart",
-            )
+        on_restore = self.on_restore(table, path)
+        if on_restore is None:
             return None
         if ("delay" in table) == ("delay_handler" in table):
             self.reporter.report(
