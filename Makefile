@@ -62,7 +62,7 @@ include make/wheelhouse.mk
 include make/w3c.mk
 
 .PHONY: setup generate test check gates lint typecheck stale pytest pytest-fast venvs interpreters \
-	suite examples bench fuzz clean
+	suite suite-but-fleet fleet examples bench fuzz clean
 
 # The environments are installed with uv, itself installed into .venv with pip: from
 # .cache/wheelhouse without the index when uv is there (make wheelhouse puts it there), else from
@@ -142,10 +142,13 @@ interpreters: tools postgres wheelhouse w3c-charts
 
 # make test's pytest: on every interpreter at once, the main one on $(WORKERS) workers and each other
 # one on one (so no core waits for a run's last slow test), all but the fleet, each run printing
-# its summary line (or, failing, its whole output); then the fleet alone, its two stores at once:
-# it counts how much work it gets done in 30 s.
+# its summary line (or, failing, its whole output); then the fleet, its two stores at once, with
+# nothing but the examples beside it: it counts how much work it gets done in 30 s.
 FLEET := tests/runtime/test_fleet.py
-suite: setup tools postgres wheelhouse w3c-charts venvs
+suite: suite-but-fleet
+	@$(MAKE) --no-print-directory -j2 --output-sync=target fleet examples
+
+suite-but-fleet: setup tools postgres wheelhouse w3c-charts venvs
 	@set -- "pytest on $$($(BIN)/python --version), seed $(SEED), all but the fleet" \
 	  "$(call pytest_on,0,$(BIN)/python,$(XDIST) --ignore=$(FLEET))"; \
 	index=0; for version in $(OTHER_INSTALLED); do \
@@ -155,6 +158,8 @@ suite: setup tools postgres wheelhouse w3c-charts venvs
 	done; \
 	echo "== pytest on $(INTERPRETERS) interpreters at once, each with 1/$(INTERPRETERS) of the fuzz budget"; \
 	make/together.sh "$$@"
+
+fleet: setup tools postgres
 	@echo "== the fleet on $$($(BIN)/python --version), both stores at once"
 	@$(call pytest_on,0,$(BIN)/python,$(XDIST) -p no:cacheprovider $(FLEET))
 
@@ -164,12 +169,14 @@ examples: setup
 	  $(BIN)/python $$example >/dev/null; \
 	done
 
-# Once the main environment is there: the gates, the diagram tools and the other interpreters'
-# environments at once (Graphviz and PostgreSQL, which may both need apt-get, one after the other),
-# then pytest on each interpreter in turn.
+# Once the main environment is there: lint, the staleness check, the diagram tools and the other
+# interpreters' environments at once (Graphviz and PostgreSQL, which may both need apt-get, one
+# after the other); then mypy beside the suite (a cold mypy keeps one core busy for half a minute,
+# which the suite's runs fill instead of waiting for it); then the fleet beside the examples.
 test: setup
-	@$(MAKE) --no-print-directory -j5 --output-sync=target lint typecheck stale tools venvs
-	@$(MAKE) --no-print-directory suite examples
+	@$(MAKE) --no-print-directory -j4 --output-sync=target lint stale tools venvs
+	@$(MAKE) --no-print-directory -j2 --output-sync=target typecheck suite-but-fleet
+	@$(MAKE) --no-print-directory -j2 --output-sync=target fleet examples
 
 # The fuzz suite and the statechart property tests with a long budget and a fresh seed (make test
 # runs a short one per interpreter). Replay a failure with the seed it prints: make fuzz

@@ -131,6 +131,21 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         hypothesis.seed(f"{seed}:{path}::{name}")(test)
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Where only the tests not marked ``main_only`` run (``-m "not main_only"``, make test's
+    other interpreters), skip :data:`MAIN_ONLY`'s files without importing them: their imports
+    (the MCP SDK, pydantic) and assertion rewriting cost seconds per interpreter for tests that
+    would all be deselected."""
+    if config.getoption("markexpr", "") != "not main_only":
+        return None
+    path = (
+        collection_path.relative_to(REPO).as_posix() if collection_path.is_relative_to(REPO) else ""
+    )
+    if any(path.startswith(prefix) or f"{path}/" == prefix for prefix in MAIN_ONLY):
+        return True
+    return None
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
     """Mark :data:`MAIN_ONLY` and, for pytest-xdist (``--dist loadgroup``), group the tests

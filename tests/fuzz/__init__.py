@@ -7,7 +7,8 @@ a failure prints the seed and the case so that it can be replayed.
 
 ``make test`` runs the suite on several interpreters: each gets its own seed and its share of the
 budget (``STATEWRIGHT_FUZZ_PARTS`` interpreters share it), so together they cover the whole budget
-with different cases instead of each repeating the same ones.
+with different cases instead of each repeating the same ones. The suite's other property tests
+share their examples the same way (:func:`examples`).
 """
 
 from __future__ import annotations
@@ -32,23 +33,29 @@ def whole_budget() -> int:
 
 
 def examples(count: int) -> int:
-    """Examples for a property test written for ``count``: as many in ``make test``, scaled like
-    the budget where it is another (``make check`` runs a fifth)."""
-    return max(1, count * whole_budget() // DEFAULT_BUDGET)
+    """This interpreter's examples for a property test written for ``count`` (scaled like the
+    budget where it is another: ``make check`` runs a fifth): like :func:`budget`, its share of
+    them plus :data:`OVERLAP`, each interpreter from its own seed, so that the interpreters
+    together run at least ``count`` different cases instead of each repeating ``count``."""
+    return _share(max(1, count * whole_budget() // DEFAULT_BUDGET))
 
 
 def budget(fraction: int = 1) -> int:
     """This interpreter's cases for a test given ``1/fraction`` of the budget: its share of them,
     rounded up, plus :data:`OVERLAP`, so that the interpreters together run at least as many
     different cases as the whole budget."""
-    whole = whole_budget() // fraction
+    return _share(whole_budget() // fraction)
+
+
+def _share(whole: int) -> int:
+    """This interpreter's part of ``whole`` cases, rounded up, plus :data:`OVERLAP`."""
     return whole if parts() == 1 else -(-whole // parts()) + OVERLAP
 
 
 def main_only_examples(count: int) -> int:
     """:func:`examples` for a property test that runs on the main interpreter only: as many as all
     the interpreters ran together when it ran on each of them."""
-    return examples(count) * parts()
+    return max(1, count * whole_budget() // DEFAULT_BUDGET) * parts()
 
 
 def seed() -> int:

@@ -7,6 +7,7 @@ Each limit is far above what a hand-written machine needs, and each is reported 
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 __all__ = [
@@ -42,6 +43,15 @@ class LimitExceeded(ValueError):
         self.offset = offset
 
 
+#: What the nesting scan stops at; it jumps over everything else.
+_NESTING_TOKEN: Final = re.compile(r"[\[\]{}#\"']")
+#: A one-line string's body after its opening quote (a backslash escapes the next character).
+_ONE_LINE_BODY: Final = {
+    '"': re.compile(r'(?:[^"\\\n]|\\.)*', re.DOTALL),
+    "'": re.compile(r"[^'\n]*"),
+}
+
+
 def toml_nesting_error(text: str) -> LimitExceeded | None:
     """The first place where arrays and inline tables nest deeper than :data:`MAX_TOML_DEPTH`.
 
@@ -51,7 +61,8 @@ def toml_nesting_error(text: str) -> LimitExceeded | None:
     depth = 0
     index = 0
     length = len(text)
-    while index < length:
+    while (found := _NESTING_TOKEN.search(text, index)) is not None:
+        index = found.start()
         char = text[index]
         if char in "[{":
             depth += 1
@@ -76,17 +87,20 @@ def _string_end(text: str, start: int) -> int:
     """Index just after the TOML string starting at ``start`` (end of text if unterminated)."""
     quote = text[start]
     triple = text.startswith(quote * 3, start)
-    index = start + (3 if triple else 1)
-    closing = quote * 3 if triple else quote
+    if not triple:  # up to its closing quote, or to the end of its line when it has none
+        body = _ONE_LINE_BODY[quote].match(text, start + 1)
+        assert body is not None  # the pattern matches the empty string too
+        end = body.end()
+        return end + 1 if text.startswith(quote, end) else min(end, len(text))
+    index = start + 3
+    closing = quote * 3
     while index < len(text):
         if quote == '"' and text[index] == "\\":
             index += 2
             continue
-        if not triple and text[index] == "\n":
-            return index
         if text.startswith(closing, index):
-            end = index + len(closing)
-            while triple and text.startswith(quote, end) and end - index < 5:
+            end = index + 3
+            while text.startswith(quote, end) and end - index < 5:
                 end += 1  # up to two quotes before the closing ones belong to the string
             return end
         index += 1
