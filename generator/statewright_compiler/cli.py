@@ -1,5 +1,5 @@
 """The ``statewright`` command: init, generate, check, validate, diff, docs, diagram, tools,
-schema, import-scxml, export-scxml, mcp.
+schema, import-scxml, export-scxml, mcp, replay.
 
 Exit codes (:class:`~diagnostics.ExitCode`): 0 ok, 1 invalid spec or stale output, 2 usage.
 Bad input is reported as diagnostics, never as a traceback.
@@ -373,11 +373,9 @@ def _parser() -> argparse.ArgumentParser:
     export_scxml.add_argument(
         "-o", "--output", help="SCXML file to write (default: standard output)"
     )
-    from statewright_compiler.mcp_server.settings import add_arguments
+    from statewright_compiler.commands.stored import add_stored_commands
 
-    # by name: the server's modules (and the SDK) load only when the command runs
-    serve = "statewright_compiler.mcp_server.command:command_mcp"
-    add_arguments(add("mcp", "serve stored machines to MCP clients (their legal events)", serve))
+    add_stored_commands(add)  # mcp, replay
     return parser
 
 
