@@ -1,6 +1,7 @@
 """The checks a state's child machines need once every state is read: fixed invoke ids are the
 machine's (one child per id: ``#_<id>``, ``done.invoke.<id>`` and ``machine.children.<id>`` name
-it), and a ``finalize`` runs the data model's steps only.
+it, so an id is no name the ``children`` mapping has already), and a ``finalize`` runs the data
+model's steps only.
 
 A ``finalize`` sees the events of a child, whose payloads only the child's spec types: a handler
 action there would have no payload type to be checked against, so ``finalize`` names none.
@@ -9,6 +10,7 @@ action there would have no payload type to be checked against, so ``finalize`` n
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Final
 
 from statewright_compiler.check.step_paths import steps_with_paths
 from statewright_compiler.model import Invoke
@@ -16,6 +18,10 @@ from statewright_compiler.spec.declarations import RawState
 from statewright_compiler.spec.reporter import Reporter
 
 __all__ = ["check_invokes", "child_targets"]
+
+#: What a fixed id cannot be: it names a property of the generated ``<Name>Children`` mapping,
+#: beside the mapping's own methods.
+_MAPPING_NAMES: Final = frozenset({"get", "keys", "items", "values"})
 
 
 def child_targets(states: Iterable[RawState]) -> Mapping[str, Invoke]:
@@ -36,6 +42,14 @@ def check_invokes(states: Iterable[RawState], reporter: Reporter) -> None:
                     f"invoke id {invoke.id!r} is used twice (first at line "
                     f"{first[invoke.id].line}): one child machine per id",
                     "give each invoke its own id",
+                )
+            elif invoke.id in _MAPPING_NAMES or invoke.id.startswith("_"):
+                reporter.report(
+                    "invalid-name",
+                    (*invoke.path, "id"),
+                    f"invoke id {invoke.id!r} would be a property of machine.children, where "
+                    + ("names may not start with '_'" if invoke.id[0] == "_" else "it is taken"),
+                    "choose another id",
                 )
             elif invoke.id:
                 first[invoke.id] = invoke

@@ -96,6 +96,7 @@ class InvokeReader(StepReader):
             table.get("params", {}), (*path, "params"), what="'params'", field="child data field"
         )
         finalize = self.steps(table, "finalize", path)
+        autoforward = self.flag(table, "autoforward", path)
         if (
             isinstance(child, str)
             or invoke_id is None
@@ -110,7 +111,7 @@ class InvokeReader(StepReader):
             path=path,
             id_location=location,
             params=params,
-            autoforward=self.flag(table, "autoforward", path),
+            autoforward=autoforward,
             finalize=finalize,
             description=self.text(table, "description", path),
         )
