@@ -69,7 +69,7 @@ def event_records(machine: Machine) -> dict[str, Type]:
         )
     }
     with_donedata |= {
-        done_invoke_value(invoke, state.name) for state in machine.states for invoke in state.invokes
+        done_invoke_value(each, state.name) for state in machine.states for each in state.invokes
     }
     return {
         event.name: ANY

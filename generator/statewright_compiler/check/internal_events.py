@@ -3,9 +3,10 @@
 A chart's timers' events and the ``done.state.<id>``, ``done.invoke.<id>`` and ``error.execution``
 events the compiler declares are internal from the start (:mod:`chart_semantics`). Here the
 declared events join them: in a statechart every event whose value is SCXML's ``done.state.*``,
-``done.invoke.*`` or ``error.*`` (the machine's own), and in any machine an event the spec declares ``internal = true``. An internal
-event gets no method and no typed ``send`` signature, is never offered as a tool and is refused
-by ``send_external``; the runtime sends it when a timer fires or a step raises or sends it.
+``done.invoke.*`` or ``error.*`` (the machine's own), and in any machine an event the spec
+declares ``internal = true``. An internal event gets no method and no typed ``send``
+signature, is never offered as a tool and is refused by ``send_external``; the runtime sends it
+when a timer fires or a step raises or sends it.
 
 Misuse is an ``internal-event`` error: ``internal = false`` on an event that is internal anyway,
 and ``internal = true`` on an event no ``raise`` or ``send`` step names (it could never happen:

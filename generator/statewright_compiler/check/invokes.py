@@ -26,9 +26,7 @@ _MAPPING_NAMES: Final = frozenset({"get", "keys", "items", "values"})
 
 def child_targets(states: Iterable[RawState]) -> Mapping[str, Invoke]:
     """Each child with a fixed id by the target a send to it names, ``#_<id>``."""
-    return {
-        f"#_{invoke.id}": invoke for state in states for invoke in state.invokes if invoke.id
-    }
+    return {f"#_{invoke.id}": invoke for state in states for invoke in state.invokes if invoke.id}
 
 
 def check_invokes(states: Iterable[RawState], reporter: Reporter) -> None:

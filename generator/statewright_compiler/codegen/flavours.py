@@ -150,7 +150,10 @@ class FlavourView:
             used = "; ".join(dict.fromkeys(uses[name]))
             methods.append(
                 HandlerMethod(
-                    name, " | ".join(payloads), returns, wrapped_docstring(f"{role} used by: {used}.", 8)
+                    name,
+                    " | ".join(payloads),
+                    returns,
+                    wrapped_docstring(f"{role} used by: {used}.", 8),
                 )
             )
         return tuple(methods)

@@ -108,7 +108,7 @@ def used_imports(machine: Machine, view: ImportNeeds) -> dict[str, list[str]]:
         "ChartMachine": chart,
         "AsyncChartMachine": chart,
         "ChartNode": chart,
-        "ChartTransition": chart,
+        "ChartTransition": chart and bool(machine.transitions or machine.error_handlers),
         "Raise": any(isinstance(step, RaiseStep) for step in steps),
         "Log": any(isinstance(step, LogStep) for step in steps),
         "Send": any(isinstance(step, SendStep) for step in steps)

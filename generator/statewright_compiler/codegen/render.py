@@ -17,13 +17,13 @@ from statewright_compiler.codegen.chart_view import ChartView
 from statewright_compiler.codegen.data_view import RUNTIME_API, DataView
 from statewright_compiler.codegen.dispatch_view import DispatchView
 from statewright_compiler.codegen.flavours import FlavourView
-from statewright_compiler.codegen.invoke_view import InvokeView
 from statewright_compiler.codegen.imports import (
     import_blocks,
     import_statement,
     type_checking_imports,
     used_imports,
 )
+from statewright_compiler.codegen.invoke_view import InvokeView
 from statewright_compiler.codegen.jinja_env import template_environment
 from statewright_compiler.codegen.large_view import LargeMachineView, Member
 from statewright_compiler.model import (
