@@ -20,6 +20,7 @@ from statewright._clock import checked_clock
 from statewright._compat import StrEnum
 from statewright._errors import UnknownEvent
 from statewright._flat import FlatEngine
+from statewright._handlers import bind_handlers
 from statewright._history_views import (
     fsm_record,
     iteration_counts,
@@ -99,7 +100,7 @@ class MachineInstance(Generic[S, E, C]):
         self._engine: Engine = engine
         self._context = context
         self._handlers = handlers
-        self._calls = _bind_handlers(spec, handlers)
+        self._calls = bind_handlers(spec, handlers)
         self._options = opts
         self._logger = logger_of(opts)
         self._log_on = opts.log_transitions
@@ -358,26 +359,3 @@ def _random_id() -> str:
     import os
 
     return os.urandom(16).hex()
-
-
-def _bind_handlers(spec: MachineSpec[Any, Any], handlers: object | None) -> dict[str, Any]:
-    """Bound handler methods by name; a clear TypeError names every missing one."""
-    names = sorted(spec.handler_names)
-    if handlers is None:
-        if names:
-            raise TypeError(f"{spec.name} needs a handlers object with methods: {', '.join(names)}")
-        return {}
-    calls: dict[str, Any] = {}
-    missing = []
-    for name in names:
-        method = getattr(handlers, name, None)
-        if callable(method):
-            calls[name] = method
-        else:
-            missing.append(name)
-    if missing:
-        raise TypeError(
-            f"{type(handlers).__name__} is missing handler methods required by {spec.name}: "
-            f"{', '.join(missing)}"
-        )
-    return calls
