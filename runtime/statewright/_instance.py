@@ -77,6 +77,15 @@ class MachineInstance(Generic[S, E, C]):
     #: The initial data given at construction (checked), until the initial configuration is
     #: entered with it.
     _given: dict[str, Any] | None = None
+    #: Whether the spec's states invoke child machines; for a child, the machine that invoked
+    #: it and its invoke id there; whether its tree may hold undelivered events (restored, or a
+    #: delivery that raised): see statewright._tree.
+    _invoking: ClassVar[bool] = False
+    #: Whether the class is of the asyncio flavour (its children are too).
+    _asyncio: ClassVar[bool] = False
+    _parent: Any = None
+    _invokeid: str | None = None
+    _unsettled: bool = False
 
     def _setup(
         self,
@@ -157,6 +166,7 @@ class MachineInstance(Generic[S, E, C]):
                     spec.payloads,
                 )
             compiled = cls._compiled = (table, engine)
+            cls._invoking = engine.invoking
         return compiled
 
     @classmethod
@@ -243,9 +253,25 @@ class MachineInstance(Generic[S, E, C]):
 
     @property
     def next_due(self) -> float | None:
-        """When the earliest pending timer is due; None without one."""
+        """When the earliest pending timer is due (of the whole tree, with child machines);
+        None without one."""
         chart = self._chart
+        if chart is not None and chart.children:
+            from statewright._tree import tree_next_due
+
+            return tree_next_due(self)
         return None if chart is None or not chart.timers else chart.next_due()
+
+    @property
+    def children(self) -> Mapping[str, Any]:
+        """The child machines running now (its states' invokes), by invoke id: read-only, in
+        document order. A child is a machine of its spec's class (the flavour of this one); it
+        ends when its state is left or it finishes (see ``docs/runtime.md``)."""
+        from types import MappingProxyType
+
+        from statewright._tree import running
+
+        return MappingProxyType(dict(running(self)))
 
     # ----------------------------------------------------------------- history and statistics
 
