@@ -226,10 +226,14 @@ WORKER, ASYNC_WORKER = worker()
 
 
 def boss(
-    invoke: Invoke | None = None, *, extra: tuple[ChartTransition, ...] = (), name: str = "Boss"
+    invoke: Invoke | None = None,
+    *,
+    extra: tuple[ChartTransition, ...] = (),
+    name: str = "Boss",
+    more: tuple[Invoke, ...] = (),
 ) -> tuple[Any, Any]:
     """The parent's sync and asyncio classes (see the module docstring); ``invoke`` replaces
-    its invoke of the worker, ``extra`` adds transitions."""
+    its invoke of the worker, ``more`` adds invokes to ``running``, ``extra`` transitions."""
     if invoke is None:
         invoke = Invoke(
             lambda: WORKER,
@@ -251,7 +255,7 @@ def boss(
             "running",
             "atomic",
             member=BossState.RUNNING,
-            invokes=(invoke,),
+            invokes=(invoke, *more),
             timers=(Send(BossEvent.TOCK, "after.running.7s", delay=7.0),),
         ),
         N("finished", "atomic", member=BossState.FINISHED),
