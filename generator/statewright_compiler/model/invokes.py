@@ -46,9 +46,14 @@ class ChildMachine:
         return f"{self.name}Event"
 
     @property
+    def stem(self) -> str:
+        """Its module's last part: what the child's docs page and exported chart are named."""
+        return self.module.rsplit(".", 1)[-1]
+
+    @property
     def page(self) -> str:
-        """The child's docs page beside the parent's: named after its module's last part."""
-        return f"{self.module.rsplit('.', 1)[-1]}.md"
+        """The child's docs page, beside the parent's."""
+        return f"{self.stem}.md"
 
 
 @dataclass(frozen=True)

@@ -150,12 +150,13 @@ class Transition:
 @dataclass(frozen=True)
 class Invoke:
     """``<invoke>``: a child chart (its inline ``<content>``, or the file its ``src`` names,
-    ``src`` then as written), its ``id`` or ``idlocation`` (neither: the machine makes one up),
+    ``src`` then as written; None when only ``src`` is known, as export writes a child whose
+    spec it does not have), its ``id`` or ``idlocation`` (neither: the machine makes one up),
     its ``<param>`` pairs (``location`` read as the expression naming it) or ``namelist``,
     ``autoforward`` and its ``<finalize>`` steps. ``shown`` is where the child chart is written,
     for diagnostics about it."""
 
-    chart: Document
+    chart: Document | None
     id: str | None = None
     idlocation: str | None = None
     params: tuple[tuple[str, str], ...] = ()

@@ -335,6 +335,7 @@ def _translate(
     for position, invoke in enumerate(invokes_of(document)):
         name = child_module(module, position)
         sent = sent_to(document, invoke)
+        assert invoke.chart is not None  # read from the chart: every invoke has its child's
         found, errors = _translate(invoke.chart, invoke.shown, name, name, write, True, sent)
         diagnostics += errors
         children += [found] if found is not None else []
