@@ -198,6 +198,7 @@ def command_tools(arguments: argparse.Namespace) -> ExitCode:
 def command_import_scxml(arguments: argparse.Namespace) -> ExitCode:
     """Translate an SCXML chart into a spec; any error means nothing is written."""
     from statewright_compiler.scxml.importer import import_scxml
+    from statewright_compiler.scxml.spec_text import spec_files
 
     source = Path(arguments.scxml)
     if not source.is_file():
@@ -208,8 +209,10 @@ def command_import_scxml(arguments: argparse.Namespace) -> ExitCode:
         print("statewright: nothing written: fix the errors above", file=sys.stderr)
         return ExitCode.FAILURE
     if arguments.output:
-        write_artifacts([Artifact(Path(arguments.output), spec.text)])
-        print(f"wrote {display_path(Path(arguments.output))}")
+        write_artifacts(artifacts := spec_files(spec, arguments.output))
+        print("\n".join(f"wrote {display_path(artifact.path)}" for artifact in artifacts))
+    elif spec.children:
+        raise UsageError("the chart invokes other charts, a spec each: give -o SPEC.toml")
     else:
         sys.stdout.write(spec.text)
     return ExitCode.OK
@@ -361,18 +364,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     diagram.add_argument("-o", "--output", help="file to write (default: standard output)")
     diagram.add_argument("--expand-wildcards", action="store_true", help="one arrow per state")
-    import_scxml = add(
-        "import-scxml", "translate an SCXML chart into a spec (TOML)", command_import_scxml
-    )
-    import_scxml.add_argument("scxml", metavar="FILE.scxml")
-    import_scxml.add_argument(
-        "-o", "--output", help="spec file to write (default: standard output)"
-    )
-    export_scxml = add("export-scxml", "write a spec as SCXML 1.0", command_export_scxml)
-    export_scxml.add_argument("spec", metavar="SPEC.toml")
-    export_scxml.add_argument(
-        "-o", "--output", help="SCXML file to write (default: standard output)"
-    )
+    for name, help_text, handler, source, output in [
+        ("import-scxml", "translate an SCXML chart into a spec (TOML)", command_import_scxml,
+         ("scxml", "FILE.scxml"), "spec file to write (and those of the charts it invokes)"),
+        ("export-scxml", "write a spec as SCXML 1.0", command_export_scxml,
+         ("spec", "SPEC.toml"), "SCXML file to write"),
+    ]:  # fmt: skip
+        command = add(name, help_text, handler)
+        command.add_argument(source[0], metavar=source[1])
+        command.add_argument("-o", "--output", help=f"{output} (default: standard output)")
     from statewright_compiler.commands.stored import add_stored_commands
 
     add_stored_commands(add)  # mcp, replay

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar, overload
 
 from statewright._base import BaseMachine
 from statewright._compat import StrEnum
-from statewright._engine import ACTION, DELAY, GUARD, SAVE, Failure, Request
+from statewright._engine import ACTION, DELAY, GUARD, INVOKE, SAVE, Failure, Request
 from statewright._errors import InvalidTransition
 from statewright._listeners import default_options
 from statewright._locks import NO_LOCK
@@ -62,6 +62,8 @@ def _is_awaitable(value: object) -> bool:
 class AsyncMachine(BaseMachine[S, E, C]):
     """Base class of generated async machines: ``await machine.send(event, **payload)``."""
 
+    _asyncio = True
+
     def __init__(
         self,
         context: C,
@@ -92,9 +94,14 @@ class AsyncMachine(BaseMachine[S, E, C]):
 
     @property
     def _lock(self) -> asyncio.Lock:
-        """The machine's lock, made on first use (an asyncio.Lock binds no loop until used)."""
+        """The machine's lock, made on first use (an asyncio.Lock binds no loop until used); a
+        child machine's is its tree's one lock."""
         lock = self._async_lock
         if lock is None:
+            if self._parent is not None:
+                from statewright._tree import root_of
+
+                return root_of(self)._lock  # type: ignore[no-any-return]  # an AsyncMachine's
             import asyncio
 
             lock = self._async_lock = asyncio.Lock()
@@ -112,10 +119,61 @@ class AsyncMachine(BaseMachine[S, E, C]):
         """``send`` off the trivial path, or while another task is inside a transition."""
         self._refuse_reentry()
         async with self._lock:
-            target, pending = await self._drive(self._transition(event, payload, None, None))
+            target, pending = await self._send_locked(event, payload, None)
         for awaitable in pending:
             await self._await_listener(awaitable)
         return target
+
+    async def _send_locked(
+        self, event: object, payload: dict[str, Any], key: str | None
+    ) -> tuple[S, list[Awaitable[object]]]:
+        """One event (the caller holds the lock), then, in a tree of machines, the events it
+        caused between them (:mod:`statewright._tree`); the state after them and what
+        coroutine listeners returned."""
+        if not self._invoking and self._parent is None:
+            return await self._drive(self._transition(event, payload, key, None))
+        before = self._chart.children if self._chart is not None else None
+        _, pending = await self._drive(self._transition(event, payload, key, None))
+        from statewright._tree import quiet
+
+        if not quiet(self, before):
+            _, more = await self._deliver(self._clock(), False)
+            pending += more
+        return self._state, pending
+
+    async def _deliver(self, at: float, own: bool) -> tuple[int, list[Awaitable[object]]]:
+        """:meth:`Machine._deliver`, awaiting each event (the caller holds the lock): how many
+        were processed, and what coroutine listeners returned."""
+        from statewright._tree import Delivery, root_of
+
+        root = root_of(self)
+        delivery = Delivery(root, at, own)
+        root._unsettled = True  # until the walk ends (an error leaves events to deliver)
+        pending: list[Awaitable[object]] = []
+        while (item := delivery.next()) is not None:
+            session, timer = item
+            lateness = delivery.lateness(timer)
+            with contextlib.suppress(InvalidTransition):  # logged at DEBUG by send
+                _, more = await session._drive(
+                    session._transition(
+                        timer.event, timer.payload, None, lateness, timer.due, timer
+                    )
+                )
+                pending += more
+        root._unsettled = False
+        return delivery.count, pending
+
+    async def _new_child(self, invoke: Any, invokeid: str, data: Any, now: float) -> Any:
+        """Start the child machine ``invoke`` describes, at ``now`` (the ``INVOKE`` request)."""
+        from statewright._tree import adopt, child_class, child_parts
+
+        cls = child_class(type(self), invoke)
+        context, handlers, options = child_parts(self, invoke)
+        child = cls.__new__(cls)  # built as restore builds one: the parent starts it
+        child._parent, child._invokeid = self, invokeid
+        child._construct(context, handlers, options, None, data)
+        await child._drive(child._start_steps(now))
+        return adopt(self, child, now)
 
     async def _await_listener(self, awaitable: Awaitable[object]) -> None:
         try:
@@ -155,6 +213,9 @@ class AsyncMachine(BaseMachine[S, E, C]):
                         value = self._calls[subject](self._context, argument)
                     elif kind is SAVE:
                         value = await asyncio.to_thread(self._store_snapshot, subject, argument)
+                        continue
+                    elif kind is INVOKE:
+                        value = await self._new_child(subject, *argument)
                         continue
                     else:
                         self._log_step(subject, argument)
@@ -224,7 +285,7 @@ class AsyncMachine(BaseMachine[S, E, C]):
             keys = self._keys
             if keys is not None and key in keys:
                 return SendResult(self._state, False, keys[key])
-            state, pending = await self._drive(self._transition(event, payload, key, None))
+            state, pending = await self._send_locked(event, payload, key)
             keys = self._keys
             applied = keys[key] if keys is not None and key in keys else self.total_transitions
         for awaitable in pending:
@@ -263,6 +324,8 @@ class AsyncMachine(BaseMachine[S, E, C]):
         async with self._lock:
             if not self._started:
                 await self._drive(self._start_steps())
+                if self._invoking:
+                    await self._deliver(self._clock(), False)
         return self._state
 
     async def fire_due(self, now: float | None = None) -> int:
@@ -271,6 +334,8 @@ class AsyncMachine(BaseMachine[S, E, C]):
         timer's transition."""
         from statewright._timers import Firing
 
+        if self._invoking or self._parent is not None:
+            return await self._fire_tree(now)
         firing: Firing | None = None
         while True:
             self._refuse_reentry()
@@ -293,6 +358,18 @@ class AsyncMachine(BaseMachine[S, E, C]):
                 return firing.count
             for awaitable in pending:
                 await self._await_listener(awaitable)
+
+    async def _fire_tree(self, now: float | None) -> int:
+        """``fire_due`` of a tree of machines: every timer and event between them due at
+        ``now``, earliest first, under the tree's lock; coroutine listeners are awaited after."""
+        self._refuse_reentry()
+        async with self._lock:
+            if not self._started:
+                await self._drive(self._start_steps())
+            count, pending = await self._deliver(self._clock() if now is None else now, True)
+        for awaitable in pending:
+            await self._await_listener(awaitable)
+        return count
 
     async def run_timers(self, sleep: Callable[[float], Awaitable[object]] | None = None) -> None:
         """Fire timers as they fall due, forever (run it as a task; cancel it to stop). It

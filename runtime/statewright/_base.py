@@ -107,10 +107,15 @@ class BaseMachine(PersistentMachine[S, E, C]):
             pending = self._announce(source, member, target, payload, error, stamp)
         return target, pending
 
-    def _start_steps(self) -> Generator[Request, Any, None]:
+    def _start_steps(self, now: float | None = None) -> Generator[Request, Any, None]:
         """Enter a statechart's initial configuration (its entry actions and eventless
-        transitions); nothing for a flat machine."""
+        transitions); nothing for a flat machine. A child machine starts at its parent's
+        macrostep's time ``now``."""
         working = self._engine.initial(self._clock, self._instance_id, self._given)
+        if self._parent is not None:
+            working.now = now
+            if working.model is not None:
+                working.model.system.parent = True
         self._enter_user_code()
         try:
             yield from self._engine.start(working)

@@ -27,9 +27,9 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping
 from typing import Any, Final
 
-from statewright._chart_content import ChartContent
+from statewright._chart_invoke import ChartInvoking
 from statewright._chart_spec import DEEP_HISTORY, ERROR_ROUTE, FINAL, PARALLEL, Step
-from statewright._chart_state import ChartState, Microstep, Pending
+from statewright._chart_state import ChartState, InvokingChartState, Microstep, Pending
 from statewright._chart_tables import ROOT
 from statewright._engine import GUARD, Failure, Request, Steps
 from statewright._errors import StatewrightError
@@ -50,9 +50,9 @@ def repeating(path: list[str]) -> list[str]:
     return path[-8:]
 
 
-class ChartAlgorithm(ChartContent):
-    """SCXML's algorithm over a chart's tables, running its executable content
-    (:class:`ChartContent`)."""
+class ChartAlgorithm(ChartInvoking):
+    """SCXML's algorithm over a chart's tables, running its executable content and starting its
+    child machines (:class:`ChartInvoking`)."""
 
     # -- the macrostep ---------------------------------------------------------------------------
     def start(self, state: ChartState) -> Generator[Request, Any, list[Microstep]]:
@@ -86,24 +86,29 @@ class ChartAlgorithm(ChartContent):
         transition is enabled for it (nothing ran but guards and conditions), else the
         microsteps taken. A guard that raised while the event was matched
         (``on_error = "event"``) has queued ``error.execution``: then the event was processed
-        even if nothing took it, and the internal queue is drained as SCXML does. In a chart with
+        even if nothing took it, and the internal queue is drained as SCXML does; so it was
+        when it ran an invoke's ``finalize`` or was forwarded to a child. In a chart with
         data-model content the event becomes ``_event`` (an error route's keeps the one that
         failed)."""
+        processed = False
         if self.expressive and event is not ERROR_ROUTE:
             assert state.model is not None  # a chart with data-model content has one
             state.model.current = self.external_info(state, event, payload, sent)
+            if self.invoking:
+                processed = yield from self.on_external(state, event, payload, sent)
         queued = len(state.queue)
         enabled = yield from self.select(state, event, payload)
-        if not enabled and len(state.queue) == queued:
+        if not enabled and len(state.queue) == queued and not processed:
             return None
         if enabled:
             yield from self.microstep(state, enabled, payload, event)
         return [(event, tuple(enabled)), *(yield from self.settle(state))]
 
     def settle(self, state: ChartState) -> Generator[Request, Any, list[Microstep]]:
-        """Eventless transitions and internal events until none is enabled, or until the chart
-        finished, which drops what is left on the internal queue: between macrosteps the queue
-        is empty (a restored snapshot's must be too)."""
+        """Eventless transitions and internal events until none is enabled, then the invokes of
+        the states entered (and again while they queued errors), or until the chart finished,
+        which drops what is left on the internal queue: between macrosteps the queue is empty
+        (a restored snapshot's must be too)."""
         taken: list[Microstep] = []
         while not state.finished:
             if self.has_eventless:
@@ -114,6 +119,11 @@ class ChartAlgorithm(ChartContent):
             payload: Mapping[str, Any] = {}
             if not enabled:
                 if not state.queue:
+                    if self.invoking:
+                        assert isinstance(state, InvokingChartState)  # an invoking chart's
+                        if state.to_invoke:
+                            yield from self.start_invokes(state)
+                            continue
                     break
                 event, payload, info = state.queue.popleft()
                 if info is not None:
@@ -129,6 +139,12 @@ class ChartAlgorithm(ChartContent):
         if state.finished:  # the interpreter stopped: what it had not processed is dropped
             state.queue.clear()
         return taken
+
+    @staticmethod
+    def _invoked(state: ChartState) -> bool:
+        """Whether a parent machine invoked this one (it alone gets its top-level done data)."""
+        system = None if state.model is None else state.model.system
+        return system is not None and system.parent
 
     def _loop_message(self, taken: list[Microstep]) -> str:
         recent = [self.chart.transitions[ids[0]] for _, ids in taken[-64:]]
@@ -234,10 +250,14 @@ class ChartAlgorithm(ChartContent):
                 else:
                     kept = (n for n in state.active if self.parents[n] == node)
                 state.memory[history] = tuple(sorted(kept))
+        invokers = self.invokers
         for node in leaving:
             for timer in self.chart.nodes[node].timers:
                 state.timers.pop(timer.id, None)
             yield from self.run(state, self.chart.nodes[node].exit, payload, event)
+            if invokers and node in invokers:
+                assert isinstance(state, InvokingChartState)  # an invoking chart's
+                self.cancel_invokes(state, node)
             state.active.discard(node)
 
     def _enter(
@@ -250,8 +270,12 @@ class ChartAlgorithm(ChartContent):
         event: Any,
     ) -> Steps:
         nodes = self.nodes
+        invokers = self.invokers
         for node in sorted(to_enter):  # outermost first: document order
             state.active.add(node)
+            if invokers and node in invokers:
+                assert isinstance(state, InvokingChartState)  # an invoking chart's
+                state.to_invoke.append(node)
             yield from self.run(state, nodes[node].entry, payload, event)
             yield from self.run(state, nodes[node].timers, payload, event)
             if node in default_entry:
@@ -263,6 +287,8 @@ class ChartAlgorithm(ChartContent):
             parent = self.parents[node]
             if parent == ROOT:
                 state.finished = True
+                if nodes[node].donedata is not None and self._invoked(state):
+                    state.result = self.done_data(state, node, event)  # its done.invoke's
                 continue
             if not self.expressive:
                 self._raise(state, self.done_events[parent])

@@ -23,25 +23,28 @@ from typing import Any, Final
 
 from statewright._chart_send import (
     EXTERNAL_QUEUE,
+    INTERNAL_QUEUE,
     Unreachable,
     made_up_id,
     route,
     seconds,
 )
 from statewright._chart_spec import MAX_DELAY, Cancel, Log, Raise, Send, Step
-from statewright._chart_state import ChartState, Pending
+from statewright._chart_state import ChartState, Message, Pending
 from statewright._chart_tables import Bind, ChartTables
 from statewright._data_spec import Assign, Expression, Foreach, If
 from statewright._data_values import stored
 from statewright._engine import ACTION, DELAY, LOG, Failure, Request
 from statewright._errors import ActionFailed, GuardFailed
-from statewright._event_info import EXTERNAL, INTERNAL, PLATFORM, SCXML_PROCESSOR, EventInfo
+from statewright._event_info import INTERNAL, PLATFORM, EventInfo
 
 __all__ = ["Block", "ChartContent"]
 
 #: A block of executable content: ``False`` when an error stopped it.
 Block = Generator[Request, Any, bool]
 _NO_DATA: Final[Mapping[str, Any]] = {}
+#: A send's queues in this machine (its other targets are other machines').
+_OWN_QUEUES: Final = frozenset({EXTERNAL_QUEUE, INTERNAL_QUEUE})
 
 
 class ChartContent(ChartTables):
@@ -269,17 +272,23 @@ class ChartContent(ChartTables):
                     sendid = timer_id
             member = step.event
             if step.event_expr is not None:
-                member = self._event_named(self._value(state, step.event_expr))
+                member = self._value(state, step.event_expr)
             target = step.target
             if step.target_expr is not None:
                 target = self._value(state, step.target_expr)
             kind = step.type if step.type_expr is None else self._value(state, step.type_expr)
-            queue = route(target, kind, model.system.sessionid if model.system else "")
+            system = model.system
+            session, parent = ("", False) if system is None else (system.sessionid, system.parent)
+            queue = route(target, kind, session, parent, state.children)
+            own = queue in _OWN_QUEUES  # else the receiver's event of that name, checked there
+            if step.event_expr is not None and own:
+                member = self._event_named(member)
             delay: float | None = step.delay or 0.0
             if step.delay_expr is not None:
                 delay = seconds(self._value(state, step.delay_expr))
             data = None if step.data is None else stored(self._value(state, step.data))
-            if member in self.payloads and (step.data is not None or step.event_expr is not None):
+            checked = step.data is not None or step.event_expr is not None
+            if own and checked and member in self.payloads:
                 data = self.sent_payload(member, data)
         except Unreachable as error:
             self._error(state, error, event, where, sendid, communication=True)
@@ -296,6 +305,12 @@ class ChartContent(ChartTables):
             state.timers.pop(timer_id, None)  # started again: it goes last among ties
             state.timers[timer_id] = Pending(
                 member, state.time() + delay, delay, step.on_restore, data, sendid
+            )
+        elif queue != INTERNAL_QUEUE:  # another machine of the tree: a message on its way
+            state.timers.pop(timer_id, None)
+            due = state.time() + delay
+            state.timers[timer_id] = Message(
+                member, due, delay, step.on_restore, data, sendid, target=queue
             )
         elif delay:
             problem = ValueError(f"an event sent to #_internal cannot wait ({delay:g} seconds)")
@@ -345,19 +360,6 @@ class ChartContent(ChartTables):
             data = {} if data is None else data
             info = EventInfo(str(event), data, kind, sendid)
             state.queue.append((event, data if type(data) is dict else {}, info))
-
-    def external_info(
-        self, state: ChartState, event: Any, payload: Mapping[str, Any], sent: Pending | None
-    ) -> EventInfo[Any]:
-        """The ``_event`` of an external event: sent with ``payload`` from outside, or fired
-        from ``sent``, a timer this machine started (its origin is this session)."""
-        if sent is None:
-            return EventInfo(str(event), payload, EXTERNAL)
-        model = state.model
-        system = None if model is None else model.system
-        origin = None if system is None else f"#_scxml_{system.sessionid}"
-        data = {} if sent.data is None else sent.data
-        return EventInfo(str(event), data, EXTERNAL, sent.sendid, origin, SCXML_PROCESSOR)
 
     def _failed(self, state: ChartState, failure: Failure, event: Any, step: str | None) -> None:
         """An error in a guard (``step`` None) or a handler action."""

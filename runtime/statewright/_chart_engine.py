@@ -62,20 +62,21 @@ class ChartEngine(ChartAlgorithm):
         id)."""
         if not self.expressive:
             return ChartState(clock=clock)
-        from statewright._chart_state import ModelChartState
+        from statewright._chart_state import InvokingChartState, ModelChartState
         from statewright._data_state import DataState
         from statewright._event_info import System
 
+        kind = InvokingChartState if self.invoking else ModelChartState
         model = self.data_model
         data = None if model is None else model.factory()
         if not given:
-            return ModelChartState(DataState(data, System(session, self.name)), clock=clock)
+            return kind(DataState(data, System(session, self.name)), clock=clock)
         from statewright._data_values import stored
 
         for name, value in given.items():
             setattr(data, name, stored(value))  # each start its own copy
         system = System(session, self.name)
-        return ModelChartState(DataState(data, system, given=frozenset(given)), clock=clock)
+        return kind(DataState(data, system, given=frozenset(given)), clock=clock)
 
     def may_take(self, state: Any, member: Any) -> bool:
         """Always worth a macrostep: an ancestor, an internal queue or an error may take it."""

@@ -43,7 +43,7 @@ from statewright._chart_spec import (
     PARALLEL,
     SHALLOW_HISTORY,
 )
-from statewright._chart_state import ChartState, ModelChartState, Queued
+from statewright._chart_state import ChartState, InvokingChartState, ModelChartState, Queued
 from statewright._chart_tables import ROOT, ChartTables
 from statewright._clock import is_epoch
 from statewright._data_state import DataState
@@ -130,7 +130,8 @@ def decode_chart(
     initialized = _initialized(engine, value, set(active)) if engine.late_nodes else ()
     given = _given(engine, value.get("given", []), initialized)
     model = DataState(data, initialized=frozenset(initialized), given=given)
-    return ModelChartState(model, *parts), float(saved_at)
+    kind = InvokingChartState if engine.invoking else ModelChartState  # children: _tree_snapshot
+    return kind(model, *parts), float(saved_at)
 
 
 def _optional(engine: ChartTables) -> frozenset[str]:

@@ -83,7 +83,9 @@ class Invoke(FrozenValue):
     ``id_location`` when one is given. ``params`` computes the child's initial data (a dict of
     its field names; its ``param`` and ``namelist``); ``autoforward`` sends the child every
     external event the parent processes; ``finalize`` runs on every event from the child before
-    the parent processes it."""
+    the parent processes it. ``handlers`` turns the parent's handlers object into the child's
+    (None: the child gets none, as a data-model-only child needs none); the child shares the
+    parent's context."""
 
     __match_args__ = (
         "machine",
@@ -93,6 +95,7 @@ class Invoke(FrozenValue):
         "params",
         "autoforward",
         "finalize",
+        "handlers",
     )
     __slots__ = __match_args__
 
@@ -103,6 +106,7 @@ class Invoke(FrozenValue):
     params: Expression | None
     autoforward: bool
     finalize: tuple[Step, ...]
+    handlers: Callable[[Any], Any] | None
 
     def __init__(
         self,
@@ -113,6 +117,7 @@ class Invoke(FrozenValue):
         params: Expression | None = None,
         autoforward: bool = False,
         finalize: tuple[Step, ...] = (),
+        handlers: Callable[[Any], Any] | None = None,
     ) -> None:
         _set(self, "machine", machine)
         _set(self, "async_machine", async_machine)
@@ -121,6 +126,7 @@ class Invoke(FrozenValue):
         _set(self, "params", params)
         _set(self, "autoforward", autoforward)
         _set(self, "finalize", finalize)
+        _set(self, "handlers", handlers)
 
 
 class ChartNode(FrozenValue):

@@ -1,5 +1,6 @@
 """What changes as a statechart runs: active states, history memory, queued events, timers,
-and the data model's part (:class:`~statewright._data_state.DataState`) when the chart has one.
+the data model's part (:class:`~statewright._data_state.DataState`) when the chart has one, and
+the child machines it runs when it invokes some (:class:`InvokingChartState`).
 
 A macrostep works on a copy of the :class:`ChartState`, kept only when the whole macrostep
 succeeded (the engine, :mod:`statewright._chart`, asks for user code through requests
@@ -16,13 +17,30 @@ if TYPE_CHECKING:
     from statewright._data_state import DataState
     from statewright._event_info import EventInfo
 
-__all__ = ["ChartState", "Microstep", "ModelChartState", "Pending", "Queued"]
+__all__ = [
+    "NO_CHILDREN",
+    "ChartState",
+    "Child",
+    "InvokingChartState",
+    "Message",
+    "Microstep",
+    "ModelChartState",
+    "Pending",
+    "Queued",
+]
 
 #: ``(event member, or None for eventless transitions; indexes of the transitions taken)``.
 Microstep = tuple[Any, tuple[int, ...]]
 #: An internal event: ``(member, the payload handlers get, its _event)``; the ``_event`` is
 #: None in a chart without data-model content, which never reads one.
 Queued = tuple[Any, Mapping[str, Any], "EventInfo[Any] | None"]
+#: A child machine a state invoked: ``(state index, invoke index in that state, the running
+#: child machine)``, the machine None once the child finished or failed to start (the invoke
+#: stays the state's until the state is left).
+Child = tuple[int, int, Any]
+#: The children of a chart that runs none. Never changed: a chart replaces its mapping of
+#: children whenever one starts or ends (copy on write), so copies for macrosteps share it.
+NO_CHILDREN: Mapping[str, Child] = {}
 
 
 class Pending:
@@ -64,7 +82,47 @@ class Pending:
     __hash__ = None  # type: ignore[assignment]  # mutable
 
     def __repr__(self) -> str:
-        return f"Pending({self.event!r}, due={self.due!r}, delay={self.delay!r})"
+        return f"{type(self).__name__}({self.event!r}, due={self.due!r}, delay={self.delay!r})"
+
+
+class Message(Pending):
+    """An event between two machines of a tree (a parent and the children it invoked), waiting
+    on a machine's external queue like a timer. *Outgoing*, it waits in its sender for its due
+    time with its ``target`` (``"#_parent"`` or ``"#_<invokeid>"``); *received*, it waits in its
+    receiver with its ``origin`` (the sender's ``#_scxml_<session>``), the ``invokeid`` of the
+    child that sent it (None from the parent) and its full ``name`` when the receiver knows it by
+    a shorter one (``done.invoke`` for ``done.invoke.worker``). An outgoing message's ``event``
+    may be a name (its receiver's event of that name is looked up when it is delivered)."""
+
+    __slots__ = ("invokeid", "name", "origin", "target")
+
+    def __init__(
+        self,
+        event: Any,
+        due: float,
+        delay: float,
+        on_restore: str = "fire",
+        data: Any = None,
+        sendid: str | None = None,
+        *,
+        target: str | None = None,
+        origin: str | None = None,
+        invokeid: str | None = None,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(event, due, delay, on_restore, data, sendid)
+        self.target = target
+        self.origin = origin
+        self.invokeid = invokeid
+        self.name = name
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Message)
+            and super().__eq__(other)
+            and (self.target, self.origin, self.invokeid, self.name)
+            == (other.target, other.origin, other.invokeid, other.name)
+        )
 
 
 class ChartState:
@@ -75,10 +133,25 @@ class ChartState:
     :class:`ModelChartState` (its ``model``), so that every other chart's copies cost what they
     did."""
 
-    __slots__ = ("active", "clock", "finished", "memory", "now", "queue", "selected", "timers")
+    __slots__ = (
+        "active",
+        "clock",
+        "finished",
+        "memory",
+        "now",
+        "queue",
+        "result",
+        "selected",
+        "timers",
+    )
 
     #: The data model's part (see :class:`ModelChartState`): None here.
     model: DataState | None = None
+    #: The child machines by invoke id (see :class:`InvokingChartState`): none here.
+    children: Mapping[str, Child] = NO_CHILDREN
+    #: The done data of the top-level final state the chart finished in (what a parent's
+    #: ``done.invoke`` carries): set only then, read with ``getattr(state, "result", None)``.
+    result: Any
 
     def __init__(
         self,
@@ -177,6 +250,50 @@ class ModelChartState(ChartState):
             self.finished,
             self.timers,
             self.clock,
+        )
+        copied.now = now
+        return copied
+
+
+class InvokingChartState(ModelChartState):
+    """The running state of a chart whose states invoke child machines: a
+    :class:`ModelChartState` with its ``children`` (a mapping replaced, never changed, when one
+    starts or ends, so that a macrostep's copy shares it and a discarded copy keeps the
+    children it had) and the states whose invokes start at the end of this macrostep
+    (``to_invoke``, SCXML's ``statesToInvoke``)."""
+
+    __slots__ = ("children", "to_invoke")
+
+    children: Mapping[str, Child]
+    to_invoke: list[int]
+
+    def __init__(
+        self,
+        model: DataState,
+        active: Iterable[int] = (),
+        memory: Mapping[int, tuple[int, ...]] | None = None,
+        queue: Iterable[Queued] = (),
+        finished: bool = False,
+        timers: Mapping[str, Pending] | None = None,
+        clock: Callable[[], float] | None = None,
+        children: Mapping[str, Child] = NO_CHILDREN,
+    ) -> None:
+        super().__init__(model, active, memory, queue, finished, timers, clock)
+        self.children = children
+        self.to_invoke = []
+
+    def copy(self, now: float | None = None) -> InvokingChartState:
+        """A copy for the next macrostep (see :meth:`ModelChartState.copy`), sharing the
+        children's mapping."""
+        copied = InvokingChartState(
+            self.model.copy(),
+            self.active,
+            self.memory,
+            self.queue,
+            self.finished,
+            self.timers,
+            self.clock,
+            self.children,
         )
         copied.now = now
         return copied

@@ -52,8 +52,8 @@ class Bind(FrozenValue):
 
 
 def blocks(chart: Chart) -> Iterator[tuple[Step, ...]]:
-    """Every block of executable content of ``chart`` (the blocks inside ``if`` and
-    ``foreach`` steps: :func:`walk`; ``after`` timers are no block)."""
+    """Every block of executable content of ``chart``, invokes' ``finalize`` included (the
+    blocks inside ``if`` and ``foreach`` steps: :func:`walk`; ``after`` timers are no block)."""
     yield chart.initial_steps
     yield chart.data_steps
     for transition in chart.transitions:
@@ -62,6 +62,7 @@ def blocks(chart: Chart) -> Iterator[tuple[Step, ...]]:
     for node in chart.nodes:
         yield from (node.initial_steps, node.entry, node.exit, node.default_steps)
         yield node.data_steps
+        yield from (invoke.finalize for invoke in node.invokes)
 
 
 def walk(steps: Iterable[Step]) -> Iterator[Step]:
@@ -103,10 +104,12 @@ def _reads_data(step: Step) -> bool:
 
 
 def has_data_content(chart: Chart, data: DataModel | None) -> bool:
-    """Whether the chart has a data model or anything that needs one at run time: then every
-    event it processes gets an ``_event``; else the engine skips all of it."""
+    """Whether the chart has a data model or anything that needs one at run time (child
+    machines do: their events carry an ``_event.invokeid``): then every event it processes gets
+    an ``_event``; else the engine skips all of it."""
     return (
         data is not None
+        or any(node.invokes for node in chart.nodes)
         or any(transition.cond is not None for transition in chart.transitions)
         or any(node.donedata is not None for node in chart.nodes)
         or any(_reads_data(step) for block in blocks(chart) for step in walk(block))
@@ -194,6 +197,11 @@ class ChartTables:
             for i in range(len(nodes))
         )
         self.done_events = tuple(node.done for node in nodes)
+        #: The states that invoke child machines, whether there are any, and whether one of
+        #: their invokes forwards the parent's events (``autoforward``).
+        self.invokers = frozenset(index for index, node in enumerate(nodes) if node.invokes)
+        self.invoking = bool(self.invokers)
+        self.autoforwarding = any(i.autoforward for node in nodes for i in node.invokes)
         #: Whether any transition is eventless: if none is, a microstep needs no eventless check.
         self.has_eventless = any(not transition.events for transition in chart.transitions)
         #: Each transition's domain where it does not depend on history memory (None where it

@@ -6,7 +6,8 @@ A machine holds an engine, built once per machine class: the flat one
 (:class:`~statewright._flat.FlatEngine`) or the statechart one
 (:class:`~statewright._chart_engine.ChartEngine`). Neither calls a guard, an action or a store
 itself. Their steps are generators that *yield* a :data:`Request` (a guard to evaluate, an
-action to run, a delay to compute, a line to log, a checkpoint to save) and receive the answer,
+action to run, a delay to compute, a line to log, a checkpoint to save, a child machine to
+start) and receive the answer,
 a :class:`Failure` when the user's code raised. The synchronous :class:`~statewright.Machine`
 and the asyncio :class:`~statewright.AsyncMachine` each have a small driver that answers
 requests, calling or awaiting; everything else about an event is written once.
@@ -21,6 +22,7 @@ __all__ = [
     "ACTION",
     "DELAY",
     "GUARD",
+    "INVOKE",
     "LOG",
     "SAVE",
     "Engine",
@@ -41,6 +43,11 @@ DELAY: Final = "delay"
 LOG: Final = "log"
 #: ``(SAVE, store, payload)``: save a checkpoint (a failure is thrown back into the step).
 SAVE: Final = "save"
+#: ``(INVOKE, invoke, (invokeid, data, now))``: start the child machine an
+#: :class:`~statewright._chart_spec.Invoke` describes, with initial ``data``, at the macrostep's
+#: time ``now``; send back ``(child or None when it finished at once, the messages it sent its
+#: parent)`` (:func:`statewright._tree.adopt`), or a :class:`Failure`.
+INVOKE: Final = "invoke"
 
 #: ``(kind, subject, argument)``, one of the kinds above.
 Request = tuple[str, Any, Any]
@@ -77,7 +84,10 @@ if TYPE_CHECKING:  # a type only: defining a Protocol class costs time at import
         :meth:`initial` and replaced by each committed :class:`Outcome`. ``session`` is the
         instance id (a data model's ``_sessionid``), ``given`` its initial data (checked, by
         field name: :func:`~statewright._data_values.initial_data`); ``sent`` the timer whose
-        event a step is (None for an event sent from outside)."""
+        event a step is (None for an event sent from outside). ``invoking``: whether the
+        spec's states invoke child machines (a statechart's may)."""
+
+        invoking: bool
 
         def initial(
             self,

@@ -84,13 +84,15 @@ UNBOUND: Final[EventInfo[Mapping[str, Any]]] = _Unbound("", {}, PLATFORM)
 
 class System:
     """A machine's system variables: ``_sessionid`` (its instance id), ``_name`` (the machine's
-    name) and ``_ioprocessors`` (where other sessions send it events)."""
+    name) and ``_ioprocessors`` (where other sessions send it events); and whether a
+    ``parent`` machine invoked it (where ``#_parent`` goes)."""
 
-    __slots__ = ("ioprocessors", "name", "sessionid")
+    __slots__ = ("ioprocessors", "name", "parent", "sessionid")
 
-    def __init__(self, sessionid: str, name: str) -> None:
+    def __init__(self, sessionid: str, name: str, parent: bool = False) -> None:
         self.sessionid = sessionid
         self.name = name
+        self.parent = parent
         location = {"location": f"#_scxml_{sessionid}"}
         self.ioprocessors: dict[str, dict[str, str]] = {
             SCXML_PROCESSOR: location,

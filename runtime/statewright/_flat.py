@@ -33,6 +33,9 @@ class FlatEngine:
 
     __slots__ = ("table",)
 
+    #: A flat machine's states invoke no child machines.
+    invoking = False
+
     def __init__(self, table: Table) -> None:
         self.table = table
 

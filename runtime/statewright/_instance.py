@@ -20,6 +20,7 @@ from statewright._clock import checked_clock
 from statewright._compat import StrEnum
 from statewright._errors import UnknownEvent
 from statewright._flat import FlatEngine
+from statewright._handlers import bind_handlers
 from statewright._history_views import (
     fsm_record,
     iteration_counts,
@@ -76,6 +77,15 @@ class MachineInstance(Generic[S, E, C]):
     #: The initial data given at construction (checked), until the initial configuration is
     #: entered with it.
     _given: dict[str, Any] | None = None
+    #: Whether the spec's states invoke child machines; for a child, the machine that invoked
+    #: it and its invoke id there; whether its tree may hold undelivered events (restored, or a
+    #: delivery that raised): see statewright._tree.
+    _invoking: ClassVar[bool] = False
+    #: Whether the class is of the asyncio flavour (its children are too).
+    _asyncio: ClassVar[bool] = False
+    _parent: Any = None
+    _invokeid: str | None = None
+    _unsettled: bool = False
 
     def _setup(
         self,
@@ -99,7 +109,7 @@ class MachineInstance(Generic[S, E, C]):
         self._engine: Engine = engine
         self._context = context
         self._handlers = handlers
-        self._calls = _bind_handlers(spec, handlers)
+        self._calls = bind_handlers(spec, handlers)
         self._options = opts
         self._logger = logger_of(opts)
         self._log_on = opts.log_transitions
@@ -156,6 +166,7 @@ class MachineInstance(Generic[S, E, C]):
                     spec.payloads,
                 )
             compiled = cls._compiled = (table, engine)
+            cls._invoking = engine.invoking
         return compiled
 
     @classmethod
@@ -242,9 +253,25 @@ class MachineInstance(Generic[S, E, C]):
 
     @property
     def next_due(self) -> float | None:
-        """When the earliest pending timer is due; None without one."""
+        """When the earliest pending timer is due (of the whole tree, with child machines);
+        None without one."""
         chart = self._chart
+        if chart is not None and chart.children:
+            from statewright._tree import tree_next_due
+
+            return tree_next_due(self)
         return None if chart is None or not chart.timers else chart.next_due()
+
+    @property
+    def children(self) -> Mapping[str, Any]:
+        """The child machines running now (its states' invokes), by invoke id: read-only, in
+        document order. A child is a machine of its spec's class (the flavour of this one); it
+        ends when its state is left or it finishes (see ``docs/runtime.md``)."""
+        from types import MappingProxyType
+
+        from statewright._tree import running
+
+        return MappingProxyType(dict(running(self)))
 
     # ----------------------------------------------------------------- history and statistics
 
@@ -358,26 +385,3 @@ def _random_id() -> str:
     import os
 
     return os.urandom(16).hex()
-
-
-def _bind_handlers(spec: MachineSpec[Any, Any], handlers: object | None) -> dict[str, Any]:
-    """Bound handler methods by name; a clear TypeError names every missing one."""
-    names = sorted(spec.handler_names)
-    if handlers is None:
-        if names:
-            raise TypeError(f"{spec.name} needs a handlers object with methods: {', '.join(names)}")
-        return {}
-    calls: dict[str, Any] = {}
-    missing = []
-    for name in names:
-        method = getattr(handlers, name, None)
-        if callable(method):
-            calls[name] = method
-        else:
-            missing.append(name)
-    if missing:
-        raise TypeError(
-            f"{type(handlers).__name__} is missing handler methods required by {spec.name}: "
-            f"{', '.join(missing)}"
-        )
-    return calls

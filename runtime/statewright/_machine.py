@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from statewright._base import BaseMachine
 from statewright._compat import StrEnum
-from statewright._engine import ACTION, DELAY, GUARD, SAVE, Failure, Request
+from statewright._engine import ACTION, DELAY, GUARD, INVOKE, SAVE, Failure, Request
 from statewright._errors import InvalidTransition
 from statewright._listeners import default_options, refuse_async_listeners
 from statewright._locks import NO_LOCK, Lock
@@ -91,18 +91,24 @@ class Machine(BaseMachine[S, E, C]):
         data: Mapping[str, Any] | None = None,
     ) -> None:
         opts = default_options() if options is None else options
-        if opts.thread_safe:
+        if self._parent is not None:  # a child machine: its tree's one lock
+            from statewright._tree import root_of
+
+            lock: Lock = root_of(self)._lock
+        elif opts.thread_safe:
             import threading  # here, not at the top: ~1 ms off importing a generated module
 
-            lock: Lock = threading.RLock()
+            lock = threading.RLock()
         else:
             lock = NO_LOCK
         self._lock = lock
         self._setup(context, handlers, opts, lock, data)
         if snapshot is not None:
             self._install(snapshot)
-        elif not self._started:  # a statechart enters its initial configuration now
-            self._drive(self._start_steps())
+        elif not self._started and self._parent is None:  # a statechart enters it now (a
+            self._drive(self._start_steps())  # child: when its parent starts it)
+            if self._invoking:
+                self._deliver(self._clock(), False)
 
     if TYPE_CHECKING:
 
@@ -139,7 +145,20 @@ class Machine(BaseMachine[S, E, C]):
 
     # ----------------------------------------------------------------- the general path
 
-    def _send_slow(
+    def _send_slow(self, event: object, payload: dict[str, Any], key: str | None = None) -> S:
+        """An event off the trivial path (the caller holds the lock), then, in a tree of
+        machines, the events it caused between them (:mod:`statewright._tree`)."""
+        if not self._invoking and self._parent is None:
+            return self._apply(event, payload, key)
+        before = self._chart.children if self._chart is not None else None
+        self._apply(event, payload, key)
+        from statewright._tree import quiet
+
+        if not quiet(self, before):
+            self._deliver(self._clock(), False)
+        return self._state
+
+    def _apply(
         self,
         event: object,
         payload: dict[str, Any],
@@ -148,12 +167,42 @@ class Machine(BaseMachine[S, E, C]):
         now: float | None = None,
         sent: Pending | None = None,
     ) -> S:
-        """An event off the trivial path (the caller holds the lock); a timer's gives how late
-        it fires, its due time and the timer (see :meth:`_transition`)."""
+        """One event of this machine alone; a timer's gives how late it fires, its due time
+        and the timer (see :meth:`_transition`)."""
         target, pending = self._drive(self._transition(event, payload, key, lateness, now, sent))
         if pending:
             refuse_async_listeners(pending)
         return target
+
+    def _deliver(self, at: float, own: bool) -> int:
+        """Process the events of this machine's tree due at ``at`` (``own``: every timer, else
+        the events between machines) until none is left; returns how many
+        (:class:`~statewright._tree.Delivery`)."""
+        from statewright._tree import Delivery, root_of
+
+        root = root_of(self)
+        delivery = Delivery(root, at, own)
+        root._unsettled = True  # until the walk ends (an error leaves events to deliver)
+        while (item := delivery.next()) is not None:
+            session, timer = item
+            with contextlib.suppress(InvalidTransition):  # logged at DEBUG by send
+                lateness = delivery.lateness(timer)
+                session._apply(timer.event, timer.payload, None, lateness, timer.due, timer)
+        root._unsettled = False
+        return delivery.count
+
+    def _new_child(self, invoke: Any, invokeid: str, data: Any, now: float) -> Any:
+        """Start the child machine ``invoke`` describes, at ``now`` (the ``INVOKE`` request)."""
+        from statewright._tree import adopt, child_class, child_parts
+
+        cls = child_class(type(self), invoke)
+        context, handlers, options = child_parts(self, invoke)
+        child = cls.__new__(cls)  # built as restore builds one: the parent starts it
+        child._parent, child._invokeid = self, invokeid
+        child._construct(context, handlers, options, None, data)
+        if not child._started:
+            child._drive(child._start_steps(now))
+        return adopt(self, child, now)
 
     def _try_slow(self, event: object, payload: dict[str, Any]) -> bool:
         """``try_send`` off the trivial path: an event no transition of the state takes is
@@ -202,6 +251,11 @@ class Machine(BaseMachine[S, E, C]):
                         value = self._store_snapshot(subject, argument)
                     except Exception as exc:
                         resume, value = steps.throw, exc
+                elif kind is INVOKE:
+                    try:
+                        value = self._new_child(subject, *argument)
+                    except Exception as exc:
+                        value = Failure(exc)
                 else:
                     self._log_step(subject, argument)
                     value = None
@@ -306,11 +360,14 @@ class Machine(BaseMachine[S, E, C]):
         from statewright._timers import Firing
 
         with self._lock:
-            firing = Firing(self._clock() if now is None else now)
+            at = self._clock() if now is None else now
+            if self._invoking or self._parent is not None:  # the tree's, earliest first
+                return self._deliver(at, True)
+            firing = Firing(at)
             while (timer := firing.next(self._chart)) is not None:
                 with contextlib.suppress(InvalidTransition):  # logged at DEBUG by send
                     lateness = firing.lateness(timer)
-                    self._send_slow(timer.event, timer.payload, None, lateness, timer.due, timer)
+                    self._apply(timer.event, timer.payload, None, lateness, timer.due, timer)
             return firing.count
 
 

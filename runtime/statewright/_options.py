@@ -61,6 +61,9 @@ class MachineOptions:
     #: snapshot): a duplicate that arrives after this many newer keyed sends is applied again.
     #: Every save writes them, so a bigger window costs a little on each save; 0 keeps none.
     idempotency_window: int = 100
+    #: The most history records each child machine keeps (a state's ``invoke``): a child's
+    #: snapshot, its records included, is part of its parent's, which every save rewrites.
+    child_history_limit: int = 100
 
     def __post_init__(self) -> None:
         if self.history_limit is not None and self.history_limit < 0:
@@ -68,6 +71,10 @@ class MachineOptions:
         if type(self.idempotency_window) is not int or self.idempotency_window < 0:
             raise ValueError(
                 f"idempotency_window must be an integer >= 0, not {self.idempotency_window!r}"
+            )
+        if type(self.child_history_limit) is not int or self.child_history_limit < 0:
+            raise ValueError(
+                f"child_history_limit must be an integer >= 0, not {self.child_history_limit!r}"
             )
         if self.instance_id is not None and not is_instance_id(self.instance_id):
             raise ValueError(

@@ -53,12 +53,19 @@ class PersistentMachine(MachineInstance[S, E, C]):
     def _history_json(self, after: int) -> list[dict[str, Any]]:
         return history_json(self._spec_table.triples, self._history, self.total_transitions, after)
 
-    def _build_snapshot(self, history: list[dict[str, Any]] | None) -> dict[str, Any]:
-        """The snapshot, with ``history`` (or without the key: a store's head)."""
+    def _build_snapshot(
+        self, history: list[dict[str, Any]] | None, saved_at: float | None = None
+    ) -> dict[str, Any]:
+        """The snapshot, with ``history`` (or without the key: a store's head), a statechart's
+        taken at ``saved_at`` (its parent's, for a child) or else now. A child's leaves the
+        context out: it is its parent's."""
         from statewright._context import encode_context  # json and dataclasses: on first use
 
         spec = self._spec_table.spec
-        context, context_type = encode_context(self._context, self._options)
+        if self._parent is None:
+            context, context_type = encode_context(self._context, self._options)
+        else:
+            context, context_type = None, None
         data: dict[str, Any] = {
             "format": SNAPSHOT_FORMAT,
             "machine": spec.name,
@@ -83,14 +90,19 @@ class PersistentMachine(MachineInstance[S, E, C]):
         )
         chart = self._chart
         if chart is not None:
-            saved_at = self._checkpoint_time
-            data["chart"] = self._engine.encode(
-                chart, self._clock() if saved_at is None else saved_at
-            )
+            if saved_at is None:
+                saved_at = self._checkpoint_time
+            if saved_at is None:
+                saved_at = self._clock()
+            data["chart"] = self._engine.encode(chart, saved_at)
             if spec.data is not None and chart.model is not None:
                 from statewright._data_values import encode_data
 
                 data["data"] = encode_data(spec.data, chart.model.data)
+            if chart.children:  # a tree of machines (statewright._tree_snapshot)
+                from statewright._tree_snapshot import encode_children
+
+                data["children"] = encode_children(self, saved_at)
         return data
 
     @classmethod
@@ -113,14 +125,29 @@ class PersistentMachine(MachineInstance[S, E, C]):
 
         from statewright._context import decode_context
         from statewright._options import MachineOptions
+
+        opts = options if options is not None else MachineOptions()
+        decoded = cls._decode(snapshot, opts)
+        if opts.instance_id is None:
+            opts = dataclasses.replace(opts, instance_id=decoded.instance_id)
+        if context is None:
+            context = decode_context(decoded.context, decoded.context_type, opts)
+        machine = cls.__new__(cls)  # as unpickling does: __init__ would enter the chart
+        machine._construct(context, handlers, opts, decoded)
+        return machine
+
+    @classmethod
+    def _decode(cls, snapshot: object, options: MachineOptions, child: bool = False) -> Decoded:
+        """A snapshot checked for this class (a ``child``'s: embedded in its parent's), its
+        children's with it (:mod:`statewright._tree_snapshot`)."""
         from statewright._snapshot_versions import migrate, prepare
 
         table, engine = cls._classdata()
         spec = table.spec
-        opts = options if options is not None else MachineOptions()
         data = prepare(snapshot, spec.name, spec.version)
         written_by = data["spec_version"]
-        data = migrate(data, spec.name, spec.version, opts)
+        data = migrate(data, spec.name, spec.version, options)
+        children = data.pop("children", None) if cls._invoking else None
         decoded = engine.decode(data, table)
         if written_by == spec.version and data["spec_hash"] != spec.spec_hash:
             statewright_logger().warning(
@@ -130,13 +157,12 @@ class PersistentMachine(MachineInstance[S, E, C]):
                 data.get("spec_hash"),
                 spec.spec_hash,
             )
-        if opts.instance_id is None:
-            opts = dataclasses.replace(opts, instance_id=decoded.instance_id)
-        if context is None:
-            context = decode_context(decoded.context, decoded.context_type, opts)
-        machine = cls.__new__(cls)  # as unpickling does: __init__ would enter the chart
-        machine._construct(context, handlers, opts, decoded)
-        return machine
+        decoded.children = ()
+        if decoded.chart is not None:
+            from statewright._tree_snapshot import decode_tree
+
+            decoded.children = decode_tree(cls, decoded, children, options, child)
+        return decoded
 
     def _construct(
         self,
@@ -165,8 +191,16 @@ class PersistentMachine(MachineInstance[S, E, C]):
         if decoded.keys and window:
             self._keys = dict(decoded.keys[-window:])
         if decoded.chart is not None:
-            self._chart = self._engine.restored(decoded.chart, self._clock, self._instance_id)
-            self._started = True
+            chart = self._engine.restored(decoded.chart, self._clock, self._instance_id)
+            self._chart, self._started = chart, True
+            if self._parent is not None and chart.model is not None:
+                chart.model.system.parent = True  # restored() gave it its system
+            if self._invoking:  # its tree may hold events to deliver (statewright._tree)
+                self._unsettled = True
+            if decoded.children:
+                from statewright._tree_snapshot import install_children
+
+                install_children(self, decoded.children)
 
     @classmethod
     def load(

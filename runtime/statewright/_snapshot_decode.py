@@ -66,6 +66,7 @@ class Decoded:
 
     __slots__ = (
         "chart",
+        "children",
         "context",
         "context_type",
         "counts",
@@ -93,6 +94,8 @@ class Decoded:
     keys: list[tuple[str, int]]
     #: A statechart's :class:`~statewright._chart_state.ChartState` (None for a flat machine).
     chart: Any
+    #: A tree's checked children (:mod:`statewright._tree_snapshot`), set by the machine.
+    children: Any
 
 
 def decode(data: dict[str, Any], table: Table, chart_tables: ChartTables | None) -> Decoded:

@@ -10,15 +10,23 @@ expression computes it); every delay from 0 to ten years
 timer may carry the ``data`` its send computed (only a send with data gives one, within the
 data's bounds), and its id may be one the machine made up (``send-`` or ``anon-`` and 16 hex
 digits) for a send without an id.
+
+A message between machines of a tree (:class:`~statewright._chart_state.Message`) is a timer
+with more keys: an outgoing one its ``target`` (``#_parent``, ``#_<invokeid>``), its event by
+name, and the id of the send that sent it (or a made-up ``msg-`` id: an event forwarded to a
+child); a received one its ``origin``, and the ``invokeid`` of the child that sent it and its
+full ``name`` when it has them, a made-up ``msg-`` id and an event of this machine. Either may
+have its ``sendid``. Whether the machine may hold it (a child's message, a parent's) is the
+tree's check (:mod:`statewright._tree_snapshot`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from statewright._chart_send import LOCATED, made_up_kind
+from statewright._chart_send import LOCATED, MESSAGE, made_up_kind
 from statewright._chart_spec import MAX_DELAY, Send
-from statewright._chart_state import Pending
+from statewright._chart_state import Message, Pending
 from statewright._chart_tables import ROOT, ChartTables
 from statewright._clock import is_epoch
 from statewright._data_values import stored
@@ -40,6 +48,8 @@ __all__ = [
 TIMER_KEYS: Final = frozenset({"id", "event", "due", "delay", "on_restore"})
 #: A timer with data has ``data`` too.
 DATA_TIMER_KEYS: Final = TIMER_KEYS | {"data"}
+#: What a message has besides (see the module docstring).
+MESSAGE_KEYS: Final = frozenset({"target", "origin", "invokeid", "name", "sendid"})
 POLICIES: Final = frozenset({"fire", "resume", "restart"})
 
 
@@ -56,6 +66,11 @@ def timer_json(timer_id: str, pending: Pending) -> dict[str, Any]:
         from statewright._jsondata import json_data
 
         timer["data"] = json_data(pending.data)
+    if type(pending) is Message:
+        parts = ("sendid", pending.sendid), ("target", pending.target), ("origin", pending.origin)
+        for key, value in (*parts, ("invokeid", pending.invokeid), ("name", pending.name)):
+            if value is not None:
+                timer[key] = value
     return timer
 
 
@@ -77,7 +92,8 @@ def decode_timers(
     timers: dict[str, Pending] = {}
     for i, item in enumerate(value):
         field = f"chart.timers[{i}]"
-        if type(item) is not dict or (item.keys() != TIMER_KEYS and item.keys() != DATA_TIMER_KEYS):
+        extra = item.keys() & MESSAGE_KEYS if type(item) is dict else set()
+        if type(item) is not dict or (item.keys() - extra) not in (TIMER_KEYS, DATA_TIMER_KEYS):
             raise SnapshotError(f"expected the keys {', '.join(sorted(TIMER_KEYS))}", field=field)
         timer_id, due, delay, policy = item["id"], item["due"], item["delay"], item["on_restore"]
         if type(timer_id) is not str or timer_id in timers:
@@ -90,6 +106,9 @@ def decode_timers(
             )
         if type(policy) is not str or policy not in POLICIES:
             raise SnapshotError("expected fire, resume or restart", field=f"{field}.on_restore")
+        if extra:
+            timers[timer_id] = _message(engine, table, item, active, field)
+            continue
         sends = _started(engine, table, timer_id, active, field)
         event = event_member(table, item["event"], f"{field}.event")
         matching = _check_timer(timer_id, sends, event, delay, field)
@@ -101,16 +120,55 @@ def decode_timers(
     return timers
 
 
+def _message(
+    engine: ChartTables, table: Table, item: dict[str, Any], active: set[int], field: str
+) -> Message:
+    """A message between machines of a tree, checked (see the module docstring)."""
+    for key in MESSAGE_KEYS & item.keys():
+        if type(item[key]) is not str or not item[key]:
+            raise SnapshotError("expected a string", field=f"{field}.{key}")
+    timer_id, event, target = item["id"], item["event"], item.get("target")
+    data = _data(item, field) if "data" in item else None
+    values = (item["due"], item["delay"], item["on_restore"], data, item.get("sendid"))
+    if target is None:  # received: this machine's event, fired as sent
+        if made_up_kind(timer_id) != MESSAGE or values[2] != "fire":
+            reason = "a received message has an id the machine made up (msg-) and fires"
+            raise SnapshotError(reason, field=f"{field}.id")
+        if "origin" not in item:
+            raise SnapshotError("is missing", field=f"{field}.origin")
+        member = event_member(table, event, f"{field}.event")
+        name = item.get("name")
+        if name is not None and not name.startswith(f"{member}."):
+            raise SnapshotError(f"{name!r:.60} is not an event {member} stands for", field=field)
+        origin, invokeid = item["origin"], item.get("invokeid")
+        return Message(member, *values, origin=origin, invokeid=invokeid, name=name)
+    if not target.startswith("#_") or target == "#_internal" or target.startswith("#_scxml_"):
+        raise SnapshotError(f"{target!r:.60} is no machine of a tree", field=f"{field}.target")
+    if "invokeid" in item or "name" in item or type(event) is not str or not event:
+        raise SnapshotError("an outgoing message has an event name and a target", field=field)
+    if made_up_kind(timer_id) != MESSAGE:  # a send's: its event and delay
+        sends = _started(engine, table, timer_id, active, field)
+        same = [send for send in sends if send.event_expr is not None or str(send.event) == event]
+        if not same:
+            raise SnapshotError(f"no send {timer_id} sends {event!r:.60}", field=f"{field}.event")
+        _check_timer(timer_id, tuple(same), same[0].event, values[1], field)
+    return Message(event, *values, target=target, origin=item.get("origin"))
+
+
+def _data(item: dict[str, Any], field: str) -> Any:
+    try:
+        return stored(item["data"])
+    except (ValueError, TypeError) as error:
+        raise SnapshotError(str(error), field=f"{field}.data") from None
+
+
 def _timer_data(sends: list[Send], item: dict[str, Any], field: str) -> Any:
     """A timer's data: only a send that computes data gives one, within the data's bounds."""
     if "data" not in item:
         return None
     if not any(send.data is not None for send in sends):
         raise SnapshotError("no send of this timer carries data", field=f"{field}.data")
-    try:
-        return stored(item["data"])
-    except (ValueError, TypeError) as error:
-        raise SnapshotError(str(error), field=f"{field}.data") from None
+    return _data(item, field)
 
 
 def _started(

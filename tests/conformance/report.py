@@ -45,8 +45,10 @@ ends in the chart's final state `pass`. The chart's data model, conditions and e
 content become the spec's typed data model, compiled into the module; the harness supplies no
 code (no handlers, no context) and evaluates nothing: a chart whose spec would need a handler is
 *not supported*. A delayed `<send>` becomes a timer; the harness moves the machine's clock to
-each due time in turn and fires it, until the machine is final or no timer is left. See
-[scxml.md](scxml.md) for what the importer translates, and how.
+each due time in turn and fires it, until the machine is final or no timer is left (a child
+machine's timers among them). A chart an `<invoke>` runs (inline, or a `testNsubM.scxml` file)
+becomes a spec and a module of its own, which the parent's module imports and mypy checks with
+it. See [scxml.md](scxml.md) for what the importer translates, and how.
 
 `tests/conformance` fails when a test of the tier that needs no data model does not pass
 ({required}), and when this page differs from what the charts give now.

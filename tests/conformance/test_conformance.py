@@ -69,6 +69,7 @@ def _generated(results: list[Result]) -> Iterator[tuple[str, str]]:
     for result in results:
         if result.module is not None and result.module_name is not None:
             yield result.module_name, result.module
+            yield from result.children
 
 
 @pytest.mark.slow

@@ -1,7 +1,8 @@
 """Statecharts for the docs and diagram tests, compiled from specs (building a chart's tree is the
 compiler's job, so these are not hand-built like ``sample_machines``).
 
-``chart_task``, ``chart_parallel`` and ``chart_sink`` are the chart cases of ``tests/cases``
+``chart_task``, ``chart_parallel``, ``chart_sink`` and ``invoke_task`` are the chart cases of
+``tests/cases``
 (their outputs are golden files); ``docs_example`` is the example of docs/spec-language.md (as
 ``docs/task.toml``); ``regions`` reaches what those do not (initial states in several regions, a
 history state of a parallel state, a one-state region, edges between regions and between a
@@ -189,6 +190,7 @@ CHART_MACHINES: dict[str, Callable[[], Machine]] = {
     "chart_task": _case("chart_task"),
     "chart_parallel": _case("chart_parallel"),
     "chart_sink": _case("chart_sink"),
+    "invoke_task": _case("invoke_task"),
     "docs_example": _from_text(DOCS_EXAMPLE, "docs/task.toml"),
     "regions": _from_text(REGIONS, "tests/docs/regions.toml"),
     "nasty_chart": _from_text(_nasty_chart_spec(), "tests/docs/nasty_chart.toml"),

@@ -187,6 +187,22 @@ def test_internal_events_and_errors() -> None:
     assert "None: every event comes from outside (a method call)." in example
 
 
+def test_an_invoking_state_links_its_child_machines_and_says_when_they_are_done() -> None:
+    machine = CHART_MACHINES["invoke_task"]()
+    markdown = render_markdown(machine)
+    row = _rows(markdown, "## States")["investigating"]
+    assert _rows(markdown, "## States")["header"][-1] == "Invokes"
+    searcher, helper = row[-1].split("<br>")
+    assert searcher.startswith("[`ResearchMachine`](research.md) as `searcher` with ")
+    assert "`max_attempts = budget`" in searcher and "/ finalize " in searcher
+    assert helper == "[`ResearchMachine`](research.md) id in `helper_id` (every event forwarded)"
+    assert (
+        "- `done_invoke_searcher` (value `done.invoke.searcher`): sent when the child "
+        "`searcher` of `investigating` reaches a final state."
+    ) in _section(markdown, "## Internal events")
+    assert 'state "investigating<br>invokes Research, Research" as s0' in render_mermaid(machine)
+
+
 # --- Read back by a real Markdown parser (marked, GitHub-flavoured) ------------------------------
 
 
@@ -200,6 +216,7 @@ def test_page_structure_as_a_markdown_parser_reads_it(
     expected = [
         (1, machine.name),
         *[(2, section) for section in ("Overview", "Diagram", "States", "Events")],
+        *([(2, "Data")] if machine.data else []),
         (2, "Internal events"),
         (2, "Transitions"),
         *[(3, f"From {state.name}") for state in machine.states],

@@ -1,6 +1,6 @@
 """Pass 2 for statecharts: the checks only a chart needs (initial and history defaults, target
 sets that can be entered together, what a chart may not use) and the events it declares itself
-(``done.state.<id>``, ``error.execution``).
+(``done.state.<id>``, ``done.invoke.<id>``, ``error.execution``).
 
 Every finding goes to the shared reporter with the spec position of what is wrong.
 """
@@ -14,8 +14,9 @@ from typing import Final
 
 from statewright_compiler.check.chart_tree import ChartTree
 from statewright_compiler.check.default_cycles import check_default_cycles
+from statewright_compiler.check.invokes import check_invokes
 from statewright_compiler.diagnostics import Severity, did_you_mean
-from statewright_compiler.model import PREVIOUS_TARGET, Event, Rule, StateKind
+from statewright_compiler.model import PREVIOUS_TARGET, Event, Rule, StateKind, done_invoke_value
 from statewright_compiler.model.step_text import duration_text
 from statewright_compiler.spec.declarations import Declarations, RawRule, RawState, RawTimer
 from statewright_compiler.spec.descriptors import matches, parse_descriptor
@@ -59,6 +60,7 @@ class ChartChecker:
             if state.initial:
                 self.check_initial(state)
         check_default_cycles(self.tree, self.reporter)
+        check_invokes(self.declarations.states, self.reporter)
 
     def check_regions(self) -> None:
         """A parallel chart's configuration has one field per region, named after it."""
@@ -199,8 +201,9 @@ class ChartChecker:
     # -- events the chart declares itself -------------------------------------------------------
     def implicit_events(self, triggers: Iterable[str]) -> list[Event]:
         """``done.state.<id>`` for each compound state with a final child and each parallel
-        state, and ``error.execution`` with ``on_error = "event"``: declared when a trigger
-        matches them and no declared event has their value."""
+        state, ``done.invoke.<id>`` for each child machine (``done.invoke.<state>`` for one
+        whose id the machine makes up) and ``error.execution`` with ``on_error = "event"``:
+        declared when a trigger matches them and no declared event has their value."""
         tree = self.tree
         candidates: list[tuple[str, str, str, RawState | None]] = []
         for name in tree.order:
@@ -211,6 +214,17 @@ class ChartChecker:
                 candidates.append(
                     (f"done_state_{name}", f"done.state.{raw.value}", description, raw)
                 )
+        for name in tree.order:
+            raw = tree.states[name]
+            for invoke in raw.invokes:
+                value = done_invoke_value(invoke, name)
+                child = f"the child {invoke.id!r}" if invoke.id else "a child"
+                description = (
+                    f"Sent when {child} of {name} ({invoke.machine.machine_class}) reaches a "
+                    "final state."
+                )
+                key = value.removeprefix("done.invoke.")
+                candidates.append((f"done_invoke_{key}", value, description, raw))
         if self.declarations.on_error == "event":
             description = "Raised when a guard or an action raised an exception."
             candidates.append(("error_execution", "error.execution", description, None))
@@ -220,6 +234,7 @@ class ChartChecker:
         for name, value, description, state in candidates:
             if value in declared_values or not any(matches(d, value) for d in descriptors):
                 continue
+            declared_values.add(value)  # two invokes of one state share their done event
             events.append(
                 Event(
                     name=name,

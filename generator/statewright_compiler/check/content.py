@@ -45,6 +45,7 @@ from statewright_compiler.model import (
     State,
     StateKind,
     Step,
+    done_invoke_value,
 )
 from statewright_compiler.spec.literals import string_literal
 from statewright_compiler.spec.reporter import Reporter
@@ -57,7 +58,8 @@ _ANY_DATA = Type("dict", (Type("object"),))
 
 def event_records(machine: Machine) -> dict[str, Type]:
     """Each event's data type: its payload (a ``TypedDict``), or ``Any`` for a ``done.state``
-    event whose final states carry done data."""
+    event whose final states carry done data and for a ``done.invoke`` event (its child's done
+    data, which the child's own spec types)."""
     with_donedata = {
         f"done.state.{state.value}"
         for state in machine.states
@@ -65,6 +67,9 @@ def event_records(machine: Machine) -> dict[str, Type]:
             child.kind is StateKind.FINAL and (child.donedata or child.donedata_params)
             for child in (machine.state(name) for name in state.children)
         )
+    }
+    with_donedata |= {
+        done_invoke_value(each, state.name) for state in machine.states for each in state.invokes
     }
     return {
         event.name: ANY
@@ -95,6 +100,10 @@ class ContentCompiler:
         self.data = data
         self.states = states
         self.slots = SlotCompiler(reporter)
+        #: ``#_<id>`` of each child with a fixed id: a send there sends the child's event.
+        self.children = {
+            f"#_{invoke.id}" for state in model.states for invoke in state.invokes if invoke.id
+        }
 
     def error(self, path: KeyPath, message: str, *, key: bool = False) -> None:
         self.reporter.report("type-error", path, message, key=key)
@@ -207,7 +216,8 @@ class ContentCompiler:
     def send_data(self, step: SendStep, path: KeyPath, scope: Scope) -> Expression | None:
         """The event's data as one expression: a dict of the params and the namelist's
         fields, or the content."""
-        record = self.records.get(step.event, ANY) if step.event else ANY
+        named = step.event and step.target not in self.children
+        record = self.records.get(step.event, ANY) if named else ANY
         checked = record.kind == "record"
         if step.content is not None:
             return self.content(step, path, scope, record)

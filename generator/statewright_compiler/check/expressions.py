@@ -9,7 +9,9 @@ active states' indexes the chart's guards use) and the type of ``_event.data`` t
 * a state's entry and initial actions: the payloads of the events that can enter it, its exit
   actions those that can exit it (:mod:`statewright_compiler.model.triggers`), a final state's
   done data those that enter it;
-* data initializers (``expr``): no event's payload.
+* data initializers (``expr``): no event's payload;
+* a child machine's params: those of the events that enter its state; its finalize: ``Any``
+  (the events of the child, whose payloads the child's spec types).
 
 "No event's payload" (at start, after an eventless step or a raised event) has no fields, so
 ``_event.data.x`` there is a type error. A ``done.state`` event whose final states carry done
@@ -25,8 +27,15 @@ from statewright_compiler.check.content import ContentCompiler, event_records
 from statewright_compiler.expressions.nodes import Expr, ExpressionError, Name
 from statewright_compiler.expressions.scope import Scope
 from statewright_compiler.expressions.syntax import parse_expression
-from statewright_compiler.expressions.types import NO_EVENT, Type, from_payload_type, union
-from statewright_compiler.model import Expression, KeyPath, Machine, Step
+from statewright_compiler.expressions.types import (
+    ANY,
+    NO_EVENT,
+    STR,
+    Type,
+    from_payload_type,
+    union,
+)
+from statewright_compiler.model import Expression, Invoke, KeyPath, Machine, Step
 from statewright_compiler.model.triggers import state_triggers
 from statewright_compiler.spec.declarations import Declarations
 from statewright_compiler.spec.reporter import Reporter
@@ -99,6 +108,7 @@ class _Checker(ContentCompiler):
                         state.default_steps, (*path, "default", "actions"), parent
                     ),
                     donedata=self.donedata(state, path, self.scope(entered)),
+                    invokes=tuple(self.invoke(invoke, entered) for invoke in state.invokes),
                 )
             )
         fields = tuple(
@@ -115,6 +125,21 @@ class _Checker(ContentCompiler):
             data=fields,
             initial_steps=self.step_list(machine.initial_steps, ("machine", "initial"), ("",)),
         )
+
+    def invoke(self, invoke: Invoke, entered: Iterable[str]) -> Invoke:
+        """A child machine's params (computed when it starts: after the state is entered) and
+        its finalize (run on the events of the child, whose data is ``Any`` here)."""
+        if invoke.id_location is not None:
+            where = (*invoke.path, "id_location")
+            self.field(invoke.id_location, where, STR, "the id location")
+        scope = self.scope(entered)
+        params = tuple(
+            (name, self.slots.value(expression, scope, None) or expression)
+            for name, expression in invoke.params
+        )
+        from_child = Scope(self.data, ANY, self.states)
+        finalize = self.steps(invoke.finalize, (*invoke.path, "finalize"), from_child)
+        return dataclasses.replace(invoke, params=params, finalize=finalize)
 
     def initializer(self, expression: Expression, name: str) -> Expression:
         self.check_order(expression, name)

@@ -1,11 +1,12 @@
 """Which events are internal: the ones only the machine sends itself.
 
-A chart's timers' events and the ``done.state.<id>`` and ``error.execution`` events the compiler
-declares are internal from the start (:mod:`chart_semantics`). Here the declared events join them:
-in a statechart every event whose value is SCXML's ``done.state.*`` or ``error.*`` (the
-machine's own), and in any machine an event the spec declares ``internal = true``. An internal
-event gets no method and no typed ``send`` signature, is never offered as a tool and is refused
-by ``send_external``; the runtime sends it when a timer fires or a step raises or sends it.
+A chart's timers' events and the ``done.state.<id>``, ``done.invoke.<id>`` and ``error.execution``
+events the compiler declares are internal from the start (:mod:`chart_semantics`). Here the
+declared events join them: in a statechart every event whose value is SCXML's ``done.state.*``,
+``done.invoke.*`` or ``error.*`` (the machine's own), and in any machine an event the spec
+declares ``internal = true``. An internal event gets no method and no typed ``send``
+signature, is never offered as a tool and is refused by ``send_external``; the runtime sends it
+when a timer fires or a step raises or sends it.
 
 Misuse is an ``internal-event`` error: ``internal = false`` on an event that is internal anyway,
 and ``internal = true`` on an event no ``raise`` or ``send`` step names (it could never happen:
@@ -25,8 +26,9 @@ __all__ = ["is_reserved", "mark_internal"]
 
 
 def is_reserved(value: str) -> bool:
-    """SCXML's names for the events a chart sends itself: ``done.state.<id>`` and ``error.*``."""
-    return value == "error" or value.startswith(("error.", "done.state."))
+    """SCXML's names for the events a chart sends itself: ``done.state.<id>``, ``error.*``, and
+    ``done.invoke.<id>``, which its children's completion sends it."""
+    return value == "error" or value.startswith(("error.", "done.state.", "done.invoke."))
 
 
 def mark_internal(
@@ -47,7 +49,8 @@ def mark_internal(
                 "internal-event",
                 ("events", event.name, "internal"),
                 f"event {event.name!r} has the value {event.value!r}: a statechart's "
-                "done.state.* and error.* events are its own, so it is always internal",
+                "done.state.*, done.invoke.* and error.* events are its own, so it is always "
+                "internal",
                 "remove 'internal = false', or give an event from outside another value",
             )
         elif event.internal and event.name in declared and event.name not in sent:

@@ -19,6 +19,7 @@ from statewright_compiler.check.expressions import compile_expressions
 from statewright_compiler.check.flat_semantics import FlatChecks
 from statewright_compiler.check.handlers import delay_handlers, handler_names
 from statewright_compiler.check.internal_events import mark_internal
+from statewright_compiler.check.invokes import child_targets
 from statewright_compiler.check.step_paths import steps_with_paths
 from statewright_compiler.diagnostics import did_you_mean
 from statewright_compiler.model import (
@@ -61,9 +62,7 @@ class _Builder(FlatChecks):
         events = mark_internal(events, declarations, self.is_chart, self.all_steps(), reporter)
         self.events = {event.name: event for event in events}
         #: Every timer id a cancel step may name: ``after`` timers and delayed sends.
-        self.timer_ids = {
-            step.id for step in self.all_steps() if isinstance(step, SendStep) and step.id
-        }
+        self.timer_ids = {s.id for s in self.all_steps() if isinstance(s, SendStep) and s.id}
         self.timer_ids |= {self.events[raw.event].value for raw in self.rules if raw.timer}
         #: Each state's ``after`` timers in spec order (one pass over the rules, not one per state).
         self.timers_by_state: dict[str, list[RawRule]] = {}
@@ -72,6 +71,7 @@ class _Builder(FlatChecks):
                 self.timers_by_state.setdefault(raw.source.states[0], []).append(raw)
         order = self.tree.order if self.tree else list(self.states)
         self.state_order = {name: index for index, name in enumerate(order)}
+        self.child_targets = child_targets(declarations.states)
 
     def error(
         self, code: str, path: KeyPath, message: str, hint: str | None = None, *, key: bool = False
@@ -83,6 +83,7 @@ class _Builder(FlatChecks):
         steps: list[Step] = []
         for state in self.declarations.states:
             steps += [*state.entry, *state.exit, *state.initial_steps, *state.default_steps]
+            steps += [step for invoke in state.invokes for step in invoke.finalize]
         for rule in self.rules:
             steps += [*rule.steps, *rule.then]
         return list(walk_steps(steps))
@@ -219,6 +220,8 @@ class _Builder(FlatChecks):
         ok = True
         for step, where in steps_with_paths(steps, path):
             event = step.event if isinstance(step, RaiseStep | SendStep) else None
+            if isinstance(step, SendStep) and step.target in self.child_targets:
+                event = None  # the child's event: mypy checks it against the child's enum
             if event and event not in self.events:
                 key = "raise" if isinstance(step, RaiseStep) else "send"
                 self.error(
@@ -303,6 +306,8 @@ class _Builder(FlatChecks):
                 self.steps_ok(steps, (*raw.path, key))
             self.steps_ok(raw.initial_steps, (*raw.path, "initial", "actions"))
             self.steps_ok(raw.default_steps, (*raw.path, "default", "actions"))
+            for invoke in raw.invokes:
+                self.steps_ok(invoke.finalize, (*invoke.path, "finalize"))
         states = tuple(self.model_state(self.states[name]) for name in self.state_order)
         guards, actions = handler_names(rules, handlers, states, self.reporter)
         delays = delay_handlers(
@@ -385,6 +390,7 @@ class _Builder(FlatChecks):
             ),
             donedata_params=raw.donedata_params,
             donedata=raw.donedata,
+            invokes=raw.invokes,
         )
 
 

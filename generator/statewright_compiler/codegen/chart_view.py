@@ -63,6 +63,10 @@ class ChartView:
 
         def data_steps_literal(self, state: str | None) -> str: ...
 
+        def invokes_literal(self, state: str) -> str: ...
+
+        def child_event(self, step: SendStep) -> str | None: ...
+
     # -- the tree --------------------------------------------------------------------------------
     def leaf_states(self) -> Sequence[State]:
         """The state enum's members: every state of a flat machine, a chart's leaves."""
@@ -186,8 +190,9 @@ class ChartView:
         return string_literal(step)
 
     def send_literal(self, step: SendStep) -> str:
-        """``Send(event, id, ...)``: only the arguments that differ from their defaults."""
-        event = self.event_member[step.event] if step.event else "None"
+        """``Send(event, id, ...)``: only the arguments that differ from their defaults (a send
+        to a child sends the child's event member)."""
+        event = self.child_event(step) or (self.event_member[step.event] if step.event else "None")
         arguments = [event, string_literal(step.id)]
         function = self.function_name
         optional = [
@@ -241,6 +246,7 @@ class ChartView:
             ("done", self.event_member[done] if done else ""),
             ("data_steps", self.data_steps_literal(state.name)),
             ("donedata", self.function_name(state.donedata) if state.donedata else ""),
+            ("invokes", self.invokes_literal(state.name)),
         ]
         arguments += [f"{key}={value}" for key, value in optional if value]
         return f"ChartNode({', '.join(arguments)})"

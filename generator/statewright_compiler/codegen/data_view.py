@@ -174,6 +174,7 @@ class DataView:
         lists: list[Sequence[Step]] = []
         for state in machine.states:
             lists += [state.entry, state.exit, state.initial_steps, state.default_steps]
+            lists += [invoke.finalize for invoke in state.invokes]
         for rule in machine.rules:
             lists += [rule.steps, rule.then]
         lists.append(machine.initial_steps)
@@ -217,5 +218,7 @@ class DataView:
         ]
 
     def expressions_used(self) -> list[Expression]:
-        """Every compiled expression (for the imports their annotations and bodies need)."""
-        return list(self._expressions())
+        """Every compiled expression (for the imports their annotations and bodies need), a
+        child machine's params too."""
+        params = [e for state in self.machine.states for i in state.invokes for _, e in i.params]
+        return [*self._expressions(), *params]

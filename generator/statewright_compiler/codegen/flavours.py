@@ -17,7 +17,7 @@ from statewright_compiler.model import Machine
 from statewright_compiler.spec.guards import guard_names
 from statewright_compiler.spec.literals import docstring_literal
 
-__all__ = ["Flavour", "FlavourView", "HandlerMethod"]
+__all__ = ["Flavour", "FlavourView", "HandlerMethod", "wrapped_docstring"]
 
 
 @cache
@@ -49,7 +49,7 @@ class Flavour:
     """What an event method returns: ``self.send`` or ``await self.send``."""
 
 
-def _wrapped(text: str, indent: int) -> str:
+def wrapped_docstring(text: str, indent: int) -> str:
     """A docstring of the compiler's own words, wrapped to fit the line width."""
     width = WIDTH - indent - len('"""') * 2
     lines = textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)
@@ -150,7 +150,10 @@ class FlavourView:
             used = "; ".join(dict.fromkeys(uses[name]))
             methods.append(
                 HandlerMethod(
-                    name, " | ".join(payloads), returns, _wrapped(f"{role} used by: {used}.", 8)
+                    name,
+                    " | ".join(payloads),
+                    returns,
+                    wrapped_docstring(f"{role} used by: {used}.", 8),
                 )
             )
         return tuple(methods)

@@ -3,7 +3,7 @@ no unused import, F401), in the sections and order isort and ruff's ``I`` rules 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from statewright_compiler.codegen.chart_view import Region
@@ -76,13 +76,16 @@ def used_imports(machine: Machine, view: ImportNeeds) -> dict[str, list[str]]:
         for step in (*state.entry, *state.exit, *state.initial_steps, *state.default_steps)
     ]
     steps += [step for rule in machine.rules for step in (*rule.steps, *rule.then)]
+    invokes = [invoke for state in machine.states for invoke in state.invokes]
+    steps += [step for invoke in invokes for step in invoke.finalize]
     steps = list(walk_steps(steps))
+    params = any(invoke.params for invoke in invokes)
     expressions = view.expressions_used()
     expression_typing = {name for expression in expressions for name in expression.typing_names}
     data_typing = {name for field in machine.data for name in field.typing_names}
     typing = payload_typing | expression_typing | data_typing
     optional = {
-        "Any": bool(view.guard_functions) or overloaded or "Any" in typing,
+        "Any": bool(view.guard_functions) or overloaded or "Any" in typing or bool(invokes),
         "Literal": bool(machine.external_events) or "Literal" in typing or bool(view.regions()),
         "NoReturn": has_events and not machine.external_events,
         "NamedTuple": bool(view.regions()),
@@ -90,6 +93,8 @@ def used_imports(machine: Machine, view: ImportNeeds) -> dict[str, list[str]]:
         "TypedDict": has_events,
         "final": has_events or bool(view.regions()),
         "overload": overloaded,
+        "cast": params,
+        "Invoke": bool(invokes),
         "PREVIOUS": any(t.returns_to_previous for t in machine.transitions),
         "ErrorRoute": bool(machine.error_handlers) and not chart,
         "GuardFunction": not view.match_dispatch and not chart,
@@ -103,7 +108,7 @@ def used_imports(machine: Machine, view: ImportNeeds) -> dict[str, list[str]]:
         "ChartMachine": chart,
         "AsyncChartMachine": chart,
         "ChartNode": chart,
-        "ChartTransition": chart,
+        "ChartTransition": chart and bool(machine.transitions or machine.error_handlers),
         "Raise": any(isinstance(step, RaiseStep) for step in steps),
         "Log": any(isinstance(step, LogStep) for step in steps),
         "Send": any(isinstance(step, SendStep) for step in steps)
@@ -118,9 +123,11 @@ def used_imports(machine: Machine, view: ImportNeeds) -> dict[str, list[str]]:
     has_handlers = bool(machine.guards or machine.actions or machine.delays)
     abc = ["Awaitable", "Mapping"] if has_handlers else ["Mapping"]
     abc += ["Container"] if chart and (view.guard_functions or expressions) else []
+    abc += ["Iterator"] if invokes else []  # the children view is a mapping
     imports: dict[str, list[str]] = {
         "__future__": ["annotations"],
         "collections.abc": abc,
+        **({"types": ["SimpleNamespace"]} if params else {}),
         "typing": [name for name in TYPING_IMPORTS if optional.get(name, True)],
         "statewright": [name for name in RUNTIME_IMPORTS if optional.get(name, True)],
     }
@@ -158,13 +165,21 @@ def import_statement(module: str, names: list[str], indent: str = "") -> str:
     return "".join([*lines, f"{indent})"])
 
 
-def import_blocks(imports: dict[str, list[str]]) -> list[list[str]]:
+def import_blocks(
+    imports: dict[str, list[str]], modules: Sequence[tuple[str, str]] = ()
+) -> list[list[str]]:
     """The import statements in the sections and order isort (and ruff's ``I`` rules) expect:
-    ``__future__``, the standard library, then everything else; modules sorted by name."""
+    ``__future__``, the standard library, then everything else; in each, ``import module as
+    alias`` (``modules``: a child machine's module) before ``from`` imports, modules sorted by
+    name."""
     sections: list[list[str]] = [[], [], []]
+
+    def section(module: str) -> list[str]:
+        first = module.split(".")[0]
+        return sections[0 if module == "__future__" else 1 if first in STDLIB_MODULES else 2]
+
+    for module, alias in sorted(modules, key=lambda item: (item[0].lower(), item[0])):
+        section(module).append(f"import {module} as {alias}")
     for module in sorted(imports, key=lambda module: (module.lower(), module)):
-        section = (
-            0 if module == "__future__" else 1 if module.split(".")[0] in STDLIB_MODULES else 2
-        )
-        sections[section].append(import_statement(module, imports[module]))
+        section(module).append(import_statement(module, imports[module]))
     return [section for section in sections if section]

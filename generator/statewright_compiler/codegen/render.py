@@ -23,6 +23,7 @@ from statewright_compiler.codegen.imports import (
     type_checking_imports,
     used_imports,
 )
+from statewright_compiler.codegen.invoke_view import InvokeView
 from statewright_compiler.codegen.jinja_env import template_environment
 from statewright_compiler.codegen.large_view import LargeMachineView, Member
 from statewright_compiler.model import (
@@ -116,7 +117,7 @@ def _python_guard(
     return f"({text})" if parent > precedence or (parent == 1 and precedence == 2) else text
 
 
-class _ModuleView(DispatchView, ChartView, DataView, LargeMachineView, FlavourView):
+class _ModuleView(DispatchView, ChartView, DataView, InvokeView, LargeMachineView, FlavourView):
     """Names and literals for ``module.py.jinja``, derived once from the machine."""
 
     def __init__(self, machine: Machine) -> None:
@@ -322,7 +323,7 @@ def render_module(machine: Machine) -> str:
         module_docstring=docstring_literal(
             (machine.description + "\n\n" if machine.description else "") + generated_note
         ),
-        import_blocks=import_blocks(used_imports(machine, view)),
+        import_blocks=import_blocks(used_imports(machine, view), view.child_imports()),
         type_checking_imports=import_statement(
             "statewright", type_checking_imports(machine, view), indent="    "
         ),

@@ -12,6 +12,8 @@ both shorter and what the reader looks for in the spec. The edges are:
 * each rule: ``always`` when eventless, ``after 5m`` for a timer's, one edge per target
   (several for parallel regions), a loop on the source when targetless, marked ``(internal)``
   / ``(targetless)``.
+
+A state that invokes child machines says so under its label: ``invokes Research``.
 """
 
 from __future__ import annotations
@@ -97,6 +99,9 @@ def build_chart_diagram(machine: Machine, *, expand_wildcards: bool = False) -> 
             if state.kind is StateKind.HISTORY
             else state.label or state.name
         )
+        if state.invokes:  # the child machines it runs, under its name
+            children = ", ".join(invoke.machine.name for invoke in state.invokes)
+            label += f"\ninvokes {children}"
         parent = states[state.parent] if state.parent is not None else None
         node = DiagramNode(state.name, f"s{index}", label, _style(state), parent)
         states[state.name] = node

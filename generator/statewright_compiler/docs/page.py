@@ -43,6 +43,7 @@ from statewright_compiler.docs.cells import (
     trigger_cell,
 )
 from statewright_compiler.docs.data_table import binding_text, data_table
+from statewright_compiler.docs.invoke_cells import done_invoke_text, invokes_cell
 from statewright_compiler.docs.step_cells import donedata_cell, sent_when, steps_cell, timer_cell
 from statewright_compiler.model import (
     ErrorHandler,
@@ -192,6 +193,7 @@ def _states(machine: Machine) -> Table:
             donedata_cell,
             shown=any(state.donedata or state.donedata_params for state in machine.states),
         ),
+        Column("Invokes", invokes_cell, shown=any(state.invokes for state in machine.states)),
         *metadata_columns(
             (state.metadata for state in machine.states), lambda state: state.metadata
         ),
@@ -222,6 +224,8 @@ def _internal_events(machine: Machine) -> tuple[str, ...]:
             reasons.append(_done_text(machine, event.value))
         elif event.value == "error.execution" and machine.on_error == "event":
             reasons.append("raised when a guard or an action raises an exception")
+        elif (done := done_invoke_text(machine, event.value)) is not None:
+            reasons.append(done)
         reasons += queued.get(event.name, [])
         if reasons:
             name = markdown.code(event.name) + (

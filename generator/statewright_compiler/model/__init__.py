@@ -4,7 +4,8 @@ Renderers (the Python module, Markdown docs, Mermaid and Graphviz diagrams, SCXM
 only this model, never the raw TOML, so every name in it is already checked and every derived
 identifier computed. One module per part: :mod:`steps` (executable content), :mod:`expression`
 and :mod:`data` (the data model), :mod:`states`, :mod:`events` (with payload types), :mod:`rules`
-(rules, their concrete transitions, guard expressions, error handlers) and :mod:`machine`, which
+(rules, their concrete transitions, guard expressions, error handlers), :mod:`invokes` (child
+machines) and :mod:`machine`, which
 holds them all. Every name is imported from here (``from statewright_compiler.model import
 Machine``); :mod:`step_text` is the one plain-text wording of steps and timers the docs and
 the diagrams share.
@@ -22,6 +23,7 @@ from statewright_compiler.model.events import (
     imported_names_used,
 )
 from statewright_compiler.model.expression import Expression, KeyPath
+from statewright_compiler.model.invokes import ChildMachine, Invoke, done_invoke_value
 from statewright_compiler.model.machine import Machine
 from statewright_compiler.model.metadata import MetadataValue
 from statewright_compiler.model.rules import (
@@ -58,6 +60,7 @@ __all__ = [
     "And",
     "AssignStep",
     "CancelStep",
+    "ChildMachine",
     "DataField",
     "ErrorHandler",
     "Event",
@@ -68,6 +71,7 @@ __all__ = [
     "IfStep",
     "Import",
     "InState",
+    "Invoke",
     "KeyPath",
     "LiteralValue",
     "LogStep",
@@ -88,6 +92,7 @@ __all__ = [
     "Transition",
     "action_names",
     "condition_text",
+    "done_invoke_value",
     "imported_names_used",
     "step_expressions",
     "walk_steps",

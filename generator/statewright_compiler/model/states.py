@@ -6,6 +6,7 @@ import enum
 from dataclasses import dataclass
 
 from statewright_compiler.model.expression import Expression
+from statewright_compiler.model.invokes import Invoke
 from statewright_compiler.model.metadata import MetadataValue
 from statewright_compiler.model.steps import SendStep, Step, action_names
 
@@ -57,6 +58,8 @@ class State:
     donedata: Expression | None = None
     """A final state's done data as one expression (``donedata = EXPR``), or, once checked,
     the compiled form of either: what its parent's ``done.state`` event carries."""
+    invokes: tuple[Invoke, ...] = ()
+    """The child machines the state runs while it is active, in spec order."""
 
     @property
     def is_final(self) -> bool:

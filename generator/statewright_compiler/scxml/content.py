@@ -35,11 +35,7 @@ _NO_CODE = (
     "a spec holds no code, and nothing from a chart is ever run as code: write it as "
     "executable content (assign, if, foreach, ...) or as a handler action in Python"
 )
-UNSUPPORTED: Final[Mapping[str, str]] = {
-    "script": _NO_CODE,
-    "invoke": "statewright does not run child sessions",
-    "finalize": "statewright does not run child sessions",
-}
+UNSUPPORTED: Final[Mapping[str, str]] = {"script": _NO_CODE}
 #: The attributes each translated element may have (others are read past with a warning).
 _ATTRIBUTES: Final[Mapping[str, frozenset[str]]] = {
     "scxml": frozenset({"initial", "name", "version", "datamodel", "binding"}),
@@ -69,6 +65,10 @@ _ATTRIBUTES: Final[Mapping[str, frozenset[str]]] = {
         | {"delay", "delayexpr", "namelist"}
     ),
     "cancel": frozenset({"sendid", "sendidexpr"}),
+    "invoke": frozenset(
+        {"type", "typeexpr", "src", "srcexpr", "id", "idlocation", "namelist", "autoforward"}
+    ),
+    "finalize": frozenset(),
 }
 #: ``<send>`` attributes that compute at run time what a constant says.
 _COMPUTED: Final = ("eventexpr", "targetexpr", "typeexpr", "idlocation", "namelist")
@@ -316,21 +316,31 @@ class ElementReader:
             if not self.is_scxml(child) or child.name not in ("param", "content"):
                 self.refuse(child, element)
                 continue
-            self.check(child, text=child.name == "content")
+            if child.name == "param":
+                param = self.param(child)
+                params += [param] if param is not None else []
+                continue
+            self.check(child, text=True)
             for inner in child.children:
                 self.refuse(inner, child)
-            if child.name == "param":
-                name = self.required(child, "name")
-                value = child.get("expr") or child.get("location")
-                if value is None:
-                    self.report("scxml-invalid", child, "<param> has neither expr nor location")
-                elif name is not None:
-                    params.append((name, value))
-            elif child.get("expr") is not None:
+            if child.get("expr") is not None:
                 content = child.get("expr")
             else:
                 content = self.quoted(child.text)
         return tuple(params), content
+
+    def param(self, element: Element) -> tuple[str, str] | None:
+        """A ``<param>``'s name and expression (a ``location`` is read as the expression naming
+        it)."""
+        self.check(element)
+        for inner in element.children:
+            self.refuse(inner, element)
+        name = self.required(element, "name")
+        value = element.get("expr") or element.get("location")
+        if value is None:
+            self.report("scxml-invalid", element, "<param> has neither expr nor location")
+            return None
+        return (name, value) if name is not None else None
 
     def quoted(self, text: str) -> str:
         """``<content>`` text as an expression: itself when it is a Python literal, else the

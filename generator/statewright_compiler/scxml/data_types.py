@@ -3,7 +3,8 @@
 SCXML's data model is untyped; a spec's is typed. A field's type is the union of the types of
 every value the chart can store in it: its initial value (``<data expr>`` or content), each
 ``<assign location="field">`` value, the items of each ``<foreach array>`` it is the ``item``
-of, ``int`` where it is a ``<foreach index>`` and ``str`` where it is a ``<send idlocation>``.
+of, ``int`` where it is a ``<foreach index>`` and ``str`` where it is a ``<send idlocation>`` or
+an ``<invoke idlocation>``.
 A value's type is read from its form, never by running it: a literal has its own type
 (``[1, 2]`` is ``list[int]``), another field has that field's type (the rule runs to a fixed
 point), ``_sessionid``, ``_name``, ``_event.name`` and ``_event.type`` are ``str``, arithmetic on
@@ -144,6 +145,9 @@ def _stores(document: Document) -> dict[str, list[tuple[str, str | None]]]:
                 stores.setdefault(step.index, [("value", None)]).append(("type", "int"))
         elif isinstance(step, Send) and step.idlocation is not None:
             stores.get(step.idlocation, []).append(("type", "str"))
+    for invoke in (invoke for node in document.nodes for invoke in node.invokes):
+        if invoke.idlocation is not None:
+            stores.get(invoke.idlocation, []).append(("type", "str"))
     return stores
 
 

@@ -19,6 +19,7 @@ __all__ = [
     "Document",
     "Foreach",
     "If",
+    "Invoke",
     "Log",
     "Node",
     "NodeKind",
@@ -147,6 +148,28 @@ class Transition:
 
 
 @dataclass(frozen=True)
+class Invoke:
+    """``<invoke>``: a child chart (its inline ``<content>``, or the file its ``src`` names,
+    ``src`` then as written; None when only ``src`` is known, as export writes a child whose
+    spec it does not have), its ``id`` or ``idlocation`` (neither: the machine makes one up),
+    its ``<param>`` pairs (``location`` read as the expression naming it) or ``namelist``,
+    ``autoforward`` and its ``<finalize>`` steps. ``shown`` is where the child chart is written,
+    for diagnostics about it."""
+
+    chart: Document | None
+    id: str | None = None
+    idlocation: str | None = None
+    params: tuple[tuple[str, str], ...] = ()
+    namelist: tuple[str, ...] = ()
+    autoforward: bool = False
+    finalize: tuple[Step, ...] = ()
+    src: str | None = None
+    shown: str = ""
+    line: int = field(default=0, compare=False)
+    column: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
 class Node:
     """A ``<state>``, ``<parallel>``, ``<final>`` or ``<history>``, in document order.
 
@@ -155,7 +178,7 @@ class Node:
     ``initial_steps``); empty means the first child. A history state keeps its ``type`` in
     ``history`` and its default transition in ``default`` and ``default_steps``. ``data`` is
     the state's ``<datamodel>``; a final state's ``donedata`` its ``<param>`` pairs or its
-    ``<content>`` expression.
+    ``<content>`` expression; ``invokes`` its ``<invoke>`` elements.
     """
 
     id: str | None
@@ -173,6 +196,7 @@ class Node:
     column: int = 0
     data: tuple[Data, ...] = ()
     donedata: tuple[tuple[str, str], ...] | str | None = None
+    invokes: tuple[Invoke, ...] = ()
 
 
 @dataclass(frozen=True)

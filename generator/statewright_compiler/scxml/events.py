@@ -43,11 +43,20 @@ def descriptor_event(token: str) -> str | None:
 
 def steps_of(node: Node) -> Iterator[Step]:
     """Every step of a node's executable content, those inside ``<if>`` and ``<foreach>``
-    included."""
+    and its invokes' ``<finalize>`` included."""
     for steps in (node.entry, node.exit, node.initial_steps, node.default_steps):
         yield from walk(steps)
     for transition in node.transitions:
         yield from walk(transition.steps)
+    for invoke in node.invokes:
+        yield from walk(invoke.finalize)
+
+
+def child_targets(document: Document) -> frozenset[str]:
+    """``#_<id>`` of each invoke with an id: a ``<send>`` there sends the child's event."""
+    return frozenset(
+        f"#_{invoke.id}" for node in document.nodes for invoke in node.invokes if invoke.id
+    )
 
 
 def walk(steps: Iterable[Step]) -> Iterator[Step]:
@@ -81,7 +90,9 @@ class ChartEvents:
 
 
 def _implicit(document: Document, states: Sequence[str]) -> dict[str, str]:
-    """The events the compiler declares itself when matched: value to name."""
+    """The events the compiler declares itself when matched: value to name (a child's
+    ``done.invoke.<id>``, or ``done.invoke.<state>`` for an invoke without id, as the compiler
+    names them)."""
     implicit = {"error.execution": "error_execution"}
     nodes = document.nodes
     for index, node in enumerate(nodes):
@@ -90,15 +101,23 @@ def _implicit(document: Document, states: Sequence[str]) -> dict[str, str]:
             node.kind is NodeKind.PARALLEL or (children and NodeKind.FINAL in children)
         ):
             implicit[f"done.state.{node.id}"] = f"done_state_{states[index]}"
+        for invoke in node.invokes:
+            key = invoke.id or states[index]
+            implicit[f"done.invoke.{key}"] = f"done_invoke_{key}"
     return implicit
 
 
-def chart_events(document: Document, states: Sequence[str]) -> ChartEvents:
-    """The events of ``document``, whose nodes are named ``states``."""
-    appearances: dict[str, bool] = {}  # value -> raised (else only named by descriptors)
+def chart_events(
+    document: Document, states: Sequence[str], received: Sequence[str] = ()
+) -> ChartEvents:
+    """The events of ``document``, whose nodes are named ``states``; ``received`` are events
+    its parent chart sends it (declared as if it raised them)."""
+    appearances: dict[str, bool] = dict.fromkeys(received, True)  # value -> raised
+    to_children = child_targets(document)  # a send there names the child's event, not ours
     for node in document.nodes:
         for step in steps_of(node):
-            if isinstance(step, Raise | Send) and step.event:
+            to_child = isinstance(step, Send) and step.target in to_children
+            if isinstance(step, Raise | Send) and step.event and not to_child:
                 appearances[step.event] = True
         for transition in node.transitions:
             for token in transition.events:
@@ -106,7 +125,13 @@ def chart_events(document: Document, states: Sequence[str]) -> ChartEvents:
                 if value is not None:
                     appearances.setdefault(value, False)
     implicit = _implicit(document, states)
-    # An event the compiler declares itself is declared here only when the chart raises it.
-    declared = [value for value, raised in appearances.items() if raised or value not in implicit]
+    # An event the compiler declares itself is declared here only when the chart raises it,
+    # and so is done.invoke, the prefix of a child's done.invoke.<id>.
+    done_invoke = any(value.startswith("done.invoke.") for value in implicit)
+    declared = [
+        value
+        for value, raised in appearances.items()
+        if raised or (value not in implicit and not (value == "done.invoke" and done_invoke))
+    ]
     taken = [name for value, name in implicit.items() if value not in declared]
     return ChartEvents(event_names(declared, taken), frozenset({*declared, *implicit}))

@@ -3,7 +3,9 @@
 The exporter reads the compiled model (never the TOML) and builds the same
 :class:`~document.Document` the importer reads, then writes it with :mod:`write`.
 SCXML has states, compound, parallel, final and history states, transitions with descriptors,
-targets and ``type``, ``<raise>``, ``<log>`` and ``In()``. What a spec says beyond that (handler
+targets and ``type``, ``<raise>``, ``<log>``, ``In()``, the data model and ``<invoke>`` (a child
+machine given with its parent is written inline, another named as the file its own export
+writes). What a spec says beyond that (handler
 guards and actions, payloads, ``<previous>``, error handlers, checkpoints, timers, ...) has no
 SCXML without a data model; each such thing is an ``scxml-unsupported`` diagnostic at the place
 the spec writes it, and nothing is written. One exception keeps import and export inverse: a
@@ -13,7 +15,8 @@ again.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 from statewright_compiler.diagnostics import Diagnostic
@@ -23,6 +26,7 @@ from statewright_compiler.model import (
     GuardCall,
     GuardExpression,
     InState,
+    Invoke,
     LogStep,
     Machine,
     Not,
@@ -44,6 +48,7 @@ from statewright_compiler.scxml.document import (
     Send,
     Step,
 )
+from statewright_compiler.scxml.document import Invoke as ScxmlInvoke
 from statewright_compiler.scxml.document import Transition as ScxmlTransition
 from statewright_compiler.scxml.events import descriptor_event
 from statewright_compiler.scxml.export_content import ContentExporter
@@ -65,12 +70,21 @@ _KINDS: Final = {
 
 
 class _Exporter:
-    def __init__(self, machine: Machine, shown: str) -> None:
+    def __init__(self, machine: Machine, shown: str, children: Mapping[str, Machine]) -> None:
         self.machine = machine
         self.shown = shown
+        self.children = children
         self.diagnostics: list[Diagnostic] = []
         self.values = {state.name: state.value for state in machine.states}
         self.event_values = {event.name: event.value for event in machine.events}
+        #: The events of each child a send may name (``#_<id>``): name to value, when the
+        #: child's machine is known (else its events are named by their spec names).
+        self.child_events: dict[str, Mapping[str, str]] = {
+            f"#_{invoke.id}": self.event_names(invoke)
+            for state in machine.states
+            for invoke in state.invokes
+            if invoke.id
+        }
         self.content = ContentExporter(
             lambda name: self.event(name, 1), lambda name: self.state_id(name, 1)
         )
@@ -131,9 +145,39 @@ class _Exporter:
             return None
         if step.on_restore != "fire":
             self.refuse(line, 1, what, f"SCXML has no on_restore = {step.on_restore!r}")
+        child = self.child_events.get(step.target or "")
+        if child is not None and step.event:  # the child's event, by its SCXML name
+            sent = self.content.send(dataclasses.replace(step, event=""))
+            return dataclasses.replace(sent, event=child.get(step.event, step.event))
         if step.event:
             self.event(step.event, line)
         return self.content.send(step)
+
+    # -- child machines ----------------------------------------------------------------------
+    def event_names(self, invoke: Invoke) -> Mapping[str, str]:
+        child = self.children.get(invoke.machine.module)
+        return {} if child is None else {event.name: event.value for event in child.events}
+
+    def invoke(self, invoke: Invoke, state: State) -> ScxmlInvoke:
+        """Inline (``<content>``) when the child's machine is known, else ``src`` naming the
+        file its own export writes beside this one (``<module>.scxml``)."""
+        child = self.children.get(invoke.machine.module)
+        chart = None
+        if child is not None:
+            exporter = _Exporter(child, self.shown, self.children)
+            chart = exporter.document()
+            self.diagnostics += exporter.diagnostics
+        line = invoke.line
+        params = tuple((name, self.content.expression(value)) for name, value in invoke.params)
+        return ScxmlInvoke(
+            chart,
+            invoke.id or None,
+            invoke.id_location,
+            params,
+            autoforward=invoke.autoforward,
+            finalize=self.steps(invoke.finalize, line, f"in the finalize of {state.name!r}"),
+            src=None if child is not None else f"{invoke.machine.stem}.scxml",
+        )
 
     # -- states ----------------------------------------------------------------------------------
     def node(self, index: int, state: State, index_of: dict[str, int]) -> Node:
@@ -166,6 +210,7 @@ class _Exporter:
             line,
             data=self.content.data([f for f in self.machine.data if f.state == state.name]),
             donedata=self.content.donedata(state),
+            invokes=tuple(self.invoke(invoke, state) for invoke in state.invokes),
         )
 
     def first_child(self, state: State) -> tuple[str, ...]:
@@ -294,9 +339,13 @@ class _Exporter:
         return Document(machine.name, initial, nodes, data, machine.binding)
 
 
-def export_scxml(machine: Machine, shown: str) -> tuple[str | None, list[Diagnostic]]:
-    """SCXML for ``machine`` (compiled from ``shown``), or None and why it cannot be."""
-    exporter = _Exporter(machine, shown)
+def export_scxml(
+    machine: Machine, shown: str, children: Mapping[str, Machine] | None = None
+) -> tuple[str | None, list[Diagnostic]]:
+    """SCXML for ``machine`` (compiled from ``shown``), or None and why it cannot be. A child
+    machine whose machine is in ``children`` (by module) is written inline, another as
+    ``src="<module>.scxml"``, the file its own export writes."""
+    exporter = _Exporter(machine, shown, children or {})
     document = exporter.document()
     if exporter.diagnostics:
         unique = dict.fromkeys(exporter.diagnostics)  # a state's id is checked where it is used

@@ -1,7 +1,7 @@
 """From an SCXML element tree to a :class:`~document.Document`: what can be translated.
 
-Nothing is dropped in silence. Each element statewright has no equivalent for (a data model,
-scripts, ``<invoke>``, conditionals, a ``<send>`` to another system, ...) is an
+Nothing is dropped in silence. Each element statewright has no equivalent for (scripts, a
+``<send>`` to another system, an ``<invoke>`` whose chart is found at run time, ...) is an
 ``scxml-unsupported`` error at the place it is written, saying why; a document SCXML itself
 forbids (a target that is no state, two states with one id, a misplaced element) is
 ``scxml-invalid``; an attribute SCXML does not define is read past with an ``scxml-ignored``
@@ -10,16 +10,17 @@ warning. Any error means no spec is written.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
 from statewright_compiler.diagnostics import Diagnostic, SpecError
 from statewright_compiler.scxml.compile_check import compiler_errors
-from statewright_compiler.scxml.content import UNSUPPORTED, ElementReader
+from statewright_compiler.scxml.content import UNSUPPORTED
 from statewright_compiler.scxml.document import (
     Data,
     Document,
+    Invoke,
     Log,
     Node,
     NodeKind,
@@ -27,6 +28,9 @@ from statewright_compiler.scxml.document import (
     Step,
     Transition,
 )
+from statewright_compiler.scxml.invoke_read import InvokeElements
+from statewright_compiler.scxml.invoke_text import child_module, invokes_of, sent_to
+from statewright_compiler.scxml.names import module_name
 from statewright_compiler.scxml.read import Element, read_xml
 from statewright_compiler.scxml.spec_text import ImportedSpec, spec_text
 
@@ -36,10 +40,11 @@ __all__ = ["UNSUPPORTED", "import_scxml", "read_document"]
 _STATE_CHILDREN: Final[Mapping[NodeKind, frozenset[str]]] = {
     NodeKind.STATE: frozenset(
         {"onentry", "onexit", "transition", "initial", "state", "parallel", "final", "history"}
-        | {"datamodel"}
+        | {"datamodel", "invoke"}
     ),
     NodeKind.PARALLEL: frozenset(
         {"onentry", "onexit", "transition", "state", "parallel", "history", "datamodel"}
+        | {"invoke"}
     ),
     NodeKind.FINAL: frozenset({"onentry", "onexit", "donedata"}),
     NodeKind.HISTORY: frozenset({"transition"}),
@@ -56,12 +61,23 @@ def _may_fail(step: Step) -> bool:
     return not isinstance(step, Raise) and not (isinstance(step, Log) and step.expr is None)
 
 
-class _Reader(ElementReader):
-    """One pass over the tree, collecting nodes in document order and diagnostics."""
+class _Reader(InvokeElements):
+    """One pass over the tree, collecting nodes in document order and diagnostics; a child
+    chart (``<invoke>``) is read by a reader of its own, into the same diagnostics."""
 
-    def __init__(self, shown: str) -> None:
+    def __init__(self, shown: str, base: Path | None = None, chain: tuple[Path, ...] = ()) -> None:
         super().__init__(shown)
         self.nodes: list[Node] = []
+        self.base = base
+        self.chain = chain
+
+    def child_document(
+        self, root: Element, shown: str, base: Path | None, chain: tuple[Path, ...]
+    ) -> Document | None:
+        reader = _Reader(shown, base, chain)
+        document = reader.document(root)
+        self.diagnostics += reader.diagnostics
+        return document
 
     # -- the document ----------------------------------------------------------------------------
     def document(self, root: Element) -> Document | None:
@@ -107,6 +123,7 @@ class _Reader(ElementReader):
         default_steps: tuple[Step, ...] = ()
         data: list[Data] = []
         donedata: tuple[tuple[str, str], ...] | str | None = None
+        invokes: list[Invoke] = []
         if kind is NodeKind.HISTORY:
             history_type = element.get("type") or "shallow"
             if history_type not in ("shallow", "deep"):
@@ -132,6 +149,9 @@ class _Reader(ElementReader):
                 self.state(child, index)
             elif name == "datamodel":
                 data += self.datamodel(child)
+            elif name == "invoke":
+                invoke = self.invoke(child)
+                invokes += [invoke] if invoke is not None else []
             elif name == "donedata":
                 if donedata is not None:
                     self.report("scxml-invalid", child, f"{element.tag} has two <donedata>")
@@ -170,6 +190,7 @@ class _Reader(ElementReader):
             element.column,
             tuple(data),
             donedata,
+            tuple(invokes),
         )
 
     def datamodel(self, element: Element) -> list[Data]:
@@ -286,34 +307,70 @@ class _Reader(ElementReader):
         self.diagnostics.append(Diagnostic("scxml-invalid", self.shown, line, column, message))
 
 
-def read_document(root: Element, shown: str) -> tuple[Document | None, list[Diagnostic]]:
-    """The translatable chart in ``root`` and every diagnostic (errors and warnings) found."""
-    reader = _Reader(shown)
+def read_document(
+    root: Element, shown: str, path: Path | None = None
+) -> tuple[Document | None, list[Diagnostic]]:
+    """The translatable chart in ``root`` (read from the file ``path``, whose folder holds the
+    charts its invokes name) and every diagnostic (errors and warnings) found."""
+    chain = (path.resolve(),) if path is not None else ()
+    reader = _Reader(shown, path.parent if path is not None else None, chain)
     document = reader.document(root)
     return document, reader.diagnostics
 
 
+def _translate(
+    document: Document,
+    shown: str,
+    stem: str,
+    module: str,
+    write: bool,
+    child: bool = False,
+    received: Sequence[str] = (),
+) -> tuple[ImportedSpec | None, list[Diagnostic]]:
+    """The spec of ``document`` and of each chart it invokes (first: the parent's spec names
+    theirs), each checked by the compiler; ``module`` names the spec's module, which a
+    ``child`` spec says (its parent imports it by that name)."""
+    diagnostics: list[Diagnostic] = []
+    children = []
+    for position, invoke in enumerate(invokes_of(document)):
+        name = child_module(module, position)
+        sent = sent_to(document, invoke)
+        assert invoke.chart is not None  # read from the chart: every invoke has its child's
+        found, errors = _translate(invoke.chart, invoke.shown, name, name, write, True, sent)
+        diagnostics += errors
+        children += [found] if found is not None else []
+    own = module if child else None
+    spec, errors = spec_text(
+        document, shown, stem, write=write, module=own, received=received, children=children
+    )
+    diagnostics += errors
+    if spec is None:
+        return None, diagnostics
+    errors = compiler_errors(spec, shown)
+    if errors:
+        # A union the rule inferred (int | str) may be a type error where a slot wants one of
+        # its members: then the chart's fields that have a union are Any.
+        widened, _ = spec_text(
+            document, shown, stem, widen=True, module=own, received=received, children=children
+        )
+        if widened is not None and widened.text != spec.text:
+            spec, errors = widened, compiler_errors(widened, shown)
+    return spec, diagnostics + errors
+
+
 def import_scxml(path: Path, shown: str) -> tuple[ImportedSpec | None, list[Diagnostic]]:
-    """The spec translated from the SCXML file at ``path`` (None when an error was found), and
-    every diagnostic, warnings included, in the order of their positions."""
+    """The spec translated from the SCXML file at ``path`` (None when an error was found), with
+    the specs of the charts it invokes (:attr:`ImportedSpec.children`), and every diagnostic,
+    warnings included, in the order of their positions."""
     try:
         root = read_xml(path, shown)
     except SpecError as error:
         return None, list(error.diagnostics)
-    document, diagnostics = read_document(root, shown)
+    document, diagnostics = read_document(root, shown, path)
     spec = None
     if document is not None:
         sound = not any(diagnostic.is_error for diagnostic in diagnostics)
-        spec, errors = spec_text(document, shown, path.stem, write=sound)
-        diagnostics += errors
-    if spec is not None:
-        errors = compiler_errors(spec, shown)
-        if errors and document is not None:
-            # A union the rule inferred (int | str) may be a type error where a slot wants one
-            # of its members: then the chart's fields that have a union are Any.
-            widened, _ = spec_text(document, shown, path.stem, widen=True)
-            if widened is not None and widened.text != spec.text:
-                spec, errors = widened, compiler_errors(widened, shown)
+        spec, errors = _translate(document, shown, path.stem, module_name(path.stem), sound)
         diagnostics += errors
     diagnostics.sort(key=lambda diagnostic: (diagnostic.line, diagnostic.column))
     if any(diagnostic.is_error for diagnostic in diagnostics):

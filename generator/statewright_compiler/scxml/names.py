@@ -19,7 +19,7 @@ from statewright_compiler.check.collisions import CLASS_SUFFIXES
 from statewright_compiler.spec.naming import MODULE_NAMES, camel_case, is_identifier
 from statewright_compiler.spec.read_events import RESERVED_METHOD_NAMES
 
-__all__ = ["TimerNames", "event_names", "machine_name", "state_names"]
+__all__ = ["TimerNames", "event_names", "machine_name", "module_name", "state_names"]
 
 _NOT_IDENTIFIER: Final = re.compile(r"[^A-Za-z0-9_]+")
 _WORDS: Final = re.compile(r"[A-Za-z0-9]+")
@@ -127,6 +127,13 @@ class TimerNames:
 
     def of(self, identifier: str | None) -> str:
         return self.names[identifier] if identifier is not None else self.namer.derive(None, "send")
+
+
+def module_name(stem: str) -> str:
+    """A Python module name from a chart's file name (``test192``; ``my-chart``: ``my_chart``):
+    what its children's modules are named after."""
+    name = _identifier(stem, "chart")
+    return f"{name}_" if _is_keyword(name) else name
 
 
 def machine_name(name: str | None, stem: str) -> str:

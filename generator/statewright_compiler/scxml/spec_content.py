@@ -138,6 +138,8 @@ class ContentWriter:
         self.reads_name = False
         #: The ids the chart's sends give (document order above, as a set here).
         self.sent_ids = set(sent_ids)
+        #: The event names of each child a send may name (``#_<id>``: SCXML name to name).
+        self.child_events: Mapping[str, Mapping[str, str]] = {}
 
     # -- expressions ----------------------------------------------------------------------------
     def expression(self, text: str, *, condition: bool = False) -> str:
@@ -280,7 +282,8 @@ class ContentWriter:
         if step.eventexpr is not None:
             items.append(("eventexpr", self.expression(step.eventexpr)))
         else:
-            items.append(("send", toml_string(self.events[step.event])))
+            names = self.child_events.get(step.target or "", self.events)
+            items.append(("send", toml_string(names[step.event])))
         if step.idlocation is not None:
             items.append(("idlocation", toml_string(step.idlocation)))
         elif step.id is not None:  # without one the machine makes one up, as SCXML's does

@@ -13,21 +13,32 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final
 
-from statewright_compiler.diagnostics import Diagnostic, Severity
-from statewright_compiler.scxml.conditions import CondError, Guard, translate_cond
+from statewright_compiler.diagnostics import Diagnostic
+from statewright_compiler.emit import Artifact
+from statewright_compiler.scxml.conditions import Guard
 from statewright_compiler.scxml.document import (
     Document,
+    Invoke,
     Node,
     NodeKind,
     Step,
     Transition,
 )
 from statewright_compiler.scxml.events import chart_events
-from statewright_compiler.scxml.expressions import ChartExpressionError, names_in
+from statewright_compiler.scxml.expressions import ChartExpressionError
+from statewright_compiler.scxml.invoke_text import (
+    ChildSpec,
+    InvokeRefused,
+    data_fields,
+    invoke_items,
+    invokes_of,
+)
 from statewright_compiler.scxml.names import machine_name, state_names
 from statewright_compiler.scxml.preemption import live_transitions
+from statewright_compiler.scxml.spec_conditions import ConditionWriter
 from statewright_compiler.scxml.spec_content import ContentWriter
 from statewright_compiler.scxml.toml_text import (
     inline_table,
@@ -37,7 +48,7 @@ from statewright_compiler.scxml.toml_text import (
 )
 from statewright_compiler.spec.literals import comment_text
 
-__all__ = ["COND_METADATA", "ImportedSpec", "spec_text"]
+__all__ = ["COND_METADATA", "ImportedSpec", "spec_files", "spec_text"]
 
 #: The metadata key of a transition that keeps its SCXML ``cond`` (see :class:`ImportedSpec`).
 COND_METADATA: Final = "scxml_cond"
@@ -56,22 +67,28 @@ class ImportedSpec:
     its whole ``cond``; when the guard also tests ``in(...)``, each named guard's own part of
     the expression is under the guard's name too. ``origins`` holds, for each line of the text,
     the line and column of the SCXML element it was written from, so that what the compiler
-    says of the spec can be said of the document.
+    says of the spec can be said of the document. A chart with ``<invoke>`` has a spec per child
+    chart, each with its own (:mod:`invoke_text`).
     """
 
     text: str
     guards: tuple[tuple[str, str], ...]
     origins: tuple[tuple[int, int], ...] = ()
+    child: ChildSpec | None = None
+    """What a parent's spec names of this one, when it is a child chart's (an ``<invoke>``)."""
+    children: tuple[ImportedSpec, ...] = ()
+    """The specs of the charts this one invokes, in document order."""
 
 
-def _keeps_order(keys: Sequence[str]) -> bool:
-    """Whether grouping by key keeps document order (each key's transitions adjacent)."""
-    runs = [key for index, key in enumerate(keys) if index == 0 or keys[index - 1] != key]
-    return len(runs) == len(set(runs))
-
-
-class _Writer:
-    def __init__(self, document: Document, shown: str, widen: bool = False) -> None:
+class _Writer(ConditionWriter):
+    def __init__(
+        self,
+        document: Document,
+        shown: str,
+        widen: bool = False,
+        received: Sequence[str] = (),
+        children: Sequence[ChildSpec] = (),
+    ) -> None:
         self.document = document
         self.shown = shown
         self.names = state_names([node.id for node in document.nodes])
@@ -80,9 +97,14 @@ class _Writer:
             for node, name in zip(document.nodes, self.names, strict=True)
             if node.id is not None
         }
-        self.chart_events = chart_events(document, self.names)
+        self.chart_events = chart_events(document, self.names, received)
         self.events = self.chart_events.names
         self.content = ContentWriter(document, self.events, self.by_id.get, widen=widen)
+        self.children = list(children)  # one per invoke, in document order (or none: failed)
+        pairs = zip(invokes_of(document), children, strict=True) if children else ()
+        self.content.child_events = {
+            f"#_{invoke.id}": child.events for invoke, child in pairs if invoke.id is not None
+        }
         self.diagnostics: list[Diagnostic] = []
         self.guard_count = 0
         self.named_guards: list[tuple[str, str]] = []
@@ -97,89 +119,6 @@ class _Writer:
             live, warnings = live_transitions(node.transitions, self.chart_events.values, shown)
             self.live.append(live)
             self.warnings += warnings
-
-    def new_guard(self) -> str:
-        self.guard_count += 1
-        return f"cond_{self.guard_count}"
-
-    def in_file_order(self, index: int) -> tuple[bool, list[Transition]]:
-        """Whether the node's evented transitions go in its ``on`` table (else they are
-        ``[[transitions]]`` after it), and its live transitions in the order the spec will hold
-        them, which is the compiler's (and so the exporter's) order too. Evented and eventless
-        transitions never compete, so only the order within each kind is SCXML's."""
-        evented = [transition for transition in self.live[index] if transition.events]
-        eventless = [transition for transition in self.live[index] if not transition.events]
-        if _keeps_order([self.chart_events.key(transition.events) for transition in evented]):
-            return True, evented + eventless
-        return False, eventless + evented
-
-    def translate_guards(self) -> None:
-        """Named guards are numbered in the order the spec will hold them: importing what
-        ``export-scxml`` wrote from an imported spec gives that spec again."""
-        for index in range(len(self.document.nodes)):
-            for transition in self.in_file_order(index)[1]:
-                if transition.cond is None:
-                    continue
-                if set(names_in(transition.cond)) == {"In"} and self.structural(transition):
-                    continue
-                if self.content.is_expression(transition.cond):
-                    self.origin = (transition.line, transition.column)
-                    try:
-                        cond = self.content.expression(transition.cond, condition=True)
-                        self.conds[id(transition)] = cond
-                    except ChartExpressionError as error:
-                        self.refuse_expression(error, transition.line, transition.column)
-                    self.warn_broken()
-                    continue
-                try:
-                    guard = translate_cond(transition.cond, self.by_id.get, self.new_guard)
-                except CondError as error:
-                    message = f"<transition cond={transition.cond!r}> cannot be translated: "
-                    self.diagnostics.append(
-                        Diagnostic(
-                            error.code,
-                            self.shown,
-                            transition.line,
-                            transition.column,
-                            message + str(error),
-                        )
-                    )
-                    continue
-                self.guards[id(transition)] = guard
-                self.named_guards += guard.named
-
-    def structural(self, transition: Transition) -> bool:
-        """Whether the transition's ``cond`` tests only ``In()`` terms joined by and/or/not:
-        then it is the guard ``in(...)``, statechart structure (kept as a guard, so that
-        exporting and importing again gives the same spec)."""
-        assert transition.cond is not None
-        try:
-            guard = translate_cond(transition.cond, self.by_id.get, self.new_guard)
-        except CondError:
-            return False
-        if guard.named:
-            self.guard_count -= len(guard.named)
-            return False
-        self.guards[id(transition)] = guard
-        return True
-
-    def warn_broken(self) -> None:
-        """A warning for each expression written as one that fails (see ``ContentWriter``)."""
-        for text, why in self.content.broken:
-            message = (
-                f"{text!r} {why}: it is written as an expression that raises error.execution "
-                "when it is evaluated, as SCXML says"
-            )
-            self.warnings.append(
-                Diagnostic(
-                    "scxml-invalid", self.shown, *self.origin, message, severity=Severity.WARNING
-                )
-            )
-        self.content.broken.clear()
-
-    def refuse_expression(self, error: ChartExpressionError, line: int, column: int) -> None:
-        message = f"the expression {error.text!r} cannot be translated: {error}"
-        self.diagnostics.append(Diagnostic("scxml-unsupported", self.shown, line, column, message))
 
     # -- values ----------------------------------------------------------------------------------
     def targets(self, ids: Sequence[str]) -> str:
@@ -246,7 +185,7 @@ class _Writer:
         where = [(transition.line, transition.column) for transition in transitions]
         self.emit(key, value, [where[0], *where, where[-1]] if len(rendered) > 1 else where)
 
-    def machine(self, stem: str) -> None:
+    def machine(self, stem: str, module: str | None) -> None:
         document = self.document
         if document.initial:
             initial = [self.by_id[target] for target in document.initial]
@@ -255,6 +194,8 @@ class _Writer:
         self.add(f"# Translated from SCXML by statewright import-scxml: {comment_text(self.shown)}")
         self.add("[machine]")
         self.emit("name", toml_string(machine_name(document.name, stem)))
+        if module is not None:  # a child chart's: the module its parent's spec imports
+            self.emit("module", toml_string(module))
         self.emit("initial", self.names_value(initial))
         self.emit("on_error", toml_string("event"))
         if document.binding != "early":
@@ -325,6 +266,8 @@ class _Writer:
             self.add(f"\n[states.{name}.data]")
             for key, value in self.content.fields(node.data):
                 self.emit(key, value)
+        for invoke in node.invokes:
+            self.invoke(name, invoke)
         if in_table:
             return
         for key, transition in zip(keys, evented, strict=True):
@@ -335,10 +278,23 @@ class _Writer:
             for item, value in self.alternative(transition):
                 self.emit(item, value)
 
-    def text(self, stem: str) -> str | None:
+    def invoke(self, state: str, invoke: Invoke) -> None:
+        self.origin = (invoke.line, invoke.column)
+        try:
+            items = invoke_items(invoke, self.children.pop(0), self.content)
+        except InvokeRefused as error:
+            message = f"{error.what} cannot be translated: {error}"
+            where = (self.shown, *self.origin)
+            self.diagnostics.append(Diagnostic("scxml-unsupported", *where, message))
+            return
+        self.add(f"\n[[states.{state}.invoke]]")
+        for key, value in items:
+            self.emit(key, value)
+
+    def text(self, stem: str, module: str | None = None) -> str | None:
         """The spec, or None when an expression cannot be translated (reported)."""
         try:
-            self.machine(stem)
+            self.machine(stem, module)
         except ChartExpressionError as error:
             self.refuse_expression(error, *self.origin)
         self.warn_broken()
@@ -359,17 +315,46 @@ class _Writer:
 
 
 def spec_text(
-    document: Document, shown: str, stem: str, *, write: bool = True, widen: bool = False
+    document: Document,
+    shown: str,
+    stem: str,
+    *,
+    write: bool = True,
+    widen: bool = False,
+    module: str | None = None,
+    received: Sequence[str] = (),
+    children: Sequence[ImportedSpec] = (),
 ) -> tuple[ImportedSpec | None, list[Diagnostic]]:
     """The spec for ``document`` (read from ``shown``, named after ``stem`` when it has no name),
     or None and the diagnostics saying why it cannot be translated. With ``write`` False only
     the conditions are checked: the document has errors already, but theirs are worth reporting
-    in the same run. With ``widen`` a field whose inferred type is a union is ``Any``."""
-    writer = _Writer(document, shown, widen)
+    in the same run. With ``widen`` a field whose inferred type is a union is ``Any``. A child
+    chart's spec names its ``module``, and declares the events its parent sends it
+    (``received``); ``children`` are the specs of the charts ``document`` invokes."""
+    found = [child.child for child in children if child.child is not None]
+    if len(found) != len(list(invokes_of(document))):
+        write, found = False, []  # a child chart cannot be translated (reported)
+    writer = _Writer(document, shown, widen, received, found)
     writer.translate_guards()
     if writer.diagnostics or not write:
         return None, writer.diagnostics + writer.warnings
-    text = writer.text(stem)
+    text = writer.text(stem, module)
     if text is None:
         return None, writer.diagnostics + writer.warnings
-    return ImportedSpec(text, tuple(writer.named_guards), tuple(writer.origins)), writer.warnings
+    fields = data_fields(document, [data.id for data in writer.content.implicit()])
+    name = machine_name(document.name, stem)
+    child = ChildSpec(module, name, writer.events, fields) if module is not None else None
+    spec = ImportedSpec(
+        text, tuple(writer.named_guards), tuple(writer.origins), child, tuple(children)
+    )
+    return spec, writer.warnings
+
+
+def spec_files(spec: ImportedSpec, output: str) -> list[Artifact]:
+    """``spec`` written to ``output``, and the specs of the charts it invokes: each child's
+    beside it, named after its module (which the parent imports)."""
+    found = [Artifact(Path(output), spec.text)]
+    for child in spec.children:
+        assert child.child is not None  # a child chart's spec names its module
+        found += spec_files(child, str(Path(output).parent / f"{child.child.module}.toml"))
+    return found

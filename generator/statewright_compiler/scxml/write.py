@@ -19,6 +19,7 @@ from statewright_compiler.scxml.document import (
     Document,
     Foreach,
     If,
+    Invoke,
     Log,
     Node,
     NodeKind,
@@ -28,7 +29,7 @@ from statewright_compiler.scxml.document import (
 )
 from statewright_compiler.scxml.read import SCXML_NAMESPACE
 
-__all__ = ["attribute", "scxml_text", "xml_representable"]
+__all__ = ["attribute", "scxml_element", "scxml_text", "xml_representable"]
 
 _ESCAPES: Final = {
     "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;",
@@ -37,6 +38,8 @@ _ESCAPES: Final = {
 #: XML 1.0's Char production, less what a character reference may not name either.
 _NOT_XML: Final = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _INDENT: Final = "  "
+#: The ``type`` of an SCXML child session, as SCXML spells it.
+SCXML_TYPE: Final = "http://www.w3.org/TR/scxml/"
 
 
 def xml_representable(text: str) -> bool:
@@ -163,6 +166,25 @@ class _Writer:
             attributes += attribute("type", "internal")
         self.element(depth, tag, attributes, self.steps(transition.steps, depth + 1))
 
+    def invoke(self, invoke: Invoke, depth: int) -> None:
+        """``<invoke>`` of SCXML's own kind, its chart inline (``<content>``) or named by
+        ``src``."""
+        attributes = attribute("type", SCXML_TYPE)
+        for name, value in (
+            ("id", invoke.id), ("idlocation", invoke.idlocation), ("src", invoke.src),
+            ("namelist", " ".join(invoke.namelist) or None),
+            ("autoforward", "true" if invoke.autoforward else None),
+        ):  # fmt: skip
+            if value is not None:
+                attributes += attribute(name, value)
+        body = self.event_data(invoke.params, None, depth + 1)
+        if invoke.finalize:
+            body += self.wrapped(depth + 1, "finalize", "", self.steps(invoke.finalize, depth + 2))
+        if invoke.chart is not None and invoke.src is None:
+            chart = scxml_element(invoke.chart, depth + 2)
+            body += self.wrapped(depth + 1, "content", "", chart)
+        self.element(depth, "invoke", attributes, body)
+
     def block(self, depth: int, tag: str, steps: Sequence[Step]) -> None:
         if steps:
             self.element(depth, tag, "", self.steps(steps, depth + 1))
@@ -187,6 +209,8 @@ class _Writer:
             self.transition(inner, Transition(targets=node.default, steps=node.default_steps))
         for transition in node.transitions:
             self.transition(inner, transition)
+        for invoke in node.invokes:
+            self.invoke(invoke, inner)
         if node.donedata is not None:
             params = node.donedata if not isinstance(node.donedata, str) else ()
             content = node.donedata if isinstance(node.donedata, str) else None
@@ -200,10 +224,17 @@ class _Writer:
 
 def scxml_text(document: Document, comment: str) -> str:
     """The whole file: an XML declaration, ``comment``, and the ``<scxml>`` element."""
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>', _comment(comment)]
+    return "\n".join([*lines, *scxml_element(document, 0)]) + "\n"
+
+
+def scxml_element(document: Document, depth: int) -> list[str]:
+    """The lines of the ``<scxml>`` element for ``document``, at ``depth`` (a child chart's is
+    inside its parent's ``<invoke><content>``)."""
     writer = _Writer(document)
-    writer.datamodel(document.data, 1)
+    writer.datamodel(document.data, depth + 1)
     for index in document.children(None):
-        writer.node(index, 1)
+        writer.node(index, depth + 1)
     attributes = attribute("xmlns", SCXML_NAMESPACE) + attribute("version", "1.0")
     # A spec's expressions (a log's text too: expr="'text'") are Python.
     attributes += attribute("datamodel", "python")
@@ -213,6 +244,5 @@ def scxml_text(document: Document, comment: str) -> str:
         attributes += attribute("name", document.name)
     if document.initial:
         attributes += attribute("initial", " ".join(document.initial))
-    lines = ['<?xml version="1.0" encoding="UTF-8"?>', _comment(comment)]
-    lines += [f"<scxml{attributes}>", *writer.lines, "</scxml>"]
-    return "\n".join(lines) + "\n"
+    indent = _INDENT * depth
+    return [f"{indent}<scxml{attributes}>", *writer.lines, f"{indent}</scxml>"]

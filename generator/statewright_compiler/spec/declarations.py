@@ -11,6 +11,7 @@ from statewright_compiler.model import (
     Expression,
     GuardExpression,
     Import,
+    Invoke,
     MetadataValue,
     SourceSelector,
     StateKind,
@@ -41,6 +42,7 @@ class RawState:
     default_steps: tuple[Step, ...] = ()
     donedata_params: tuple[tuple[str, Expression], ...] = ()
     donedata: Expression | None = None
+    invokes: tuple[Invoke, ...] = ()
 
 
 @dataclass(frozen=True)

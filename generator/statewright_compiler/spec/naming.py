@@ -34,6 +34,7 @@ TYPING_IMPORTS: Final = (
     "TypeAlias",
     "TypedDict",
     "TypeVar",
+    "cast",
     "final",
     "overload",
 )
@@ -64,6 +65,7 @@ RUNTIME_IMPORTS: Final = (
     "Foreach",
     "GuardFunction",
     "If",
+    "Invoke",
     "Log",
     "Machine",
     "MachineSpec",

@@ -251,14 +251,17 @@ class ContentReader(DataReader):
             return None
         return on_restore
 
-    def params(self, table: object, path: KeyPath) -> tuple[tuple[str, Expression], ...] | None:
-        """``data = { name = EXPR, ... }``: each name with its expression."""
-        if not self.typed(table, path, dict, "'data'"):
+    def params(
+        self, table: object, path: KeyPath, *, what: str = "'data'", field: str = "payload field"
+    ) -> tuple[tuple[str, Expression], ...] | None:
+        """``data = { name = EXPR, ... }`` (or an invoke's ``params``, ``what``, naming the
+        child's data fields, ``field``): each name with its expression."""
+        if not self.typed(table, path, dict, what):
             return None
         assert isinstance(table, dict)
         params: list[tuple[str, Expression]] = []
         for key in table:
-            name = self.name(key, (*path, key), "payload field")
+            name = self.name(key, (*path, key), field)
             expression = self.expression(table, key, path, f"value of {key!r}")
             if name is None or expression is None:
                 return None

@@ -12,6 +12,7 @@ from statewright_compiler.spec.declarations import Declarations, RawState
 from statewright_compiler.spec.naming import camel_case, is_identifier
 from statewright_compiler.spec.positions import KeyPath
 from statewright_compiler.spec.read_events import EventReader
+from statewright_compiler.spec.read_invokes import InvokeReader
 from statewright_compiler.spec.read_rules import RuleReader
 
 __all__ = ["SpecReader"]
@@ -19,8 +20,9 @@ __all__ = ["SpecReader"]
 _KINDS: Final = {kind.value: kind for kind in StateKind}
 
 
-class SpecReader(EventReader, RuleReader):
-    """The whole spec: ``[machine]``, ``[imports]``, ``[states]``, then events and rules."""
+class SpecReader(EventReader, RuleReader, InvokeReader):
+    """The whole spec: ``[machine]``, ``[imports]``, ``[states]`` (with their child machines),
+    then events and rules."""
 
     def read(self, document: Mapping[str, Any]) -> Declarations:
         self.check_keys(document, (), "spec")
@@ -214,6 +216,7 @@ class SpecReader(EventReader, RuleReader):
                     default_steps=default_steps,
                     donedata_params=donedata_params,
                     donedata=donedata,
+                    invokes=self.invokes(body, path),
                 )
             )
         return states

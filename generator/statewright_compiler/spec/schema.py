@@ -106,6 +106,45 @@ _TIMER: Final = {
     "additionalProperties": False,
 }
 
+_INVOKE: Final = {
+    "type": "object",
+    "description": "A child machine (SCXML's <invoke>): another spec's generated machine.",
+    "required": ["machine"],
+    "additionalProperties": False,
+    "properties": {
+        "machine": {
+            "type": "string",
+            "pattern": r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Z][A-Za-z0-9_]*$",
+            "description": "The child's generated machine class, as module:<Name>Machine "
+            "(the module imported like a payload type's).",
+        },
+        "id": {
+            **_NAME,
+            "description": "The invoke id: done.invoke.<id>, a send's target #_<id>, and "
+            "machine.children.<id> (default: the machine makes one up).",
+        },
+        "id_location": {
+            **_NAME,
+            "description": "Instead of id: the data field (str) that receives the made-up id.",
+        },
+        "params": {
+            "type": "object",
+            "description": "The child's initial data: its field -> an expression over this "
+            "machine's data, computed when the child starts.",
+            "additionalProperties": _EXPRESSION,
+        },
+        "autoforward": {
+            "type": "boolean",
+            "description": "Send the child every external event this machine processes.",
+        },
+        "finalize": {
+            **_STEPS,
+            "description": "Steps run on every event from the child before it is processed.",
+        },
+        "description": _TEXT,
+    },
+}
+
 SCHEMA: Final[dict[str, Any]] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": "https://statewright.dev/schema/spec-v2.json",
@@ -175,6 +214,14 @@ SCHEMA: Final[dict[str, Any]] = {
                     ],
                 },
                 "data": {"$ref": "#/$defs/data"},
+                "invoke": {
+                    "description": "Statecharts: child machines the state runs while it is "
+                    "active (started after its entry actions, cancelled when it is left).",
+                    "anyOf": [
+                        {"$ref": "#/$defs/invoke"},
+                        {"type": "array", "items": {"$ref": "#/$defs/invoke"}},
+                    ],
+                },
                 "donedata": {
                     "description": "A final state's done data: what its parent's done.state "
                     "event carries (name -> expression, or one expression).",
@@ -229,6 +276,7 @@ SCHEMA: Final[dict[str, Any]] = {
             },
         },
         "timer": _TIMER,
+        "invoke": _INVOKE,
         "default_transition": _DEFAULT_TRANSITION["anyOf"][1],
         "event": {
             "type": "object",

@@ -243,7 +243,9 @@ def prune_below(before: int, total: int, retained: int) -> int | None:
 
 
 def earliest_due(head: Mapping[str, Any]) -> float | None:
-    """When the earliest timer of a saved chart falls due, for the stores' due-timer index.
+    """When the earliest timer of a saved chart falls due, for the stores' due-timer index: its
+    own timers' and, for a tree of machines, its children's (their ``children`` entries: their
+    timers and the events between them are the parent row's to fire).
 
     Only ``on_restore = "fire"`` timers (the default) count: their due time is absolute. A
     ``resume`` or ``restart`` timer's due time moves whenever the machine is restored, so no
@@ -263,4 +265,10 @@ def earliest_due(head: Mapping[str, Any]) -> float | None:
         and timer.get("on_restore") == "fire"
         and type(timer.get("due")) in (int, float)
     ]
+    children = head.get("children")
+    for entry in children.values() if type(children) is dict else ():
+        snapshot = entry.get("snapshot") if type(entry) is dict else None
+        child_due = earliest_due(snapshot) if type(snapshot) is dict else None
+        if child_due is not None:
+            due.append(child_due)
     return float(min(due)) if due else None

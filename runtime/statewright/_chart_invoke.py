@@ -1,0 +1,150 @@
+"""Child machines in SCXML's algorithm (W3C SCXML 1.0, 6.4 and Appendix D): what a macrostep
+does with its states' invokes, and what an external event from a child does before it is
+processed.
+
+Entering a state with invokes puts it on the macrostep's ``to_invoke`` (SCXML's
+``statesToInvoke``); leaving it takes it off. When the macrostep has nothing left to do (no
+eventless transition enabled, the internal queue empty) the states still there start their
+invokes, in document order: the invoke id is made up when the spec names none (and stored in
+its ``id_location``), ``params`` computes the child's initial data, and the engine asks the
+machine driving it to start the child (an :data:`~statewright._engine.INVOKE` request: the
+engine creates no machine itself). An error there is ``error.execution`` and the child does not
+start. The child's first messages to its parent, and its ``done.invoke`` when it finished at
+once, come back with it and join this machine's external queue. Leaving the state cancels its
+children after its exit content: they are dropped, with every message they sent that is still
+queued here and every message on its way to them.
+
+An external event from a child runs its invoke's ``finalize`` first (its ``_event`` is the
+event, with ``invokeid``); with ``autoforward`` every other external event is also sent to the
+child, an exact copy. Either makes the event processed, even when no transition takes it.
+
+All of it changes the macrostep's copy of the chart's state only, so a discarded macrostep
+starts and cancels nothing (a child it started is dropped with it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Mapping
+from typing import Any
+
+from statewright._chart_content import ChartContent
+from statewright._chart_send import MESSAGE, made_up_id, made_up_invoke_id
+from statewright._chart_spec import Invoke
+from statewright._chart_state import ChartState, InvokingChartState, Message, Pending
+from statewright._engine import INVOKE, Failure, Request, Steps
+from statewright._event_info import EXTERNAL, SCXML_PROCESSOR, EventInfo
+
+__all__ = ["ChartInvoking"]
+
+
+class ChartInvoking(ChartContent):
+    """Starting, cancelling and hearing from child machines (see the module docstring)."""
+
+    def start_invokes(self, state: InvokingChartState) -> Steps:
+        """Start the invokes of the states entered in this macrostep and still active, in
+        document order."""
+        nodes = sorted(set(state.to_invoke))
+        state.to_invoke = []
+        for node in nodes:
+            for index, invoke in enumerate(self.nodes[node].invokes):
+                yield from self._start(state, node, index, invoke)
+
+    def _start(self, state: InvokingChartState, node: int, index: int, invoke: Invoke) -> Steps:
+        model = state.model
+        invokeid = invoke.id
+        where = f"invoke {invokeid or 'in ' + self.names[node]}"
+        try:
+            if not invokeid:
+                invokeid = made_up_invoke_id(self.names[node])
+                if invoke.id_location is not None:
+                    model.assign(invoke.id_location, invokeid)
+            data = None
+            if invoke.params is not None:
+                data = self._value(state, invoke.params)
+                if type(data) is not dict:
+                    raise TypeError(f"params computed {type(data).__name__}, not a dict of fields")
+        except Exception as error:
+            if invokeid:
+                state.children = {**state.children, invokeid: (node, index, None)}
+            self._error(state, error, None, where)
+            return
+        answer = yield (INVOKE, invoke, (invokeid, data, state.time()))
+        if isinstance(answer, Failure):
+            state.children = {**state.children, invokeid: (node, index, None)}
+            self._failed(state, answer, None, where)
+            return
+        child, messages = answer
+        state.children = {**state.children, invokeid: (node, index, child)}
+        for message in messages:
+            state.timers[made_up_id(False, MESSAGE)] = message
+
+    def cancel_invokes(self, state: InvokingChartState, node: int) -> None:
+        """Cancel the children of ``node``, which is being left: drop them, the messages they
+        sent that are still queued here and the messages on their way to them."""
+        if node in state.to_invoke:
+            state.to_invoke = [each for each in state.to_invoke if each != node]
+        gone = {invokeid for invokeid, child in state.children.items() if child[0] == node}
+        if not gone:
+            return
+        state.children = {k: v for k, v in state.children.items() if k not in gone}
+        targets = {f"#_{invokeid}" for invokeid in gone}
+        timers = state.timers
+        for timer_id, timer in list(timers.items()):
+            if type(timer) is Message and (timer.invokeid in gone or timer.target in targets):
+                del timers[timer_id]
+
+    def on_external(
+        self, state: ChartState, event: Any, payload: Mapping[str, Any], sent: Pending | None
+    ) -> Generator[Request, Any, bool]:
+        """Before an external event is processed: its invoke's ``finalize`` when a child sent
+        it, and a copy to every child whose invoke forwards events. Whether either happened
+        (the event is then processed even if no transition takes it)."""
+        assert isinstance(state, InvokingChartState)  # an invoking chart's state
+        processed = False
+        invokeid = sent.invokeid if type(sent) is Message else None
+        if invokeid is not None:
+            child = state.children.get(invokeid)
+            if child is not None:
+                steps = self.nodes[child[0]].invokes[child[1]].finalize
+                yield from self.run(state, steps, payload, event)
+                processed = True
+        if not self.autoforwarding:
+            return processed
+        current = state.model.current  # this event's _event: the copy's name, data and origin
+        for target_id, (node, index, machine) in state.children.items():
+            if machine is None or target_id == invokeid:
+                continue
+            if not self.nodes[node].invokes[index].autoforward:
+                continue
+            state.timers[made_up_id(False, MESSAGE)] = Message(
+                current.name,
+                state.time(),
+                0.0,
+                "fire",
+                current.data,
+                current.sendid,
+                target=f"#_{target_id}",
+                origin=current.origin,
+            )
+            processed = True
+        return processed
+
+    def external_info(
+        self, state: ChartState, event: Any, payload: Mapping[str, Any], sent: Pending | None
+    ) -> EventInfo[Any]:
+        """The ``_event`` of an external event: sent with ``payload`` from outside, fired from
+        ``sent``, a timer this machine started (its origin is this session), or ``sent``, a
+        message from another machine of the tree (its origin, and the sending child's
+        ``invokeid``)."""
+        if sent is None:
+            return EventInfo(str(event), payload, EXTERNAL)
+        data = {} if sent.data is None else sent.data
+        if type(sent) is Message:
+            name = sent.name or str(event)
+            return EventInfo(
+                name, data, EXTERNAL, sent.sendid, sent.origin, SCXML_PROCESSOR, sent.invokeid
+            )
+        model = state.model
+        system = None if model is None else model.system
+        origin = None if system is None else f"#_scxml_{system.sessionid}"
+        return EventInfo(str(event), data, EXTERNAL, sent.sendid, origin, SCXML_PROCESSOR)

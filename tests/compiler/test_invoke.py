@@ -1,0 +1,124 @@
+"""Child machines (``invoke``, #20) from the compiler's side: what the model declares, and the
+golden ``invoke_task`` module running its research children with the runtime, sync and async.
+
+The module's text is golden (``test_golden.py``); mypy checks it against its child in
+``tests/typing/test_invoke_typing.py``; the validation errors are cases of ``invalid/``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from statewright_compiler.check.validate import compile_spec, validate_source
+from statewright_compiler.model import Machine
+from statewright_compiler.pipeline import module_source
+from statewright_compiler.spec.load import parse_spec_text
+
+REPO = Path(__file__).resolve().parents[2]
+CASE = REPO / "tests" / "cases" / "invoke_task"
+
+LAB = """\
+[machine]
+name = "Lab"
+initial = "running"
+
+[data]
+seen = {{ type = "object", initial = "" }}
+
+[states.running]
+{triggers}
+
+[[states.running.invoke]]
+id = "searcher"
+machine = "research:ResearchMachine"
+
+[[states.running.invoke]]
+machine = "research:ResearchMachine"
+
+[states.done]
+kind = "final"
+"""
+
+
+def lab(triggers: str) -> Machine:
+    machine, _ = validate_source(parse_spec_text(LAB.format(triggers=triggers), "lab.toml"))
+    return machine
+
+
+def test_done_invoke_is_declared_when_a_trigger_matches_it_internal_and_its_data_any() -> None:
+    values = {event.value: event for event in lab('on."done.invoke" = "done"').events}
+    assert set(values) == {"done.invoke.searcher", "done.invoke.running"}
+    assert all(event.internal for event in values.values())
+    assert values["done.invoke.running"].name == "done_invoke_running"
+    assert not lab('on."done.invoke.searcher" = "done"').event("done_invoke_searcher").payload
+    # _event.data is the child's done data, whose type only the child's spec knows.
+    any_data = 'on."done.invoke.searcher" = { to = "done", actions = ['
+    any_data += '{ assign = "seen", expr = "_event.data.result" }] }'
+    assert lab(any_data).rules[0].steps
+
+
+def test_a_send_to_a_child_names_the_child_s_event_which_this_machine_need_not_declare() -> None:
+    send = '{ send = "FOUND", target = "#_searcher", data = { text = "\'x\'" } }'
+    machine = lab(f'on."done.invoke" = {{ to = "done", actions = [{send}] }}')
+    assert "FOUND" not in {event.name for event in machine.events}
+    source = module_source(machine)
+    assert "_invoked_research.ResearchEvent.FOUND," in source
+    assert "import research as _invoked_research" in source
+
+
+@pytest.fixture
+def invoke_task() -> Iterator[ModuleType]:
+    """The golden module, its child (generated/research.py) importable."""
+    spec = importlib.util.spec_from_file_location("invoke_task", CASE / "expected.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["invoke_task"] = module
+    sys.path.insert(0, str(REPO / "generated"))
+    try:
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.path.remove(str(REPO / "generated"))
+        del sys.modules["invoke_task"]
+
+
+def test_the_golden_module_is_what_its_spec_compiles_to() -> None:
+    machine, _ = compile_spec(CASE / "spec.toml", "tests/cases/invoke_task/spec.toml")
+    assert module_source(machine) == (CASE / "expected.py").read_text(encoding="utf-8")
+
+
+def test_children_start_with_their_params_hear_the_parent_and_end_it(
+    invoke_task: ModuleType,
+) -> None:
+    lab: Any = invoke_task.InvokeTaskMachine(None)
+    searcher = lab.children.searcher
+    assert searcher.data.max_attempts == 3 and searcher.data.findings == ["seed"]
+    helper_id = lab.data.helper_id
+    assert helper_id.startswith("investigating.") and set(lab.children) == {"searcher", helper_id}
+    lab.hint(text="look here")
+    assert searcher.data.findings == ["seed", "hint: look here"]
+    searcher.done()  # the child ends: done.invoke.searcher takes the parent to reporting
+    assert lab.state == invoke_task.InvokeTaskState.REPORTING
+    assert lab.data.finished_by == "searcher"
+    assert dict(lab.children) == {} and lab.children.searcher is None
+
+
+def test_the_async_machine_runs_async_children(invoke_task: ModuleType) -> None:
+    async def run() -> None:
+        lab: Any = invoke_task.InvokeTaskAsyncMachine(None)
+        await lab.start_chart()  # an async chart enters its initial states when awaited
+        searcher = lab.children.searcher
+        assert type(searcher).__name__ == "ResearchAsyncMachine"
+        await lab.hint(text="async")
+        assert searcher.data.findings == ["seed", "hint: async"]
+        await lab.give_up()  # leaving the state cancels both children
+        assert dict(lab.children) == {}
+
+    asyncio.run(run())
