@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from statewright_compiler.check.validate import compile_spec, validate_source
+from statewright_compiler.diagnostics import Severity
 from statewright_compiler.model import Machine
 from statewright_compiler.pipeline import module_source
 from statewright_compiler.spec.load import parse_spec_text
@@ -122,3 +123,29 @@ def test_the_async_machine_runs_async_children(invoke_task: ModuleType) -> None:
         assert dict(lab.children) == {}
 
     asyncio.run(run())
+
+
+def _warnings(text: str) -> list[str]:
+    _, diagnostics = validate_source(parse_spec_text(text, "lab.toml"))
+    return [d.code for d in diagnostics if d.severity is Severity.WARNING]
+
+
+def test_events_passed_on_to_other_machines_are_used_and_a_child_may_send_an_internal_one() -> None:
+    """An event sent to the parent (``#_parent``) or forwarded to a child (``autoforward``) is
+    used though no transition matches it; an ``internal = true`` event no step of this machine
+    sends is fine where a child machine may send it to its parent."""
+    unused = LAB.format(triggers='on."done.invoke" = "done"').replace(
+        "[states.running]", "[events]\nPING = {}\n\n[states.running]"
+    )
+    assert _warnings(unused) == ["unused-event"]
+    forwarded = unused.replace('id = "searcher"', 'id = "searcher"\nautoforward = true')
+    assert _warnings(forwarded) == []
+    sent_up = unused.replace(
+        'on."done.invoke" = "done"',
+        'on."done.invoke" = { to = "done", actions = [{ send = "PING", target = "#_parent" }] }',
+    )
+    assert _warnings(sent_up) == []
+    from_child = unused.replace("PING = {}", "PING = { internal = true }").replace(
+        'on."done.invoke" = "done"', 'on."done.invoke" = "done"\non.PING = "done"'
+    )
+    assert _warnings(from_child) == []

@@ -27,7 +27,7 @@ from tests.mypy_cache import RUNNING, run_mypy
 
 #: Each page, with the blocks it shows without running them (by name; each says why).
 PAGES = {
-    "README.md": {"install", "make", "config", "mcp-config"},
+    "README.md": {"install", "make", "config", "mcp-config", "invoke-excerpt"},
     "docs/walkthrough.md": {"spec-excerpt", "protocol-excerpt", "consumer-excerpt"},
 }
 LINK = re.compile(r"\[[^\]]*\]\((?P<target>[^)\s]+)\)")

@@ -1,7 +1,8 @@
 """A fleet of worker processes sharing one store (``test_fleet.py`` starts them).
 
 The machine: a ticket that takes ``NOTE`` at any time (a targetless transition) and ``WAIT``
-when open, which starts a 1 s timer back to open. Every event carries a unique idempotency key
+when open; waiting, it runs a child machine, a review whose 1 s timer ends it, which sends the
+ticket back to open (``done.invoke.review``). Every event carries a unique idempotency key
 (also in its payload, so the history shows which keys were applied). Each event of the plan is
 delivered by two workers (its index modulo the number of workers names the first, the next one
 is the second), at about the same time: at-least-once delivery, duplicates racing each other.
@@ -23,6 +24,21 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
+#: The child machine a waiting ticket runs: a review that finishes after 1 s (its timer lives in
+#: the ticket's snapshot, fired by ``fire_due_timers``; its end is the ticket's
+#: ``done.invoke.review``).
+CHILD_SPEC = """
+[machine]
+name = "Review"
+initial = "reviewing"
+
+[states.reviewing]
+after = { delay = "1s", to = "reviewed" }
+
+[states.reviewed]
+kind = "final"
+"""
+
 SPEC = """
 [machine]
 name = "Ticket"
@@ -38,10 +54,14 @@ on.WAIT = "waiting"
 
 [states.waiting]
 on.NOTE = { to = [] }
-after = { delay = "1s", to = "open" }
+on."done.invoke.review" = "open"
+
+[[states.waiting.invoke]]
+id = "review"
+machine = "review:ReviewMachine"
 """
 
-TIMER_EVENT = "after.waiting.1s"
+TIMER_EVENT = "done.invoke.review"
 
 
 def worker(

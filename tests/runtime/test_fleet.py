@@ -1,5 +1,6 @@
-"""Eight worker processes over 100 tickets with timers and keyed events, for about 30 s, against
-PostgreSQL and against one SQLite file; one worker is SIGKILLed a third of the way in.
+"""Eight worker processes over 100 tickets with child machines, timers and keyed events, for
+about 30 s, against PostgreSQL and against one SQLite file; one worker is SIGKILLed a third of the
+way in.
 
 Checked afterwards, from the acknowledgement files and the stored tickets:
 
@@ -9,8 +10,11 @@ Checked afterwards, from the acknowledgement files and the stored tickets:
   one's included, is in its ticket's history exactly once;
 * revisions gapless: each acknowledged revision was won by one writer only, and a ticket's
   revision is 1 (its creation) plus one per applied event plus one per timer firing;
+* no orphan child and no ticket waiting on a child that is not there: when the workers stop,
+  a ticket has its review child exactly while it is waiting;
 * every due timer fired exactly once: after a last ``fire_due_timers`` far in the future, each
-  ticket's history alternates ``WAIT`` and the timer's event, and every firing has a lateness.
+  ticket's history alternates ``WAIT`` and its child's ``done.invoke.review``, and every one has
+  a lateness (the child's timer fired late by that much).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import pytest
 from statewright import MachineOptions, fire_due_timers, open_store
 
 from tests.runtime.chart_specs import compile_chart
-from tests.runtime.fleet import SPEC, TIMER_EVENT
+from tests.runtime.fleet import CHILD_SPEC, SPEC, TIMER_EVENT
 from tests.runtime.store_kinds import postgres_schema_url
 
 pytestmark = [
@@ -62,8 +66,10 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 def test_a_fleet_of_workers_loses_nothing_and_applies_nothing_twice(
-    store_url: str, tmp_path: Path
+    store_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    compile_chart(tmp_path, CHILD_SPEC, "review")
+    monkeypatch.syspath_prepend(str(tmp_path))  # the ticket module imports its child's: review
     module = compile_chart(tmp_path, SPEC, "ticket")
     machine_class = module.TicketMachine
     store: Any = open_store(store_url)
@@ -96,6 +102,9 @@ def _run_fleet(store: Any, store_url: str, machine_class: Any, tmp_path: Path) -
         expected = -signal.SIGKILL if w == VICTIM else 0
         assert child.returncode == expected, f"worker {w}: {err[-3000:]}"
     summaries = [json.loads(out) for w, (out, _) in enumerate(outputs) if w != VICTIM]
+    for i in range(TICKETS):  # no orphan child, no ticket waiting on a child that is not there
+        ticket = machine_class.load(store, f"t{i}", options=OPTIONS)
+        assert (ticket.state == "waiting") == ("review" in ticket.children), f"t{i}"
     while fire_due_timers(store, machine_class, now=time.time() + 3600, options=OPTIONS):
         pass  # the timers still running when the workers stopped
     acks = _acknowledgements(tmp_path)

@@ -34,6 +34,7 @@ from statewright import (
     ChartMachine,
     ChartNode,
     ChartTransition,
+    GuardFailed,
     Machine,
     MachineOptions,
     MachineSpec,
@@ -67,6 +68,9 @@ MUST_HAVE_INTERNAL = {
 }
 #: Imported SCXML documents may send themselves ``<send>`` events in a loop: no waiting there.
 NO_TIMERS = {"nested", "transitions"}
+#: Machines that nothing from outside moves: only their child machines' completion does (the
+#: walk sees one configuration of them; their internal events are refused in it all the same).
+MOVED_BY_CHILDREN = {"notebook_stage"}
 STEPS = 12
 ARGUMENTS: list[Any] = [None, {}, {"ok": True}, '{"x": 1}', b"{}", "[]"]
 KEYS = [None, "boundary-key"]
@@ -122,8 +126,9 @@ def _compile(path: Path, folder: Path) -> Compiled:
 
 
 def internal_members(path: Path, module: ModuleType, name: str) -> frozenset[Any]:
-    """What must be internal, from the spec text and the chart: the chart's ``done.state.*``
-    and ``error.*`` events, its timers' events, and events declared ``internal = true``."""
+    """What must be internal, from the spec text and the chart: the chart's ``done.state.*``,
+    ``done.invoke.*`` and ``error.*`` events, its timers' events, and events declared
+    ``internal = true``."""
     events = getattr(module, f"{name}Event")
     chart = module.SPEC.chart
     found: set[Any] = set()
@@ -131,7 +136,8 @@ def internal_members(path: Path, module: ModuleType, name: str) -> frozenset[Any
         found |= {
             member
             for member in events
-            if member.value == "error" or member.value.startswith(("error.", "done.state."))
+            if member.value == "error"
+            or member.value.startswith(("error.", "done.state.", "done.invoke."))
         }
         found |= {timer.event for node in chart.nodes for timer in node.timers}
         found |= {node.done for node in chart.nodes if node.done is not None}
@@ -214,7 +220,7 @@ def test_send_external_refuses_every_internal_event_in_every_configuration(
         if move is not None:
             apply_sync(machine, clock, move)
         visited.add(frozenset(machine.active_states))
-        takeable += sum(machine.dynamic.can_send(member) for member in found.internal)
+        takeable += sum(_takeable(machine, member) for member in found.internal)
         before, revision = machine.snapshot(), machine.revision
         for form, arguments, key in attempts(found):
             with pytest.raises(UnknownEvent):
@@ -226,7 +232,18 @@ def test_send_external_refuses_every_internal_event_in_every_configuration(
             assert machine.revision == revision
         listed = {tool.name for tool in machine.tools()}
         assert not listed & {member.name for member in found.internal}
-    assert (len(visited) > 1 and takeable > 0) or not found.internal
+    moved = len(visited) > 1 or spec_id(spec) in MOVED_BY_CHILDREN
+    assert (moved and takeable > 0) or not found.internal
+
+
+def _takeable(machine: Any, member: Any) -> bool:
+    """Whether the machine's own send of ``member`` (without data) would take a transition: a
+    transition's condition that failed for want of the data (a child's done data) was one
+    waiting for it, so that counts too."""
+    try:
+        return bool(machine.dynamic.can_send(member))
+    except GuardFailed:
+        return True
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=spec_id)
@@ -404,6 +421,8 @@ SAMPLES: dict[str, Any] = {"str": "x", "int": 1, "float": 1.0, "bool": True, "li
 
 def sample(shape: tuple[Any, ...]) -> Any:
     kind = shape[0]
+    if kind == "list" and len(shape) > 1:
+        return [sample(shape[1])]  # one item: a spec's cond may ask for a non-empty list
     if kind == "union":
         return sample(shape[1][0])
     if kind == "literal":

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Final
 
 from statewright_compiler.check.chart_tree import ChartTree
@@ -316,8 +316,12 @@ class ChartChecker:
                     taken[source] |= keys
 
     # -- the chart as a whole --------------------------------------------------------------------
-    def check_graph(self, rules: Sequence[Rule], events: Sequence[str]) -> None:
-        """Warnings: states no transition reaches, leaves with no way out, unused events."""
+    def check_graph(
+        self, rules: Sequence[Rule], events: Sequence[str], passed_on: Collection[str]
+    ) -> None:
+        """Warnings: states no transition reaches, leaves with no way out, unused events (an
+        event in ``passed_on``, sent on to another machine, is used even if no transition
+        matches it)."""
         tree = self.tree
         reached: set[str] = set()
         frontier = [*self.initial_targets()]
@@ -355,7 +359,7 @@ class ChartChecker:
                     f"non-final state {name!r} has no transition out (nor its ancestors)",
                     'add a transition or make it kind = "final"',
                 )
-        used = {event for rule in rules for event in rule.events}
+        used = {event for rule in rules for event in rule.events} | set(passed_on)
         for name in events:
             if name not in used and name in self.declarations.declared_events:
                 self.warn(

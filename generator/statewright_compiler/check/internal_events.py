@@ -9,8 +9,9 @@ signature, is never offered as a tool and is refused by ``send_external``; the r
 when a timer fires or a step raises or sends it.
 
 Misuse is an ``internal-event`` error: ``internal = false`` on an event that is internal anyway,
-and ``internal = true`` on an event no ``raise`` or ``send`` step names (it could never happen:
-nothing from outside may send it).
+and ``internal = true`` on an event no ``raise`` or ``send`` step names in a machine that invokes
+no child machine (it could never happen: nothing from outside may send it; a child may send its
+parent any event, ``target = "#_parent"``, which the compiler cannot see from here).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ def mark_internal(
 ) -> list[Event]:
     """``events`` with :attr:`Event.internal` set where it holds; misuse is reported."""
     sent = {step.event for step in steps if isinstance(step, RaiseStep | SendStep)}
+    has_children = any(state.invokes for state in declarations.states)
     declared = {event.name for event in declarations.events}
     marked: list[Event] = []
     for event in events:
@@ -53,7 +55,12 @@ def mark_internal(
                 "internal",
                 "remove 'internal = false', or give an event from outside another value",
             )
-        elif event.internal and event.name in declared and event.name not in sent:
+        elif (
+            event.internal
+            and event.name in declared
+            and event.name not in sent
+            and not has_children
+        ):
             hint = (
                 f'raise it from an action ({{ raise = "{event.name}" }}) or send it from a '
                 "{ send = ... } step, or remove 'internal = true'"

@@ -13,11 +13,14 @@ from collections.abc import Iterable, Mapping
 from typing import Final
 
 from statewright_compiler.check.step_paths import steps_with_paths
-from statewright_compiler.model import Invoke
+from statewright_compiler.model import Invoke, SendStep, Step
 from statewright_compiler.spec.declarations import RawState
 from statewright_compiler.spec.reporter import Reporter
 
-__all__ = ["check_invokes", "child_targets"]
+__all__ = ["check_invokes", "child_targets", "passed_on"]
+
+#: The targets of a ``send`` step that this machine's own queues receive.
+_OWN_QUEUES: Final = frozenset({None, "#_internal"})
 
 #: What a fixed id cannot be: it names a property of the generated ``<Name>Children`` mapping,
 #: beside the mapping's own methods.
@@ -27,6 +30,19 @@ _MAPPING_NAMES: Final = frozenset({"get", "keys", "items", "values"})
 def child_targets(states: Iterable[RawState]) -> Mapping[str, Invoke]:
     """Each child with a fixed id by the target a send to it names, ``#_<id>``."""
     return {f"#_{invoke.id}": invoke for state in states for invoke in state.invokes if invoke.id}
+
+
+def passed_on(states: Iterable[RawState], steps: Iterable[Step], events: Iterable[str]) -> set[str]:
+    """The events a machine sends on to other machines, so that no transition of its own need
+    match them: each one a ``send`` step names with another session's target (its parent, a
+    child), and, when a child machine is sent every event (``autoforward``), all of them."""
+    if any(invoke.autoforward for state in states for invoke in state.invokes):
+        return set(events)
+    return {
+        step.event
+        for step in steps
+        if isinstance(step, SendStep) and step.target not in _OWN_QUEUES
+    }
 
 
 def check_invokes(states: Iterable[RawState], reporter: Reporter) -> None:

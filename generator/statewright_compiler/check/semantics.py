@@ -19,7 +19,7 @@ from statewright_compiler.check.expressions import compile_expressions
 from statewright_compiler.check.flat_semantics import FlatChecks
 from statewright_compiler.check.handlers import delay_handlers, handler_names
 from statewright_compiler.check.internal_events import mark_internal
-from statewright_compiler.check.invokes import child_targets
+from statewright_compiler.check.invokes import child_targets, passed_on
 from statewright_compiler.check.step_paths import steps_with_paths
 from statewright_compiler.diagnostics import did_you_mean
 from statewright_compiler.model import (
@@ -317,7 +317,8 @@ class _Builder(FlatChecks):
             return None
         if not self.reporter.has_errors:  # a broken reference would only cascade here
             if self.chart is not None:
-                self.chart.check_graph(rules, list(self.events))
+                passed = passed_on(declarations.states, self.all_steps(), self.events)
+                self.chart.check_graph(rules, list(self.events), passed)
             else:
                 self.check_graph(initial[0], transitions, handlers)
         tags: dict[str, list[str]] = {}
