@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from statewright._compat import StrEnum
 from statewright._errors import Conflict, SnapshotError, StatewrightError
 from statewright._instance import BUSY_ROW, MachineInstance
-from statewright._listeners import statewright_logger
 from statewright._snapshot import SNAPSHOT_FORMAT, history_json, incremental
 
 if TYPE_CHECKING:
@@ -51,7 +50,10 @@ class PersistentMachine(MachineInstance[S, E, C]):
             return Snapshot(self._build_snapshot(self._history_json(0)))
 
     def _history_json(self, after: int) -> list[dict[str, Any]]:
-        return history_json(self._spec_table.triples, self._history, self.total_transitions, after)
+        table = self._spec_table
+        return history_json(
+            table.triples, self._history, self.total_transitions, after, table.spec.spec_hash
+        )
 
     def _build_snapshot(self, history: list[dict[str, Any]] | None) -> dict[str, Any]:
         """The snapshot, with ``history`` (or without the key: a store's head)."""
@@ -106,30 +108,25 @@ class PersistentMachine(MachineInstance[S, E, C]):
 
         ``context`` overrides the stored context. Everything else is checked first (see
         :mod:`statewright._snapshot_decode`): a snapshot restores exactly what was saved, or
-        raises :class:`SnapshotError` naming the offending field. A statechart gets its saved
-        configuration, history memory, queued events and timers, and no entry action runs.
+        raises :class:`SnapshotError` naming the offending field. A snapshot of another spec at
+        this machine's version (another ``spec_hash``) is refused unless
+        ``options.compatible_fingerprints`` holds it; an older version is migrated
+        (:mod:`statewright._snapshot_versions`). A statechart gets its saved configuration,
+        history memory, queued events and timers, and no entry action runs.
         """
         import dataclasses  # dataclasses and the decoder: on first use (see the module docstring)
 
         from statewright._context import decode_context
         from statewright._options import MachineOptions
-        from statewright._snapshot_versions import migrate, prepare
+        from statewright._snapshot_versions import accept_fingerprint, migrate, prepare
 
         table, engine = cls._classdata()
         spec = table.spec
         opts = options if options is not None else MachineOptions()
         data = prepare(snapshot, spec.name, spec.version)
-        written_by = data["spec_version"]
+        data = accept_fingerprint(data, spec, opts.compatible_fingerprints)
         data = migrate(data, spec.name, spec.version, opts)
         decoded = engine.decode(data, table)
-        if written_by == spec.version and data["spec_hash"] != spec.spec_hash:
-            statewright_logger().warning(
-                "%s snapshot has spec hash %s but the machine has %s at the same version; "
-                "bump the spec version and add a migration when the spec changes incompatibly",
-                spec.name,
-                data.get("spec_hash"),
-                spec.spec_hash,
-            )
         if opts.instance_id is None:
             opts = dataclasses.replace(opts, instance_id=decoded.instance_id)
         if context is None:

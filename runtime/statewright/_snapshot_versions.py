@@ -1,10 +1,17 @@
 """Which snapshots a machine accepts, and how older ones are brought up to date.
 
-Two kinds of versions: the snapshot *format* (``statewright.snapshot/2``; what the runtime
+Two kinds of versions: the snapshot *format* (``statewright.snapshot/3``; what the runtime
 writes) and the *spec version* (the machine's; what the user's migrations upgrade). Format 1
 snapshots, written by statewright 0.2, had no ``idempotency_keys`` and no ``lateness`` in their
-records; they are upgraded by adding an empty key list (their records need nothing). Every step's
+records; they are upgraded by adding an empty key list (their records need nothing). Format 2
+records had no ``spec_hash``: they keep none (which spec made them is not known). Every step's
 result is checked by the strict decoder (:mod:`statewright._snapshot_decode`) like the input.
+
+Fingerprints: a snapshot names the spec it was written under by its ``spec_hash``. One of the
+machine's own version but another fingerprint was written by another spec that kept the version
+(:func:`accept_fingerprint`): refused, unless the user vouched for that spec
+(``MachineOptions.compatible_fingerprints``, for a change ``statewright diff`` classified
+compatible), and then restored as it is, a data field added since given its initial value.
 
 Statecharts' ``after`` timers were once named by position (``after.<state>.<n>``, the *n*-th
 timer of the state), which a spec edit shifts; they are now named by what the spec says of them
@@ -16,7 +23,7 @@ another timer now, so nothing is renamed and the decoder refuses the unknown nam
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from statewright._errors import SnapshotError
@@ -27,11 +34,21 @@ from statewright._snapshot_decode import MAX_COUNT, integer
 if TYPE_CHECKING:
     from statewright._chart_tables import ChartTables
     from statewright._options import MachineOptions
+    from statewright._spec import MachineSpec
     from statewright._table import Table
 
-__all__ = ["FORMAT_1", "migrate", "prepare", "stable_timer_ids", "upgrade_format_1"]
+__all__ = [
+    "FORMAT_1",
+    "FORMAT_2",
+    "accept_fingerprint",
+    "migrate",
+    "prepare",
+    "stable_timer_ids",
+    "upgrade_format_1",
+]
 
 FORMAT_1: Final = "statewright.snapshot/1"
+FORMAT_2: Final = "statewright.snapshot/2"
 
 
 def prepare(snapshot: object, name: str, version: int) -> dict[str, Any]:
@@ -48,6 +65,8 @@ def prepare(snapshot: object, name: str, version: int) -> dict[str, Any]:
         raise SnapshotError(f"a snapshot is a JSON object, not {type(data).__name__}")
     if data.get("format") == FORMAT_1:
         data = upgrade_format_1(data)
+    if data.get("format") == FORMAT_2:
+        data = dict(data, format=SNAPSHOT_FORMAT)  # records without spec_hash are format 3's too
     checked: dict[str, Any] = data
     if data.get("format") != SNAPSHOT_FORMAT:
         raise SnapshotError(
@@ -66,6 +85,35 @@ def prepare(snapshot: object, name: str, version: int) -> dict[str, Any]:
             field="spec_version",
         )
     return checked
+
+
+def accept_fingerprint(
+    data: dict[str, Any], spec: MachineSpec[Any, Any], compatible: Collection[str]
+) -> dict[str, Any]:
+    """``data`` if it was written under this spec (its fingerprint) or an older version (for the
+    migrations); as this version's, a data field added since given its initial value, if its
+    fingerprint is a ``compatible`` one; else :class:`SnapshotError` (see the module)."""
+    found = data.get("spec_hash")
+    if type(found) is not str or found == spec.spec_hash:
+        return data  # a spec_hash that is no string: the decoder names it
+    if found in compatible:
+        data = dict(data, spec_version=spec.version)
+        if spec.data is not None and type(data.get("data")) is dict:
+            from statewright._data_values import encode_data
+
+            initial = encode_data(spec.data, spec.data.factory())
+            data["data"] = {**initial, **data["data"]}
+        return data
+    if data["spec_version"] < spec.version:
+        return data
+    raise SnapshotError(
+        f"{spec.name} snapshot was written under spec fingerprint {found:.80}, but this machine's "
+        f"spec is {spec.spec_hash} at the same version {spec.version}: bump the spec version "
+        "and migrate (MachineOptions(migrations=...)), or, for a change `statewright diff` "
+        f"classifies compatible, restore it with MachineOptions(compatible_fingerprints="
+        f"{{{found!r:.80}}})",
+        field="spec_hash",
+    )
 
 
 def migrate(
