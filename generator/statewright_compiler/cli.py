@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from statewright_compiler import __version__
-from statewright_compiler.check.validate import compile_spec
+from statewright_compiler.commands.common import UsageError, compile_one, print_diagnostics
 from statewright_compiler.config import Config, ConfigError, find_config
-from statewright_compiler.diagnostics import Diagnostic, ExitCode, SpecError, format_diagnostic
+from statewright_compiler.diagnostics import ExitCode, SpecError
 from statewright_compiler.diagrams.formats import (
     DIAGRAM_FORMATS,
     FORMAT_BY_EXTENSION,
@@ -30,20 +30,10 @@ from statewright_compiler.emit import (
     write_artifacts,
     write_file,
 )
-from statewright_compiler.model import Machine
 from statewright_compiler.pipeline import BuildResult, build, display_path
 from statewright_compiler.spec.schema import schema_json
 
 __all__ = ["main"]
-
-
-class UsageError(Exception):
-    """Wrong arguments or configuration: exit code 2."""
-
-
-def _print_diagnostics(diagnostics: Sequence[Diagnostic]) -> None:
-    for diagnostic in diagnostics:
-        print(format_diagnostic(diagnostic), file=sys.stderr)
 
 
 def _specs(arguments: argparse.Namespace, config: Config) -> list[Path]:
@@ -66,7 +56,7 @@ def _build(arguments: argparse.Namespace) -> tuple[BuildResult, Config, Path]:
     result = build(specs, output, docs, config.root)
     if config.schema is not None and not arguments.specs:
         result.artifacts.append(Artifact(config.schema, schema_json()))
-    _print_diagnostics(result.diagnostics)
+    print_diagnostics(result.diagnostics)
     return result, config, output
 
 
@@ -126,7 +116,7 @@ def command_check(arguments: argparse.Namespace) -> ExitCode:
 def command_validate(arguments: argparse.Namespace) -> ExitCode:
     failed = False
     for spec in _specs(arguments, find_config(Path.cwd())):
-        machine = _compile_one(spec)
+        machine = compile_one(spec)
         if machine is None:
             failed = True
             continue
@@ -163,24 +153,13 @@ def command_init(arguments: argparse.Namespace) -> ExitCode:
     return ExitCode.OK
 
 
-def _compile_one(spec: Path) -> Machine | None:
-    """The machine of one spec, its warnings printed; None (diagnostics printed) if invalid."""
-    try:
-        machine, warnings = compile_spec(spec, display_path(spec))
-    except SpecError as error:
-        _print_diagnostics(error.diagnostics)
-        return None
-    _print_diagnostics(warnings)
-    return machine
-
-
 def command_tools(arguments: argparse.Namespace) -> ExitCode:
     """Each state's events as tool definitions (what ``machine.tools()`` gives at run time)."""
     import json
 
     from statewright_compiler.commands.tools import tool_definitions
 
-    machine = _compile_one(Path(arguments.spec))
+    machine = compile_one(Path(arguments.spec))
     if machine is None:
         return ExitCode.FAILURE
     states = [state.name for state in machine.states if state.is_leaf]
@@ -192,49 +171,6 @@ def command_tools(arguments: argparse.Namespace) -> ExitCode:
     chosen = [arguments.state] if arguments.state else states
     by_state = tool_definitions(machine, arguments.format)
     sys.stdout.write(json.dumps({name: by_state[name] for name in chosen}, indent=2) + "\n")
-    return ExitCode.OK
-
-
-def command_import_scxml(arguments: argparse.Namespace) -> ExitCode:
-    """Translate an SCXML chart into a spec; any error means nothing is written."""
-    from statewright_compiler.scxml.importer import import_scxml
-
-    source = Path(arguments.scxml)
-    if not source.is_file():
-        raise UsageError(f"no such SCXML file: {source}")
-    spec, diagnostics = import_scxml(source, display_path(source))
-    _print_diagnostics(diagnostics)
-    if spec is None:
-        print("statewright: nothing written: fix the errors above", file=sys.stderr)
-        return ExitCode.FAILURE
-    if arguments.output:
-        write_artifacts([Artifact(Path(arguments.output), spec.text)])
-        print(f"wrote {display_path(Path(arguments.output))}")
-    else:
-        sys.stdout.write(spec.text)
-    return ExitCode.OK
-
-
-def command_export_scxml(arguments: argparse.Namespace) -> ExitCode:
-    """Write a spec as SCXML 1.0; anything SCXML cannot say means nothing is written."""
-    from statewright_compiler.scxml.exporter import export_scxml
-
-    spec = Path(arguments.spec)
-    if not spec.is_file():
-        raise UsageError(f"no such spec file: {spec}")
-    machine = _compile_one(spec)
-    if machine is None:
-        return ExitCode.FAILURE
-    text, diagnostics = export_scxml(machine, display_path(spec))
-    _print_diagnostics(diagnostics)
-    if text is None:
-        print("statewright: nothing written: fix the errors above", file=sys.stderr)
-        return ExitCode.FAILURE
-    if arguments.output:
-        write_artifacts([Artifact(Path(arguments.output), text)])
-        print(f"wrote {display_path(Path(arguments.output))}")
-    else:
-        sys.stdout.write(text)
     return ExitCode.OK
 
 
@@ -273,7 +209,7 @@ def command_diagram(arguments: argparse.Namespace) -> ExitCode:
     from statewright_compiler import diagrams
 
     diagram_format = _diagram_format(arguments)
-    machine = _compile_one(Path(arguments.spec))
+    machine = compile_one(Path(arguments.spec))
     if machine is None:
         return ExitCode.FAILURE
     try:
@@ -361,14 +297,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     diagram.add_argument("-o", "--output", help="file to write (default: standard output)")
     diagram.add_argument("--expand-wildcards", action="store_true", help="one arrow per state")
+    scxml = "statewright_compiler.commands.scxml"  # by name: imported when the command runs
     import_scxml = add(
-        "import-scxml", "translate an SCXML chart into a spec (TOML)", command_import_scxml
+        "import-scxml",
+        "translate an SCXML chart into a spec (TOML)",
+        f"{scxml}:command_import_scxml",
     )
     import_scxml.add_argument("scxml", metavar="FILE.scxml")
     import_scxml.add_argument(
         "-o", "--output", help="spec file to write (default: standard output)"
     )
-    export_scxml = add("export-scxml", "write a spec as SCXML 1.0", command_export_scxml)
+    export_scxml = add("export-scxml", "write a spec as SCXML 1.0", f"{scxml}:command_export_scxml")
     export_scxml.add_argument("spec", metavar="SPEC.toml")
     export_scxml.add_argument(
         "-o", "--output", help="SCXML file to write (default: standard output)"
@@ -394,7 +333,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"statewright: error: {error}", file=sys.stderr)
         return ExitCode.USAGE
     except SpecError as error:  # raised by the loader for unreadable spec files
-        _print_diagnostics(error.diagnostics)
+        print_diagnostics(error.diagnostics)
         return ExitCode.FAILURE
     except KeyboardInterrupt:
         return 130
