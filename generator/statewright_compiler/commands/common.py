@@ -1,19 +1,23 @@
 """What the command's handlers share, in :mod:`~statewright_compiler.cli` and in this package:
-the usage error (exit code 2), printing diagnostics, and compiling one spec for a command that
-reads a single one."""
+the usage error (exit code 2), printing diagnostics, compiling one spec for a command that reads
+a single one, and importing the user's code named ``module:name`` (``statewright mcp``,
+``statewright check-store``)."""
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from statewright_compiler.check.validate import compile_spec
+from statewright_compiler.config import ConfigError
 from statewright_compiler.diagnostics import Diagnostic, SpecError, format_diagnostic
 from statewright_compiler.model import Machine
 from statewright_compiler.pipeline import display_path
 
-__all__ = ["UsageError", "compile_one", "print_diagnostics"]
+__all__ = ["UsageError", "compile_one", "import_named", "print_diagnostics"]
 
 
 class UsageError(Exception):
@@ -34,3 +38,20 @@ def compile_one(spec: Path) -> Machine | None:
         return None
     print_diagnostics(warnings)
     return machine
+
+
+def import_named(path: str, what: str) -> Any:
+    """The object ``module:qualified.name`` names, or a ConfigError saying what is wrong."""
+    module_name, _, qualified = path.partition(":")
+    try:
+        found: Any = importlib.import_module(module_name)
+    except Exception as error:  # an import runs the module's code: any error can come out
+        raise ConfigError(
+            f"{what} {path}: cannot import {module_name}: {type(error).__name__}: {error}"
+        ) from None
+    for part in qualified.split("."):
+        try:
+            found = getattr(found, part)
+        except AttributeError:
+            raise ConfigError(f"{what} {path}: {module_name} has no {qualified}") from None
+    return found
