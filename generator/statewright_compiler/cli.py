@@ -1,5 +1,5 @@
-"""The ``statewright`` command: init, generate, check, validate, diff, docs, diagram, tools,
-schema, import-scxml, export-scxml, mcp.
+"""The ``statewright`` command: init, generate, check, validate, diff, check-store, docs,
+diagram, tools, schema, import-scxml, export-scxml, mcp.
 
 Exit codes (:class:`~diagnostics.ExitCode`): 0 ok, 1 invalid spec or stale output, 2 usage.
 Bad input is reported as diagnostics, never as a traceback.
@@ -272,6 +272,15 @@ def _parser() -> argparse.ArgumentParser:
         diff.add_argument(side, metavar=side.upper(), help="a spec file, or REV:path (git)")
     diff.add_argument(
         "--format", choices=["text", "json"], default="text", help="default: text (docs/diff.md)"
+    )
+    from statewright_compiler.commands import check_store
+
+    check_store.add_arguments(
+        add(
+            "check-store",
+            "load every stored instance through a new module, read-only: exit 1 if any is stranded",
+            "statewright_compiler.commands.check_store:command_check_store",
+        )
     )
     tools = add("tools", "print each state's events as LLM tool definitions (JSON)", command_tools)
     tools.add_argument("spec")
