@@ -40,6 +40,19 @@ C = TypeVar("C")
 class PersistentMachine(MachineInstance[S, E, C]):
     """``snapshot``, ``restore``, ``load`` and what a save writes, for every machine."""
 
+    #: See :attr:`spec_changes` (most instances never crossed one).
+    _spec_changes: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def spec_changes(self) -> tuple[dict[str, Any], ...]:
+        """The spec changes this instance was carried across, oldest first: one each time it
+        was restored from a snapshot of another spec (migrated from an older version, or of a
+        fingerprint declared compatible), ``{"from_version", "to_version", "from_spec",
+        "to_spec", "event_id", "epoch"}``: the versions and fingerprints, how many transitions
+        it had made then (its history's records up to that event id were made under
+        ``from_spec``) and when. Its snapshots keep the newest 100."""
+        return tuple(dict(change) for change in self._spec_changes)
+
     def snapshot(self: M) -> Snapshot[M]:
         """The instance as JSON data (see :mod:`statewright._snapshot` for the contents).
 
@@ -83,6 +96,8 @@ class PersistentMachine(MachineInstance[S, E, C]):
         data["idempotency_keys"] = (
             [[key, event_id] for key, event_id in keys.items()] if keys else []
         )
+        if self._spec_changes:
+            data["spec_changes"] = [dict(change) for change in self._spec_changes]
         chart = self._chart
         if chart is not None:
             saved_at = self._checkpoint_time
@@ -118,12 +133,19 @@ class PersistentMachine(MachineInstance[S, E, C]):
 
         from statewright._context import decode_context
         from statewright._options import MachineOptions
-        from statewright._snapshot_versions import accept_fingerprint, migrate, prepare
+        from statewright._snapshot_versions import (
+            accept_fingerprint,
+            migrate,
+            prepare,
+            spec_changes,
+            take_spec_changes,
+        )
 
         table, engine = cls._classdata()
         spec = table.spec
         opts = options if options is not None else MachineOptions()
-        data = prepare(snapshot, spec.name, spec.version)
+        data, changes = take_spec_changes(prepare(snapshot, spec.name, spec.version))
+        came_from = (data["spec_version"], data.get("spec_hash"))
         data = accept_fingerprint(data, spec, opts.compatible_fingerprints)
         data = migrate(data, spec.name, spec.version, opts)
         decoded = engine.decode(data, table)
@@ -133,6 +155,9 @@ class PersistentMachine(MachineInstance[S, E, C]):
             context = decode_context(decoded.context, decoded.context_type, opts)
         machine = cls.__new__(cls)  # as unpickling does: __init__ would enter the chart
         machine._construct(context, handlers, opts, decoded)
+        changed = spec_changes(changes, came_from, spec, machine.total_transitions, machine._clock)
+        if changed:
+            machine._spec_changes = changed
         return machine
 
     def _construct(
@@ -194,8 +219,9 @@ class PersistentMachine(MachineInstance[S, E, C]):
         opts = options if options is not None else MachineOptions()
         opts = dataclasses.replace(opts, store=store, instance_id=instance_id)
         machine = cls.restore(Snapshot(snapshot), handlers, options=opts, context=context)
-        machine._synced_store, machine._synced_total = store, machine.total_transitions
-        return machine
+        if snapshot.get("spec_version") == cls.spec.version:  # else migrated, its records too:
+            machine._synced_store, machine._synced_total = store, machine.total_transitions
+        return machine  # (so its next save replaces the stored records)
 
     # ----------------------------------------------------------------- what a save writes
 

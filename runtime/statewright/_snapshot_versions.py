@@ -13,6 +13,12 @@ machine's own version but another fingerprint was written by another spec that k
 (``MachineOptions.compatible_fingerprints``, for a change ``statewright diff`` classified
 compatible), and then restored as it is, a data field added since given its initial value.
 
+Spec changes: a snapshot restored under another spec than its own (migrated, or of a compatible
+fingerprint) is recorded in the instance's ``spec_changes`` (:func:`spec_changes`), which its
+snapshots keep (the newest :data:`MAX_SPEC_CHANGES`): from which version and fingerprint to
+which, after how many transitions, and when. The decoder never sees them
+(:func:`take_spec_changes` checks them first), and neither do the user's migrations.
+
 Statecharts' ``after`` timers were once named by position (``after.<state>.<n>``, the *n*-th
 timer of the state), which a spec edit shifts; they are now named by what the spec says of them
 (``after.<state>.30s``, ``after.<state>.<id>``). A snapshot with positional names saved by the
@@ -23,9 +29,10 @@ another timer now, so nothing is renamed and the decoder refuses the unknown nam
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from statewright._clock import is_epoch
 from statewright._errors import SnapshotError
 from statewright._jsondata import json_data, parse_json_text
 from statewright._snapshot import SNAPSHOT_FORMAT
@@ -40,15 +47,23 @@ if TYPE_CHECKING:
 __all__ = [
     "FORMAT_1",
     "FORMAT_2",
+    "MAX_SPEC_CHANGES",
     "accept_fingerprint",
     "migrate",
     "prepare",
+    "spec_changes",
     "stable_timer_ids",
+    "take_spec_changes",
     "upgrade_format_1",
 ]
 
 FORMAT_1: Final = "statewright.snapshot/1"
 FORMAT_2: Final = "statewright.snapshot/2"
+#: The spec changes a snapshot keeps, the newest.
+MAX_SPEC_CHANGES: Final = 100
+SPEC_CHANGE_KEYS: Final = frozenset(
+    {"from_version", "to_version", "from_spec", "to_spec", "event_id", "epoch"}
+)
 
 
 def prepare(snapshot: object, name: str, version: int) -> dict[str, Any]:
@@ -114,6 +129,59 @@ def accept_fingerprint(
         f"{{{found!r:.80}}})",
         field="spec_hash",
     )
+
+
+def take_spec_changes(data: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """``data`` without its ``spec_changes``, and them, checked: at most
+    :data:`MAX_SPEC_CHANGES` objects of exactly :data:`SPEC_CHANGE_KEYS`, versions from 1 up
+    (never lowered), fingerprints strings, event ids counters, epochs in the clock's range."""
+    if "spec_changes" not in data:
+        return data, []
+    data = dict(data)
+    value = data.pop("spec_changes")
+    if type(value) is not list or not value or len(value) > MAX_SPEC_CHANGES:
+        raise SnapshotError(
+            f"expected an array of 1 to {MAX_SPEC_CHANGES} changes", field="spec_changes"
+        )
+    for i, change in enumerate(value):
+        field = f"spec_changes[{i}]"
+        if type(change) is not dict or change.keys() != SPEC_CHANGE_KEYS:
+            raise SnapshotError(
+                f"expected the keys {', '.join(sorted(SPEC_CHANGE_KEYS))}", field=field
+            )
+        low = integer(change, "from_version", f"{field}.from_version", 1, MAX_COUNT)
+        integer(change, "to_version", f"{field}.to_version", low, MAX_COUNT)
+        integer(change, "event_id", f"{field}.event_id", 0, MAX_COUNT)
+        for key in ("from_spec", "to_spec"):
+            if type(change[key]) is not str or not 0 < len(change[key]) <= 200:
+                raise SnapshotError("expected a spec fingerprint", field=f"{field}.{key}")
+        if not is_epoch(change["epoch"]):
+            raise SnapshotError("expected seconds since the epoch", field=f"{field}.epoch")
+    return data, value
+
+
+def spec_changes(
+    kept: list[dict[str, Any]],
+    came_from: tuple[int, Any],
+    spec: MachineSpec[Any, Any],
+    event_id: int,
+    clock: Callable[[], float],
+) -> tuple[dict[str, Any], ...]:
+    """The spec changes of an instance restored from a snapshot of spec version and fingerprint
+    ``came_from`` (that kept ``kept``), after ``event_id`` transitions: one more, at the time
+    ``clock`` says (asked only then), when the fingerprint is another spec's."""
+    version, fingerprint = came_from
+    if fingerprint == spec.spec_hash or type(fingerprint) is not str:
+        return tuple(kept)
+    change = {
+        "from_version": version,
+        "to_version": spec.version,
+        "from_spec": fingerprint,
+        "to_spec": spec.spec_hash,
+        "event_id": event_id,
+        "epoch": clock(),
+    }
+    return (*kept, change)[-MAX_SPEC_CHANGES:]
 
 
 def migrate(
