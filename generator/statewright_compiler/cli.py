@@ -128,7 +128,7 @@ def command_validate(arguments: argparse.Namespace) -> ExitCode:
 def command_diff(arguments: argparse.Namespace) -> ExitCode:
     from statewright_compiler.commands.diff import run_diff
 
-    return run_diff(arguments.old, arguments.new, arguments.format, Path.cwd())
+    return run_diff(arguments.old, arguments.new, arguments.format, Path.cwd(), stub=arguments.stub)
 
 
 def command_init(arguments: argparse.Namespace) -> ExitCode:
@@ -272,6 +272,9 @@ def _parser() -> argparse.ArgumentParser:
         diff.add_argument(side, metavar=side.upper(), help="a spec file, or REV:path (git)")
     diff.add_argument(
         "--format", choices=["text", "json"], default="text", help="default: text (docs/diff.md)"
+    )
+    diff.add_argument(
+        "--stub", action="store_true", help="print the migration's typed skeleton instead"
     )
     from statewright_compiler.commands import check_store
 

@@ -222,6 +222,7 @@ def test_batches_hand_out_every_instance_once_in_id_order(folder: Path) -> None:
         (["sqlite:fleet.db", "--options", "json:dumps"], "--options json:dumps() raised"),
         (["sqlite:fleet.db", "--options", "json:JSONDecodeError"], "raised TypeError"),
         (["sqlite:fleet.db", "--options", "sys:path"], "not MachineOptions"),
+        (["sqlite:fleet.db", "--options", "sys:modules"], "not a mapping of versions"),
     ],
 )
 def test_usage_errors_exit_2(folder: Path, arguments: list[str], message: str) -> None:

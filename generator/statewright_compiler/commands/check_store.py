@@ -1,8 +1,9 @@
 """``statewright check-store URL --module MODULE:CLASS``: the pre-deploy gate. Every instance
 stored in ``URL`` is loaded, read-only and a batch at a time (:mod:`statewright._stores.scan`),
 through the machine class about to be deployed and the options its workers restore with
-(``--options``: their migrations and compatible fingerprints), and each one the new module
-cannot continue is reported by id and reason (:mod:`~statewright_compiler.deploy.store_check`).
+(``--options``: their migrations and compatible fingerprints, or a migration stub's
+``MIGRATIONS``), and each one the new module cannot continue is reported by id and reason
+(:mod:`~statewright_compiler.deploy.store_check`).
 
 Exit status: 0 when every instance loads, 1 when any is stranded, 2 on usage errors (a module,
 class or options that cannot be imported or are not what they should be, a store that cannot
@@ -18,6 +19,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from statewright_compiler.commands.common import UsageError, import_named
@@ -56,7 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--options",
         metavar="MODULE:NAME",
         help="the MachineOptions the workers restore with (migrations, compatible_fingerprints, "
-        "codec), or a function of no arguments returning them (default: MachineOptions())",
+        "codec), a function of no arguments returning them, or a mapping of migrations (a "
+        "stub's MIGRATIONS) (default: MachineOptions())",
     )
     parser.add_argument("--format", choices=["text", "json"], default="text", help="default: text")
     parser.add_argument(
@@ -158,6 +161,10 @@ def _options(path: str | None) -> MachineOptions:
     if ":" not in path:
         raise UsageError(f"--options {path}: expected MODULE:NAME")
     found = import_named(path, "--options")
+    if isinstance(found, Mapping):  # a stub's MIGRATIONS
+        if not all(type(v) is int and callable(step) for v, step in found.items()):
+            raise UsageError(f"--options {path}: not a mapping of versions to migrations")
+        return MachineOptions(migrations=found)
     if callable(found) and not isinstance(found, MachineOptions):
         try:
             found = found()
