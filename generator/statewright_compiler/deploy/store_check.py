@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
-from statewright import Machine, MachineOptions, SnapshotError
-from statewright._persistence import Snapshot
+from statewright import Machine, MachineOptions, Snapshot, SnapshotError
 from statewright._stores.scan import StoredInstance
 
 __all__ = ["Stranded", "inert_handlers", "stranded"]
