@@ -193,7 +193,8 @@ fuzz: setup
 		tests/fuzz tests/charts/test_reference.py
 
 # send() (flat and chart) and every other way in, imports and saves on every interpreter the machine has, then the compiler, an MCP
-# tool call, mypy on large generated modules and the mypy plugin (on the main one). bench_mypy_scale takes some ten minutes.
+# tool call, check-store over 100,000 stored instances, mypy on large generated modules and the mypy plugin (on the main one).
+# bench_mypy_scale takes some ten minutes.
 bench: setup venvs
 	@set -e; for venv in $(VENV) .venv-3.*; do \
 	  [ -x $$venv/bin/python ] || continue; \
@@ -207,6 +208,7 @@ bench: setup venvs
 	done
 	$(BIN)/python bench/bench_compile.py
 	$(BIN)/python bench/bench_mcp.py
+	$(BIN)/python bench/bench_check_store.py
 	$(BIN)/python bench/bench_mypy_scale.py
 	$(BIN)/python bench/bench_mypy_plugin.py
 

@@ -1,5 +1,5 @@
-"""The ``statewright`` command: init, generate, check, validate, diff, docs, diagram, tools,
-schema, import-scxml, export-scxml, mcp, replay.
+"""The ``statewright`` command: init, generate, check, validate, diff, check-store, docs,
+diagram, tools, schema, import-scxml, export-scxml, mcp, replay.
 
 Exit codes (:class:`~diagnostics.ExitCode`): 0 ok, 1 invalid spec or stale output, 2 usage.
 Bad input is reported as diagnostics, never as a traceback.
@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from statewright_compiler import __version__
-from statewright_compiler.check.validate import compile_spec
+from statewright_compiler.commands.common import UsageError, compile_one, print_diagnostics
 from statewright_compiler.config import Config, ConfigError, find_config
-from statewright_compiler.diagnostics import Diagnostic, ExitCode, SpecError, format_diagnostic
+from statewright_compiler.diagnostics import ExitCode, SpecError
 from statewright_compiler.diagrams.formats import (
     DIAGRAM_FORMATS,
     FORMAT_BY_EXTENSION,
@@ -30,20 +30,10 @@ from statewright_compiler.emit import (
     write_artifacts,
     write_file,
 )
-from statewright_compiler.model import Machine
 from statewright_compiler.pipeline import BuildResult, build, display_path
 from statewright_compiler.spec.schema import schema_json
 
 __all__ = ["main"]
-
-
-class UsageError(Exception):
-    """Wrong arguments or configuration: exit code 2."""
-
-
-def _print_diagnostics(diagnostics: Sequence[Diagnostic]) -> None:
-    for diagnostic in diagnostics:
-        print(format_diagnostic(diagnostic), file=sys.stderr)
 
 
 def _specs(arguments: argparse.Namespace, config: Config) -> list[Path]:
@@ -66,7 +56,7 @@ def _build(arguments: argparse.Namespace) -> tuple[BuildResult, Config, Path]:
     result = build(specs, output, docs, config.root)
     if config.schema is not None and not arguments.specs:
         result.artifacts.append(Artifact(config.schema, schema_json()))
-    _print_diagnostics(result.diagnostics)
+    print_diagnostics(result.diagnostics)
     return result, config, output
 
 
@@ -126,7 +116,7 @@ def command_check(arguments: argparse.Namespace) -> ExitCode:
 def command_validate(arguments: argparse.Namespace) -> ExitCode:
     failed = False
     for spec in _specs(arguments, find_config(Path.cwd())):
-        machine = _compile_one(spec)
+        machine = compile_one(spec)
         if machine is None:
             failed = True
             continue
@@ -138,7 +128,7 @@ def command_validate(arguments: argparse.Namespace) -> ExitCode:
 def command_diff(arguments: argparse.Namespace) -> ExitCode:
     from statewright_compiler.commands.diff import run_diff
 
-    return run_diff(arguments.old, arguments.new, arguments.format, Path.cwd())
+    return run_diff(arguments.old, arguments.new, arguments.format, Path.cwd(), stub=arguments.stub)
 
 
 def command_init(arguments: argparse.Namespace) -> ExitCode:
@@ -163,24 +153,13 @@ def command_init(arguments: argparse.Namespace) -> ExitCode:
     return ExitCode.OK
 
 
-def _compile_one(spec: Path) -> Machine | None:
-    """The machine of one spec, its warnings printed; None (diagnostics printed) if invalid."""
-    try:
-        machine, warnings = compile_spec(spec, display_path(spec))
-    except SpecError as error:
-        _print_diagnostics(error.diagnostics)
-        return None
-    _print_diagnostics(warnings)
-    return machine
-
-
 def command_tools(arguments: argparse.Namespace) -> ExitCode:
     """Each state's events as tool definitions (what ``machine.tools()`` gives at run time)."""
     import json
 
     from statewright_compiler.commands.tools import tool_definitions
 
-    machine = _compile_one(Path(arguments.spec))
+    machine = compile_one(Path(arguments.spec))
     if machine is None:
         return ExitCode.FAILURE
     states = [state.name for state in machine.states if state.is_leaf]
@@ -192,52 +171,6 @@ def command_tools(arguments: argparse.Namespace) -> ExitCode:
     chosen = [arguments.state] if arguments.state else states
     by_state = tool_definitions(machine, arguments.format)
     sys.stdout.write(json.dumps({name: by_state[name] for name in chosen}, indent=2) + "\n")
-    return ExitCode.OK
-
-
-def command_import_scxml(arguments: argparse.Namespace) -> ExitCode:
-    """Translate an SCXML chart into a spec; any error means nothing is written."""
-    from statewright_compiler.scxml.importer import import_scxml
-    from statewright_compiler.scxml.spec_text import spec_files
-
-    source = Path(arguments.scxml)
-    if not source.is_file():
-        raise UsageError(f"no such SCXML file: {source}")
-    spec, diagnostics = import_scxml(source, display_path(source))
-    _print_diagnostics(diagnostics)
-    if spec is None:
-        print("statewright: nothing written: fix the errors above", file=sys.stderr)
-        return ExitCode.FAILURE
-    if arguments.output:
-        write_artifacts(artifacts := spec_files(spec, arguments.output))
-        print("\n".join(f"wrote {display_path(artifact.path)}" for artifact in artifacts))
-    elif spec.children:
-        raise UsageError("the chart invokes other charts, a spec each: give -o SPEC.toml")
-    else:
-        sys.stdout.write(spec.text)
-    return ExitCode.OK
-
-
-def command_export_scxml(arguments: argparse.Namespace) -> ExitCode:
-    """Write a spec as SCXML 1.0; anything SCXML cannot say means nothing is written."""
-    from statewright_compiler.scxml.exporter import export_scxml
-
-    spec = Path(arguments.spec)
-    if not spec.is_file():
-        raise UsageError(f"no such spec file: {spec}")
-    machine = _compile_one(spec)
-    if machine is None:
-        return ExitCode.FAILURE
-    text, diagnostics = export_scxml(machine, display_path(spec))
-    _print_diagnostics(diagnostics)
-    if text is None:
-        print("statewright: nothing written: fix the errors above", file=sys.stderr)
-        return ExitCode.FAILURE
-    if arguments.output:
-        write_artifacts([Artifact(Path(arguments.output), text)])
-        print(f"wrote {display_path(Path(arguments.output))}")
-    else:
-        sys.stdout.write(text)
     return ExitCode.OK
 
 
@@ -276,7 +209,7 @@ def command_diagram(arguments: argparse.Namespace) -> ExitCode:
     from statewright_compiler import diagrams
 
     diagram_format = _diagram_format(arguments)
-    machine = _compile_one(Path(arguments.spec))
+    machine = compile_one(Path(arguments.spec))
     if machine is None:
         return ExitCode.FAILURE
     try:
@@ -340,6 +273,18 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument(
         "--format", choices=["text", "json"], default="text", help="default: text (docs/diff.md)"
     )
+    diff.add_argument(
+        "--stub", action="store_true", help="print the migration's typed skeleton instead"
+    )
+    from statewright_compiler.commands import check_store
+
+    check_store.add_arguments(
+        add(
+            "check-store",
+            "load every stored instance through a new module, read-only: exit 1 if any is stranded",
+            "statewright_compiler.commands.check_store:command_check_store",
+        )
+    )
     tools = add("tools", "print each state's events as LLM tool definitions (JSON)", command_tools)
     tools.add_argument("spec")
     tools.add_argument("--state", help="only this state (default: every state)")
@@ -364,15 +309,23 @@ def _parser() -> argparse.ArgumentParser:
     )
     diagram.add_argument("-o", "--output", help="file to write (default: standard output)")
     diagram.add_argument("--expand-wildcards", action="store_true", help="one arrow per state")
-    for name, help_text, handler, source, output in [
-        ("import-scxml", "translate an SCXML chart into a spec (TOML)", command_import_scxml,
-         ("scxml", "FILE.scxml"), "spec file to write (and those of the charts it invokes)"),
-        ("export-scxml", "write a spec as SCXML 1.0", command_export_scxml,
-         ("spec", "SPEC.toml"), "SCXML file to write"),
-    ]:  # fmt: skip
-        command = add(name, help_text, handler)
-        command.add_argument(source[0], metavar=source[1])
-        command.add_argument("-o", "--output", help=f"{output} (default: standard output)")
+    scxml = "statewright_compiler.commands.scxml"  # by name: imported when the command runs
+    import_scxml = add(
+        "import-scxml",
+        "translate an SCXML chart into a spec (TOML)",
+        f"{scxml}:command_import_scxml",
+    )
+    import_scxml.add_argument("scxml", metavar="FILE.scxml")
+    import_scxml.add_argument(
+        "-o",
+        "--output",
+        help="spec file to write, and those of the charts it invokes (default: standard output)",
+    )
+    export_scxml = add("export-scxml", "write a spec as SCXML 1.0", f"{scxml}:command_export_scxml")
+    export_scxml.add_argument("spec", metavar="SPEC.toml")
+    export_scxml.add_argument(
+        "-o", "--output", help="SCXML file to write (default: standard output)"
+    )
     from statewright_compiler.commands.stored import add_stored_commands
 
     add_stored_commands(add)  # mcp, replay
@@ -392,7 +345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"statewright: error: {error}", file=sys.stderr)
         return ExitCode.USAGE
     except SpecError as error:  # raised by the loader for unreadable spec files
-        _print_diagnostics(error.diagnostics)
+        print_diagnostics(error.diagnostics)
         return ExitCode.FAILURE
     except KeyboardInterrupt:
         return 130

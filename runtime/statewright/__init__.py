@@ -72,6 +72,7 @@ if TYPE_CHECKING:
     from statewright._event_info import EventInfo, System, lookup
     from statewright._history import Listener, TransitionRecord
     from statewright._idempotency import SendResult
+    from statewright._migration import migrate_snapshot
     from statewright._options import ContextCodec, MachineOptions, Migration
     from statewright._payloads import PayloadCodec
     from statewright._registry import MachineRegistry
@@ -118,6 +119,7 @@ else:
         "TransitionRecord": "statewright._history",
         "fire_due_timers": "statewright._timer_driver",
         "fire_due_timers_async": "statewright._timer_driver",
+        "migrate_snapshot": "statewright._migration",
         "open_store": "statewright._stores.url",
     }
 
@@ -203,6 +205,7 @@ __all__ = [
     "fire_due_timers",
     "fire_due_timers_async",
     "lookup",
+    "migrate_snapshot",
     "open_store",
     "require_runtime",
 ]

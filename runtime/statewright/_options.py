@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -54,6 +54,11 @@ class MachineOptions:
     context_type: type[Any] | None = None
     #: ``migrations[v]`` upgrades a snapshot of spec version ``v`` to ``v + 1``.
     migrations: Mapping[int, Migration] = field(default_factory=dict)
+    #: Fingerprints (``spec_hash``) of other specs whose snapshots this machine restores as they
+    #: are, whatever their version: for a change ``statewright diff`` classified compatible.
+    #: Any other spec's snapshot at this machine's version is refused (bump the version and
+    #: migrate instead). Kept as a frozenset.
+    compatible_fingerprints: Collection[str] = frozenset()
     #: Decoders for ``[imports]`` payload types at the boundary (``send_external``), by
     #: ``"module.Name"``; Decimal, datetime, date and UUID have built-in ones.
     payload_codecs: Mapping[str, PayloadCodec] = field(default_factory=dict)
@@ -76,6 +81,18 @@ class MachineOptions:
             raise ValueError(
                 f"child_history_limit must be an integer >= 0, not {self.child_history_limit!r}"
             )
+        fingerprints = self.compatible_fingerprints
+        if type(fingerprints) is not frozenset or fingerprints:  # the default costs nothing
+            if (
+                isinstance(fingerprints, str)
+                or not isinstance(fingerprints, Collection)
+                or not all(type(fingerprint) is str for fingerprint in fingerprints)
+            ):
+                raise ValueError(
+                    "compatible_fingerprints must be a collection of spec_hash strings, not "
+                    f"{fingerprints!r:.80}"
+                )
+            object.__setattr__(self, "compatible_fingerprints", frozenset(fingerprints))
         if self.instance_id is not None and not is_instance_id(self.instance_id):
             raise ValueError(
                 f"instance_id {self.instance_id!r:.80} is no valid id: use 1-200 letters, "

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from statewright._compat import StrEnum
 from statewright._errors import Conflict, SnapshotError, StatewrightError
 from statewright._instance import BUSY_ROW, MachineInstance
-from statewright._listeners import statewright_logger
 from statewright._snapshot import SNAPSHOT_FORMAT, history_json, incremental
 
 if TYPE_CHECKING:
@@ -41,6 +40,19 @@ C = TypeVar("C")
 class PersistentMachine(MachineInstance[S, E, C]):
     """``snapshot``, ``restore``, ``load`` and what a save writes, for every machine."""
 
+    #: See :attr:`spec_changes` (most instances never crossed one).
+    _spec_changes: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def spec_changes(self) -> tuple[dict[str, Any], ...]:
+        """The spec changes this instance was carried across, oldest first: one each time it
+        was restored from a snapshot of another spec (migrated from an older version, or of a
+        fingerprint declared compatible), ``{"from_version", "to_version", "from_spec",
+        "to_spec", "event_id", "epoch"}``: the versions and fingerprints, how many transitions
+        it had made then (its history's records up to that event id were made under
+        ``from_spec``) and when. Its snapshots keep the newest 100."""
+        return tuple(dict(change) for change in self._spec_changes)
+
     def snapshot(self: M) -> Snapshot[M]:
         """The instance as JSON data (see :mod:`statewright._snapshot` for the contents).
 
@@ -51,7 +63,10 @@ class PersistentMachine(MachineInstance[S, E, C]):
             return Snapshot(self._build_snapshot(self._history_json(0)))
 
     def _history_json(self, after: int) -> list[dict[str, Any]]:
-        return history_json(self._spec_table.triples, self._history, self.total_transitions, after)
+        table = self._spec_table
+        return history_json(
+            table.triples, self._history, self.total_transitions, after, table.spec.spec_hash
+        )
 
     def _build_snapshot(
         self, history: list[dict[str, Any]] | None, saved_at: float | None = None
@@ -88,6 +103,8 @@ class PersistentMachine(MachineInstance[S, E, C]):
         data["idempotency_keys"] = (
             [[key, event_id] for key, event_id in keys.items()] if keys else []
         )
+        if self._spec_changes:
+            data["spec_changes"] = [dict(change) for change in self._spec_changes]
         chart = self._chart
         if chart is not None:
             if saved_at is None:
@@ -118,8 +135,11 @@ class PersistentMachine(MachineInstance[S, E, C]):
 
         ``context`` overrides the stored context. Everything else is checked first (see
         :mod:`statewright._snapshot_decode`): a snapshot restores exactly what was saved, or
-        raises :class:`SnapshotError` naming the offending field. A statechart gets its saved
-        configuration, history memory, queued events and timers, and no entry action runs.
+        raises :class:`SnapshotError` naming the offending field. A snapshot of another spec at
+        this machine's version (another ``spec_hash``) is refused unless
+        ``options.compatible_fingerprints`` holds it; an older version is migrated
+        (:mod:`statewright._snapshot_versions`). A statechart gets its saved configuration,
+        history memory, queued events and timers, and no entry action runs.
         """
         import dataclasses  # dataclasses and the decoder: on first use (see the module docstring)
 
@@ -134,29 +154,36 @@ class PersistentMachine(MachineInstance[S, E, C]):
             context = decode_context(decoded.context, decoded.context_type, opts)
         machine = cls.__new__(cls)  # as unpickling does: __init__ would enter the chart
         machine._construct(context, handlers, opts, decoded)
+        from statewright._snapshot_versions import spec_changes
+
+        changes, came_from = decoded.spec_changes
+        spec = cls._classdata()[0].spec
+        changed = spec_changes(changes, came_from, spec, machine.total_transitions, machine._clock)
+        if changed:
+            machine._spec_changes = changed
         return machine
 
     @classmethod
     def _decode(cls, snapshot: object, options: MachineOptions, child: bool = False) -> Decoded:
         """A snapshot checked for this class (a ``child``'s: embedded in its parent's), its
-        children's with it (:mod:`statewright._tree_snapshot`)."""
-        from statewright._snapshot_versions import migrate, prepare
+        children's with it (:mod:`statewright._tree_snapshot`): its fingerprint accepted or
+        migrated from an older version (:mod:`statewright._snapshot_versions`)."""
+        from statewright._snapshot_versions import (
+            accept_fingerprint,
+            migrate,
+            prepare,
+            take_spec_changes,
+        )
 
         table, engine = cls._classdata()
         spec = table.spec
-        data = prepare(snapshot, spec.name, spec.version)
-        written_by = data["spec_version"]
+        data, changes = take_spec_changes(prepare(snapshot, spec.name, spec.version))
+        came_from = (data["spec_version"], data.get("spec_hash"))
+        data = accept_fingerprint(data, spec, options.compatible_fingerprints)
         data = migrate(data, spec.name, spec.version, options)
         children = data.pop("children", None) if cls._invoking else None
         decoded = engine.decode(data, table)
-        if written_by == spec.version and data["spec_hash"] != spec.spec_hash:
-            statewright_logger().warning(
-                "%s snapshot has spec hash %s but the machine has %s at the same version; "
-                "bump the spec version and add a migration when the spec changes incompatibly",
-                spec.name,
-                data.get("spec_hash"),
-                spec.spec_hash,
-            )
+        decoded.spec_changes = (changes, came_from)
         decoded.children = ()
         if decoded.chart is not None:
             from statewright._tree_snapshot import decode_tree
@@ -231,8 +258,9 @@ class PersistentMachine(MachineInstance[S, E, C]):
         opts = options if options is not None else MachineOptions()
         opts = dataclasses.replace(opts, store=store, instance_id=instance_id)
         machine = cls.restore(Snapshot(snapshot), handlers, options=opts, context=context)
-        machine._synced_store, machine._synced_total = store, machine.total_transitions
-        return machine
+        if snapshot.get("spec_version") == cls.spec.version:  # else migrated, its records too:
+            machine._synced_store, machine._synced_total = store, machine.total_transitions
+        return machine  # (so its next save replaces the stored records)
 
     # ----------------------------------------------------------------- what a save writes
 

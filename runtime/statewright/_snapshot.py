@@ -3,9 +3,12 @@
 A snapshot carries everything needed to continue exactly where the instance stopped: state,
 PREVIOUS memory, statistics counters, retained history (with the raw epoch so timestamps round
 trip bit for bit), the encoded context and the store revision. It names the machine, the spec
-version and the spec hash so that loading into the wrong machine fails loudly, and older spec
-versions can be upgraded by ``options.migrations``. Restoring goes through the strict decoder
-(:mod:`statewright._snapshot_decode`), the context through :mod:`statewright._context`.
+version and the spec's fingerprint (``spec_hash``, the sha256 of the spec's text) so that loading
+into the wrong machine, or into another spec at the same version, fails loudly; older spec
+versions can be upgraded by ``options.migrations``. Each history record names the fingerprint of
+the spec it was made under too, so a history that spans a deploy says which spec decided what.
+Restoring goes through the strict decoder (:mod:`statewright._snapshot_decode`), the context
+through :mod:`statewright._context`.
 
 Saving: a store that keeps history as records (every built-in one) gets a
 :class:`~statewright._stores.protocol.SnapshotUpdate` instead of the whole snapshot: the snapshot
@@ -36,8 +39,9 @@ if TYPE_CHECKING:
 __all__ = ["SNAPSHOT_FORMAT", "history_json", "incremental"]
 
 #: Version 2 added ``idempotency_keys`` and the ``lateness`` of history records of timers;
-#: version 1 snapshots are upgraded when restored (:mod:`statewright._snapshot_versions`).
-SNAPSHOT_FORMAT: Final = "statewright.snapshot/2"
+#: version 3 the ``spec_hash`` of history records (absent from records written before).
+#: Older snapshots are upgraded when restored (:mod:`statewright._snapshot_versions`).
+SNAPSHOT_FORMAT: Final = "statewright.snapshot/3"
 
 
 def history_json(
@@ -45,11 +49,14 @@ def history_json(
     raw: Sequence[RawRecord] | None,
     total: int,
     after: int,
+    fingerprint: str,
 ) -> list[dict[str, Any]]:
     """The retained records with event ids above ``after`` (``total`` is the newest one's),
-    oldest first, in their JSON form (``TransitionRecord.as_dict()`` with the raw ``epoch``;
-    payloads as JSON data, always: see to_json_value), built from the raw records without the
-    record objects."""
+    oldest first, in their JSON form (``TransitionRecord.as_dict()`` with the raw ``epoch`` and
+    the ``spec_hash`` it was made under; payloads as JSON data, always: see to_json_value),
+    built from the raw records without the record objects. A raw record made by this machine
+    was made under its spec, ``fingerprint``; a restored one made under another spec says
+    which as its sixth item (None: a record from before fingerprints, written without one)."""
     if not raw:
         return []
     count = min(len(raw), total - after)
@@ -76,11 +83,16 @@ def history_json(
             "payload": to_json_value(item[2]),
             "epoch": item[1],
         }
+        written_under: str | None = fingerprint
         if len(item) > 3:
             if item[3] is not None:
                 data["error"] = item[3]
             if len(item) > 4 and item[4] is not None:
                 data["lateness"] = item[4]
+            if len(item) > 5:
+                written_under = item[5]
+        if written_under is not None:
+            data["spec_hash"] = written_under
         history.append(data)
     return history
 

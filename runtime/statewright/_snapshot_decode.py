@@ -11,7 +11,10 @@ Everything in a snapshot is checked before a machine is built, and the first pro
 * the parts agree with each other: ``counts`` add up to ``total_transitions`` and describe a walk
   from the initial state to ``state``; ``previous`` is the source of the last step that changed
   state; the history is a path ending in ``state``, its event ids are consecutive up to
-  ``total_transitions``, its steps are counted, and each timestamp is its epoch's.
+  ``total_transitions``, its steps are counted, and each timestamp is its epoch's
+  (:mod:`statewright._snapshot_walk`);
+* a record made under another spec than the machine's says which (its ``spec_hash``; a record
+  from before fingerprints has none): the raw record keeps it as a sixth item.
 
 The order of ``counts`` is not significant (a snapshot writes them in the spec's order).
 Which formats and spec versions are accepted, and how older ones are upgraded, is
@@ -26,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Final
 from statewright._clock import is_epoch
 from statewright._errors import SnapshotError
 from statewright._history import format_timestamp
+from statewright._snapshot_walk import check_last, check_walk
 from statewright._stores.protocol import is_instance_id
 
 if TYPE_CHECKING:
@@ -75,6 +79,7 @@ class Decoded:
         "keys",
         "previous",
         "revision",
+        "spec_changes",
         "state",
     )
 
@@ -94,6 +99,9 @@ class Decoded:
     keys: list[tuple[str, int]]
     #: A statechart's :class:`~statewright._chart_state.ChartState` (None for a flat machine).
     chart: Any
+    #: ``(the snapshot's recorded spec changes, (its spec version, its fingerprint))``: what
+    #: :func:`statewright._snapshot_versions.spec_changes` records once the machine is built.
+    spec_changes: tuple[Any, tuple[int, str | None]]
     #: A tree's checked children (:mod:`statewright._tree_snapshot`), set by the machine.
     children: Any
 
@@ -139,9 +147,9 @@ def decode(data: dict[str, Any], table: Table, chart_tables: ChartTables | None)
 
             values = decode_data(data["data"], table.spec.data)
         chart_state = decode_chart(data["chart"], chart_tables, table, state, values)
-        _check_last(table, state, history)
+        check_last(table, state, history)
     else:
-        _check_walk(table, counts, state, previous, history)
+        check_walk(table, counts, state, previous, history)
     context_type = data["context_type"]
     if context_type is not None:
         context_type = _string(data, "context_type", "context_type")
@@ -247,6 +255,7 @@ def _history(value: Any, table: Table, total: int, counts: list[int]) -> list[tu
             f"holds {len(value)} records but only {total} transitions happened", field="history"
         )
     first_id = total - len(value) + 1
+    fingerprint = table.spec.spec_hash
     seen = [0] * len(counts)
     history: list[tuple[Any, ...]] = []
     previous_target: str | None = None
@@ -254,7 +263,7 @@ def _history(value: Any, table: Table, total: int, counts: list[int]) -> list[tu
         field = f"history[{i}]"
         if type(item) is not dict:
             raise SnapshotError(f"expected an object, got {show(item)}", field=field)
-        keys = item.keys() - {"error", "lateness"}
+        keys = item.keys() - {"error", "lateness", "spec_hash"}
         if keys != RECORD_KEYS:
             odd = sorted(RECORD_KEYS - keys) or sorted(keys - RECORD_KEYS)
             reason = "is missing" if RECORD_KEYS - keys else "is not a history field"
@@ -296,13 +305,25 @@ def _history(value: Any, table: Table, total: int, counts: list[int]) -> list[tu
                 f"expected an object, got {show(payload)}", field=f"{field}.payload"
             )
         error = _string(item, "error", f"{field}.error") if "error" in item else None
-        if "lateness" in item:
-            history.append((index, epoch, payload, error, _lateness(item, f"{field}.lateness")))
+        lateness = _lateness(item, f"{field}.lateness") if "lateness" in item else None
+        written_under = _fingerprint(item, f"{field}.spec_hash")
+        if written_under != fingerprint:  # made under another spec: the record says which
+            history.append((index, epoch, payload, error, lateness, written_under))
+        elif lateness is not None:
+            history.append((index, epoch, payload, error, lateness))
         elif error is not None:
             history.append((index, epoch, payload, error))
         else:
             history.append((index, epoch, payload))
     return history
+
+
+def _fingerprint(item: Mapping[str, Any], field: str) -> str | None:
+    """The fingerprint of the spec a record was made under; None: from before fingerprints."""
+    value = item.get("spec_hash")
+    if "spec_hash" in item and (type(value) is not str or not 0 < len(value) <= MAX_KEY_LENGTH):
+        raise SnapshotError(f"expected a spec fingerprint, got {show(value)}", field=field)
+    return value
 
 
 def _lateness(item: Mapping[str, Any], field: str) -> float:
@@ -336,63 +357,3 @@ def _keys(value: Any, total: int) -> list[tuple[str, int]]:
         last = event_id
         keys.append((key, event_id))
     return keys
-
-
-def _check_last(table: Table, state: Any, history: list[tuple[Any, ...]]) -> None:
-    triples = table.triples
-    if history and triples[history[-1][0]][2] is not state:
-        raise SnapshotError(
-            f"is {state} but the history ends in {triples[history[-1][0]][2]}", field="state"
-        )
-
-
-def _check_walk(
-    table: Table, counts: list[int], state: Any, previous: Any, history: list[tuple[Any, ...]]
-) -> None:
-    """Counts, state, previous and history must describe one walk from the initial state."""
-    triples = table.triples
-    if history and triples[history[-1][0]][2] is not state:
-        raise SnapshotError(
-            f"is {state} but the history ends in {triples[history[-1][0]][2]}", field="state"
-        )
-    initial = table.spec.initial
-    entered = {member: 0 for member in table.states_by_value.values()}
-    left = dict(entered)
-    entered[initial] = 1  # the start
-    for (source, _, target), n in zip(triples, counts, strict=True):
-        left[source] += n
-        entered[target] += n
-    for member in entered:
-        if entered[member] - left[member] != (member is state):
-            raise SnapshotError(
-                f"describe no walk from {initial} to {state}: {member} is entered "
-                f"{entered[member]} times (the start included) and left {left[member]} times",
-                field="counts",
-            )
-    if history and len(history) == sum(counts) and triples[history[0][0]][0] is not initial:
-        raise SnapshotError(
-            f"the first transition must leave the initial state {initial}", field="history[0].from"
-        )
-    moves = [i for i, n in enumerate(counts) if n and triples[i][0] is not triples[i][2]]
-    if previous is None:
-        if moves:
-            raise SnapshotError(
-                "is null but the counts include transitions between states", field="previous"
-            )
-        return
-    if previous is state or not any(
-        triples[i][0] is previous and triples[i][2] is state for i in moves
-    ):
-        raise SnapshotError(
-            f"{previous} is no state the counts show a transition from into {state}",
-            field="previous",
-        )
-    for raw in reversed(history):
-        source, _, target = triples[raw[0]]
-        if source is not target:
-            if source is not previous:
-                raise SnapshotError(
-                    f"is {previous} but the last move in the history came from {source}",
-                    field="previous",
-                )
-            break

@@ -1,10 +1,23 @@
 """Which snapshots a machine accepts, and how older ones are brought up to date.
 
-Two kinds of versions: the snapshot *format* (``statewright.snapshot/2``; what the runtime
+Two kinds of versions: the snapshot *format* (``statewright.snapshot/3``; what the runtime
 writes) and the *spec version* (the machine's; what the user's migrations upgrade). Format 1
 snapshots, written by statewright 0.2, had no ``idempotency_keys`` and no ``lateness`` in their
-records; they are upgraded by adding an empty key list (their records need nothing). Every step's
+records; they are upgraded by adding an empty key list (their records need nothing). Format 2
+records had no ``spec_hash``: they keep none (which spec made them is not known). Every step's
 result is checked by the strict decoder (:mod:`statewright._snapshot_decode`) like the input.
+
+Fingerprints: a snapshot names the spec it was written under by its ``spec_hash``. One of the
+machine's own version but another fingerprint was written by another spec that kept the version
+(:func:`accept_fingerprint`): refused, unless the user vouched for that spec
+(``MachineOptions.compatible_fingerprints``, for a change ``statewright diff`` classified
+compatible), and then restored as it is, a data field added since given its initial value.
+
+Spec changes: a snapshot restored under another spec than its own (migrated, or of a compatible
+fingerprint) is recorded in the instance's ``spec_changes`` (:func:`spec_changes`), which its
+snapshots keep (the newest :data:`MAX_SPEC_CHANGES`): from which version and fingerprint to
+which, after how many transitions, and when. The decoder never sees them
+(:func:`take_spec_changes` checks them first), and neither do the user's migrations.
 
 Statecharts' ``after`` timers were once named by position (``after.<state>.<n>``, the *n*-th
 timer of the state), which a spec edit shifts; they are now named by what the spec says of them
@@ -16,9 +29,10 @@ another timer now, so nothing is renamed and the decoder refuses the unknown nam
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from statewright._clock import is_epoch
 from statewright._errors import SnapshotError
 from statewright._jsondata import json_data, parse_json_text
 from statewright._snapshot import SNAPSHOT_FORMAT
@@ -27,11 +41,29 @@ from statewright._snapshot_decode import MAX_COUNT, integer
 if TYPE_CHECKING:
     from statewright._chart_tables import ChartTables
     from statewright._options import MachineOptions
+    from statewright._spec import MachineSpec
     from statewright._table import Table
 
-__all__ = ["FORMAT_1", "migrate", "prepare", "stable_timer_ids", "upgrade_format_1"]
+__all__ = [
+    "FORMAT_1",
+    "FORMAT_2",
+    "MAX_SPEC_CHANGES",
+    "accept_fingerprint",
+    "migrate",
+    "prepare",
+    "spec_changes",
+    "stable_timer_ids",
+    "take_spec_changes",
+    "upgrade_format_1",
+]
 
 FORMAT_1: Final = "statewright.snapshot/1"
+FORMAT_2: Final = "statewright.snapshot/2"
+#: The spec changes a snapshot keeps, the newest.
+MAX_SPEC_CHANGES: Final = 100
+SPEC_CHANGE_KEYS: Final = frozenset(
+    {"from_version", "to_version", "from_spec", "to_spec", "event_id", "epoch"}
+)
 
 
 def prepare(snapshot: object, name: str, version: int) -> dict[str, Any]:
@@ -48,6 +80,8 @@ def prepare(snapshot: object, name: str, version: int) -> dict[str, Any]:
         raise SnapshotError(f"a snapshot is a JSON object, not {type(data).__name__}")
     if data.get("format") == FORMAT_1:
         data = upgrade_format_1(data)
+    if data.get("format") == FORMAT_2:
+        data = dict(data, format=SNAPSHOT_FORMAT)  # records without spec_hash are format 3's too
     checked: dict[str, Any] = data
     if data.get("format") != SNAPSHOT_FORMAT:
         raise SnapshotError(
@@ -66,6 +100,88 @@ def prepare(snapshot: object, name: str, version: int) -> dict[str, Any]:
             field="spec_version",
         )
     return checked
+
+
+def accept_fingerprint(
+    data: dict[str, Any], spec: MachineSpec[Any, Any], compatible: Collection[str]
+) -> dict[str, Any]:
+    """``data`` if it was written under this spec (its fingerprint) or an older version (for the
+    migrations); as this version's, a data field added since given its initial value, if its
+    fingerprint is a ``compatible`` one; else :class:`SnapshotError` (see the module)."""
+    found = data.get("spec_hash")
+    if type(found) is not str or found == spec.spec_hash:
+        return data  # a spec_hash that is no string: the decoder names it
+    if found in compatible:
+        data = dict(data, spec_version=spec.version)
+        if spec.data is not None and type(data.get("data")) is dict:
+            from statewright._data_values import encode_data
+
+            initial = encode_data(spec.data, spec.data.factory())
+            data["data"] = {**initial, **data["data"]}
+        return data
+    if data["spec_version"] < spec.version:
+        return data
+    raise SnapshotError(
+        f"{spec.name} snapshot was written under spec fingerprint {found:.80}, but this machine's "
+        f"spec is {spec.spec_hash} at the same version {spec.version}: bump the spec version "
+        "and migrate (MachineOptions(migrations=...)), or, for a change `statewright diff` "
+        f"classifies compatible, restore it with MachineOptions(compatible_fingerprints="
+        f"{{{found!r:.80}}})",
+        field="spec_hash",
+    )
+
+
+def take_spec_changes(data: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """``data`` without its ``spec_changes``, and them, checked: at most
+    :data:`MAX_SPEC_CHANGES` objects of exactly :data:`SPEC_CHANGE_KEYS`, versions from 1 up
+    (never lowered), fingerprints strings, event ids counters, epochs in the clock's range."""
+    if "spec_changes" not in data:
+        return data, []
+    data = dict(data)
+    value = data.pop("spec_changes")
+    if type(value) is not list or not value or len(value) > MAX_SPEC_CHANGES:
+        raise SnapshotError(
+            f"expected an array of 1 to {MAX_SPEC_CHANGES} changes", field="spec_changes"
+        )
+    for i, change in enumerate(value):
+        field = f"spec_changes[{i}]"
+        if type(change) is not dict or change.keys() != SPEC_CHANGE_KEYS:
+            raise SnapshotError(
+                f"expected the keys {', '.join(sorted(SPEC_CHANGE_KEYS))}", field=field
+            )
+        low = integer(change, "from_version", f"{field}.from_version", 1, MAX_COUNT)
+        integer(change, "to_version", f"{field}.to_version", low, MAX_COUNT)
+        integer(change, "event_id", f"{field}.event_id", 0, MAX_COUNT)
+        for key in ("from_spec", "to_spec"):
+            if type(change[key]) is not str or not 0 < len(change[key]) <= 200:
+                raise SnapshotError("expected a spec fingerprint", field=f"{field}.{key}")
+        if not is_epoch(change["epoch"]):
+            raise SnapshotError("expected seconds since the epoch", field=f"{field}.epoch")
+    return data, value
+
+
+def spec_changes(
+    kept: list[dict[str, Any]],
+    came_from: tuple[int, Any],
+    spec: MachineSpec[Any, Any],
+    event_id: int,
+    clock: Callable[[], float],
+) -> tuple[dict[str, Any], ...]:
+    """The spec changes of an instance restored from a snapshot of spec version and fingerprint
+    ``came_from`` (that kept ``kept``), after ``event_id`` transitions: one more, at the time
+    ``clock`` says (asked only then), when the fingerprint is another spec's."""
+    version, fingerprint = came_from
+    if fingerprint == spec.spec_hash or type(fingerprint) is not str:
+        return tuple(kept)
+    change = {
+        "from_version": version,
+        "to_version": spec.version,
+        "from_spec": fingerprint,
+        "to_spec": spec.spec_hash,
+        "event_id": event_id,
+        "epoch": clock(),
+    }
+    return (*kept, change)[-MAX_SPEC_CHANGES:]
 
 
 def migrate(

@@ -4,6 +4,7 @@ and bad input as diagnostics (exit 2), never a traceback."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import subprocess
@@ -84,6 +85,7 @@ def test_every_spec_against_a_mutated_copy(spec: Path, tmp_path: Path) -> None:
         "compatible": 1 + len(wildcards),
         "bump_required": True,
         "bumped": False,
+        "compatible_fingerprint": None,
     }
     back = run_cli(["diff", "new.toml", "old.toml"], cwd=tmp_path)
     assert back.code == 1
@@ -136,10 +138,11 @@ def test_json_output_has_the_documented_shape(tmp_path: Path) -> None:
     (tmp_path / "old.toml").write_text(FLAT, encoding="utf-8")
     (tmp_path / "new.toml").write_text(FLAT.replace('priority = "int"', 'priority = "str"'))
     document = _json(["diff", "old.toml", "new.toml"], tmp_path)
+    old, new = (_sha256(tmp_path / name) for name in ("old.toml", "new.toml"))
     assert document == {
         "format": "statewright.diff/1",
-        "old": {"source": "old.toml", "machine": "Order", "version": 1},
-        "new": {"source": "new.toml", "machine": "Order", "version": 1},
+        "old": {"source": "old.toml", "machine": "Order", "version": 1, "fingerprint": old},
+        "new": {"source": "new.toml", "machine": "Order", "version": 1, "fingerprint": new},
         "changes": [
             {
                 "class": "breaking",
@@ -154,8 +157,32 @@ def test_json_output_has_the_documented_shape(tmp_path: Path) -> None:
             "compatible": 0,
             "bump_required": True,
             "bumped": False,
+            "compatible_fingerprint": None,
         },
     }
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_compatible_change_names_the_fingerprint_to_declare(tmp_path: Path) -> None:
+    """Every change compatible, the text changed: the runtime refuses the old spec's snapshots at
+    the same version until told they are compatible, and the report says how."""
+    (tmp_path / "old.toml").write_text(FLAT, encoding="utf-8")
+    (tmp_path / "new.toml").write_text(FLAT.replace('"An order."', '"A customer order."'))
+    old, new = _sha256(tmp_path / "old.toml"), _sha256(tmp_path / "new.toml")
+    result = run_cli(["diff", "old.toml", "new.toml"], cwd=tmp_path)
+    assert result.code == 0
+    assert result.stdout.endswith(
+        f"fingerprint: {old} is now {new}: stored instances restore with "
+        f"MachineOptions(compatible_fingerprints={{'{old}'}})\n"
+    )
+    document = _json(["diff", "old.toml", "new.toml"], tmp_path)
+    assert document["summary"]["compatible_fingerprint"] == old  # type: ignore[index]  # a dict
+    needs_bump = FLAT.replace('priority = "int"', 'priority = "str"')
+    (tmp_path / "new.toml").write_text(needs_bump, encoding="utf-8")
+    assert "fingerprint:" not in run_cli(["diff", "old.toml", "new.toml"], cwd=tmp_path).stdout
 
 
 def test_the_schema_is_valid_and_lists_every_kind() -> None:

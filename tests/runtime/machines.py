@@ -113,11 +113,13 @@ FINAL = frozenset({St.DONE, St.FAILED, St.CANCELLED, St.TIMED_OUT})
 ACTIVE = frozenset(TaskState) - FINAL - {St.IDLE, St.PAUSED}
 
 
-def plain_spec(name: str = "PlainTask", version: int = 1) -> MachineSpec[TaskState, TaskEvent]:
+def plain_spec(
+    name: str = "PlainTask", version: int = 1, spec_hash: str = "0" * 64
+) -> MachineSpec[TaskState, TaskEvent]:
     return MachineSpec(
         name=name,
         version=version,
-        spec_hash="0" * 64,
+        spec_hash=spec_hash,
         state_type=TaskState,
         event_type=TaskEvent,
         initial=St.IDLE,

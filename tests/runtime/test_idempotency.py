@@ -163,7 +163,7 @@ def test_format_1_snapshots_restore_without_keys() -> None:
     del old["idempotency_keys"]
     restored = PlainTaskMachine.restore(Snapshot(old))
     assert restored.snapshot() == machine.snapshot()
-    assert restored.snapshot()["format"] == "statewright.snapshot/2"
+    assert restored.snapshot()["format"] == "statewright.snapshot/3"
 
 
 @pytest.mark.parametrize(

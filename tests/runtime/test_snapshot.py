@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import logging
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -180,12 +179,16 @@ def test_older_snapshot_needs_and_uses_migrations() -> None:
     assert restored.snapshot()["spec_version"] == 3
 
 
-def test_hash_mismatch_at_same_version_warns(caplog: pytest.LogCaptureFixture) -> None:
+def test_hash_mismatch_at_same_version_is_refused_unless_vouched_for() -> None:
+    """Another spec at the same version (it changed without a version bump) is an error, not a
+    warning; ``compatible_fingerprints`` restores it (tests/runtime/test_fingerprints.py)."""
     snap = advanced().snapshot()
     snap["spec_hash"] = "f" * 64
-    with caplog.at_level(logging.WARNING, logger="statewright"):
+    with pytest.raises(SnapshotError, match=r"f{64}, but this machine's spec is 1{64}") as info:
         TaskMachine.restore(snap, TaskHandlers())
-    assert any("spec hash" in r.getMessage() for r in caplog.records)
+    assert info.value.field == "spec_hash"
+    options = MachineOptions(compatible_fingerprints={"f" * 64})
+    assert TaskMachine.restore(snap, TaskHandlers(), options=options).state is St.REFLECTING
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,11 @@
 timer therefore keeps meaning the same transition when other timers are added, removed or
 reordered; one whose id is gone, or that now has another delay or another event, is a
 :class:`SnapshotError` on restore, never a silent rebinding (issue #18, item 3).
+
+A snapshot of another spec at the same version is refused before its timers are looked at (its
+fingerprint, ``spec_hash``: tests/runtime/test_fingerprints.py); the edits below restore it as
+a user who vouched for the old spec would (``compatible_fingerprints``), so that the timers'
+own checks are what is tested.
 """
 
 from __future__ import annotations
@@ -50,6 +55,11 @@ def machine_class(tmp_path: Path, text: str, name: str) -> Any:
     return compile_chart(folder, text, "job").JobMachine
 
 
+def vouched(snapshot: dict[str, Any], **options: Any) -> MachineOptions:
+    """Options restoring ``snapshot`` as if its spec were known to be compatible."""
+    return MachineOptions(compatible_fingerprints={snapshot["spec_hash"]}, **options)
+
+
 def saved(tmp_path: Path, text: str = BEFORE) -> dict[str, Any]:
     """A running job's snapshot, its timer pending."""
     cls = machine_class(tmp_path, text, "saved")
@@ -73,7 +83,10 @@ def test_a_timer_inserted_before_a_pending_one_does_not_rebind_it(tmp_path: Path
     snapshot = saved(tmp_path)
     edited = machine_class(tmp_path, INSERTED, "inserted")
     clock = [START + 3600.0]
-    restored = edited.restore(snapshot, options=MachineOptions(clock=lambda: clock[0]))
+    with pytest.raises(SnapshotError) as caught:
+        edited.restore(snapshot)  # another spec at the same version
+    assert caught.value.field == "spec_hash"
+    restored = edited.restore(snapshot, options=vouched(snapshot, clock=lambda: clock[0]))
     assert restored.pending_timers == {"after.running.1h": START + 3600}
     assert restored.fire_due() == 1
     assert restored.state == "failed"  # the saved timer's own transition, not the new one's
@@ -83,7 +96,7 @@ def test_a_pending_timer_whose_id_is_gone_is_a_snapshot_error(tmp_path: Path) ->
     snapshot = saved(tmp_path)
     edited = machine_class(tmp_path, LONGER, "longer")
     with pytest.raises(SnapshotError) as caught:
-        edited.restore(snapshot)
+        edited.restore(snapshot, options=vouched(snapshot))
     assert caught.value.field == "chart.timers[0].id"
     assert "after.running.1h" in str(caught.value)
 
@@ -95,7 +108,7 @@ def test_a_named_timer_keeps_its_id_and_refuses_another_delay(tmp_path: Path) ->
     assert same.restore(snapshot).pending_timers == {"after.running.deadline": START + 3600}
     edited = machine_class(tmp_path, NAMED_LONGER, "named_longer")
     with pytest.raises(SnapshotError) as caught:
-        edited.restore(snapshot)
+        edited.restore(snapshot, options=vouched(snapshot))
     assert caught.value.field == "chart.timers[0].delay"
     assert "7200" in str(caught.value)
 
@@ -133,5 +146,5 @@ def test_positional_names_saved_by_another_spec_are_refused(tmp_path: Path) -> N
     old = positional(saved(tmp_path))
     edited = machine_class(tmp_path, INSERTED, "inserted")
     with pytest.raises(SnapshotError) as caught:
-        edited.restore(old)  # position 0 is the new 30m timer now: no silent rebinding
+        edited.restore(old, options=vouched(old))  # position 0 is the new 30m timer now
     assert caught.value.field == "chart.timers[0].id"

@@ -1,4 +1,5 @@
-"""``statewright diff OLD NEW`` and the version check of ``statewright check --against REV``.
+"""``statewright diff OLD NEW`` (``--stub``: the migration's skeleton instead of the report) and
+the version check of ``statewright check --against REV``.
 
 ``diff`` exits 0 when every change is compatible, 1 when some change needs a version bump and a
 migration (or breaks callers), 2 on bad input (a side that names no spec, or does not compile).
@@ -35,8 +36,9 @@ from statewright_compiler.spec.load import load_spec
 __all__ = ["baseline_diagnostics", "run_diff", "versions_bumped"]
 
 
-def run_diff(old: str, new: str, output_format: str, cwd: Path) -> ExitCode:
-    """Print the changes from ``old`` to ``new``; the exit code says whether any matters."""
+def run_diff(old: str, new: str, output_format: str, cwd: Path, *, stub: bool = False) -> ExitCode:
+    """Print the changes from ``old`` to ``new``; the exit code says whether any matters. With
+    ``stub``, print the skeleton of the migration instead (exit 0)."""
     machines: list[Machine] = []
     failed = False
     for argument in (old, new):
@@ -52,6 +54,18 @@ def run_diff(old: str, new: str, output_format: str, cwd: Path) -> ExitCode:
     if failed:
         return ExitCode.USAGE
     diff = diff_machines(*machines)
+    if stub:
+        from statewright_compiler.deploy.stub import migration_stub
+
+        if diff.new.version != diff.old.version + 1:
+            print(
+                f"statewright: warning: the stub migrates version {diff.old.version} to "
+                f"{diff.new.version}, but migrations[v] take version v to v + 1: raise the "
+                f"version to {diff.old.version + 1}, or chain one migration per version",
+                file=sys.stderr,
+            )
+        sys.stdout.write(migration_stub(diff, old, new))
+        return ExitCode.OK
     render = diff_json if output_format == "json" else diff_text
     sys.stdout.write(render(diff, old, new))
     return ExitCode.FAILURE if diff.bump_required else ExitCode.OK

@@ -40,6 +40,14 @@ class SpecDiff:
         return self.new.version > self.old.version
 
     @property
+    def compatible_fingerprint(self) -> str | None:
+        """The old spec's fingerprint when stored instances can restore under the new one as
+        they are (every change compatible, the text changed): what the runtime is told with
+        ``MachineOptions(compatible_fingerprints=...)``."""
+        old, new = self.old.source_sha256, self.new.source_sha256
+        return old if old != new and not self.bump_required else None
+
+    @property
     def version_verdict(self) -> str:
         """One line: whether the version must be bumped, and whether it was."""
         old, new = self.old.version, self.new.version

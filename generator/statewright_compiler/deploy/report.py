@@ -1,5 +1,6 @@
 """A :class:`~diff.SpecDiff` printed: as text (one change per line, grouped by class, then the
-version verdict) or as JSON (format ``statewright.diff/1``, documented in docs/diff.md)."""
+version verdict and, when stored instances restore as they are, the old spec's fingerprint to
+declare compatible) or as JSON (format ``statewright.diff/1``, documented in docs/diff.md)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any, Final
 
 from statewright_compiler.deploy.changes import ChangeClass
 from statewright_compiler.deploy.diff import SpecDiff
+from statewright_compiler.model import Machine
 
 __all__ = ["DIFF_FORMAT", "diff_json", "diff_text"]
 
@@ -27,17 +29,28 @@ def diff_text(diff: SpecDiff, old: str, new: str) -> str:
         lines.append("no changes")
     counts = ", ".join(f"{len(diff.of_class(c))} {c.value}" for c in _ORDER)
     lines.append(f"{counts}; {diff.version_verdict}")
+    fingerprint = diff.compatible_fingerprint
+    if fingerprint is not None:
+        lines.append(
+            f"fingerprint: {fingerprint} is now {diff.new.source_sha256}: stored instances "
+            f"restore with MachineOptions(compatible_fingerprints={{{fingerprint!r}}})"
+        )
     return "\n".join(lines) + "\n"
 
 
 def diff_json(diff: SpecDiff, old: str, new: str) -> str:
-    def side(source: str, version: int, name: str) -> dict[str, Any]:
-        return {"source": source, "machine": name, "version": version}
+    def side(source: str, machine: Machine) -> dict[str, Any]:
+        return {
+            "source": source,
+            "machine": machine.name,
+            "version": machine.version,
+            "fingerprint": machine.source_sha256,
+        }
 
     document = {
         "format": DIFF_FORMAT,
-        "old": side(old, diff.old.version, diff.old.name),
-        "new": side(new, diff.new.version, diff.new.name),
+        "old": side(old, diff.old),
+        "new": side(new, diff.new),
         "changes": [
             {"class": c.change_class.value, "kind": c.kind, "path": c.path, "message": c.message}
             for c in diff.changes
@@ -46,6 +59,7 @@ def diff_json(diff: SpecDiff, old: str, new: str) -> str:
             **{c.value: len(diff.of_class(c)) for c in _ORDER},
             "bump_required": diff.bump_required,
             "bumped": diff.bumped,
+            "compatible_fingerprint": diff.compatible_fingerprint,
         },
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -15,14 +15,14 @@ from statewright_compiler.deploy.plain import plain
 from statewright_compiler.deploy.states import StateMatch
 from statewright_compiler.model import Machine, SendStep, walk_steps
 
-__all__ = ["compare_timers"]
+__all__ = ["after_timers", "compare_timers", "delayed_sends"]
 
 
 def _delay(timer: SendStep) -> object:
     return plain((timer.delay, timer.delay_handler, timer.delay_expr))
 
 
-def _after_timers(machine: Machine) -> dict[str, tuple[str, SendStep]]:
+def after_timers(machine: Machine) -> dict[str, tuple[str, SendStep]]:
     """Each ``after`` timer by its id (the timer event's value), with its state."""
     return {timer.id: (state.name, timer) for state in machine.states for timer in state.timers}
 
@@ -42,7 +42,7 @@ def _meaning(machine: Machine, state: str, event: str, rename: StateMatch | None
 
 def compare_timers(old: Machine, new: Machine, match: StateMatch) -> list[Change]:
     found: list[Change] = []
-    before, after = _after_timers(old), _after_timers(new)
+    before, after = after_timers(old), after_timers(new)
     for timer_id, (state, timer) in before.items():
         if state in match.gone:
             continue  # the state's change says it
@@ -68,7 +68,7 @@ def compare_timers(old: Machine, new: Machine, match: StateMatch) -> list[Change
     return found + _compare_sends(old, new)
 
 
-def _delayed_sends(machine: Machine) -> dict[str, SendStep]:
+def delayed_sends(machine: Machine) -> dict[str, SendStep]:
     """Each delayed send step with an id (what a pending timer of a send stores), by id."""
     steps = [*machine.initial_steps]
     for state in machine.states:
@@ -86,7 +86,7 @@ def _delayed_sends(machine: Machine) -> dict[str, SendStep]:
 
 def _compare_sends(old: Machine, new: Machine) -> list[Change]:
     found: list[Change] = []
-    before, after = _delayed_sends(old), _delayed_sends(new)
+    before, after = delayed_sends(old), delayed_sends(new)
     for send_id, step in before.items():
         path = f"send.{send_id}"
         if send_id not in after:

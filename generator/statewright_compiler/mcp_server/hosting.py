@@ -12,7 +12,6 @@ stops the server before a client connects.
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from typing import Any
 
 from statewright import AsyncMachine, Machine
 
+from statewright_compiler.commands.common import import_named
 from statewright_compiler.config import ConfigError
 from statewright_compiler.mcp_server.settings import Settings
 
@@ -48,23 +48,6 @@ class MachineType:
         spec = self.cls.spec
         internal = spec.internal_events
         return tuple(member.name for member in spec.event_type if member not in internal)
-
-
-def import_named(path: str, what: str) -> Any:
-    """The object ``module:qualified.name`` names, or a ConfigError saying what is wrong."""
-    module_name, _, qualified = path.partition(":")
-    try:
-        found: Any = importlib.import_module(module_name)
-    except Exception as error:  # an import runs the module's code: any error can come out
-        raise ConfigError(
-            f"{what} {path}: cannot import {module_name}: {type(error).__name__}: {error}"
-        ) from None
-    for part in qualified.split("."):
-        try:
-            found = getattr(found, part)
-        except AttributeError:
-            raise ConfigError(f"{what} {path}: {module_name} has no {qualified}") from None
-    return found
 
 
 def hosted_types(settings: Settings) -> tuple[MachineType, ...]:

@@ -26,7 +26,7 @@ RESERVED_METHOD_NAMES: Final = frozenset(
         "transition_counts", "transition_probabilities", "try_send", "mro", "self", "cls",
         "dynamic", "is_in", "send_external", "tools", "configuration", "active_states",
         "start_chart", "fire_due", "pending_timers", "next_due", "run_timers", "send_once",
-        "data", "children",
+        "data", "children", "spec_changes",
     }
 )  # fmt: skip
 

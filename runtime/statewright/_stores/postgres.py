@@ -30,7 +30,7 @@ from statewright._stores import sql
 from statewright._stores.dialect import POSTGRES
 from statewright._stores.protocol import SnapshotUpdate
 
-__all__ = ["PostgresStore"]
+__all__ = ["PostgresStore", "shown_url"]
 
 #: Taken while the tables are created: concurrent ``CREATE ... IF NOT EXISTS`` can race.
 _SCHEMA_LOCK: Final = "SELECT pg_advisory_xact_lock(7428001)"
@@ -139,12 +139,18 @@ class PostgresStore:
             cursor.execute(POSTGRES.release, (instance_id,))
 
     def __repr__(self) -> str:
-        from urllib.parse import parse_qs, urlsplit
+        return f"PostgresStore('{shown_url(self.url)}')"
 
-        parts = urlsplit(self.url)  # never a password: user, host (or socket folder), database
-        host = parts.hostname or parse_qs(parts.query).get("host", [""])[-1]
-        user = f"{parts.username}@" if parts.username else ""
-        return f"PostgresStore('{parts.scheme}://{user}{host}{parts.path}')"
+
+def shown_url(url: str) -> str:
+    """``url`` as messages show it: never a password, only the user, the host (or socket
+    folder) and the database."""
+    from urllib.parse import parse_qs, urlsplit
+
+    parts = urlsplit(url)
+    host = parts.hostname or parse_qs(parts.query).get("host", [""])[-1]
+    user = f"{parts.username}@" if parts.username else ""
+    return f"{parts.scheme}://{user}{host}{parts.path}"
 
 
 def _records_end(cursor: sql.Cursor, old: Sequence[Any] | None, write: sql.Write) -> int | None:

@@ -15,19 +15,27 @@ absolute one; ``sqlite:relative.db`` (no slashes) is relative to the working dir
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from statewright._errors import StoreError
 from statewright._stores.protocol import ClosableStore
 
-__all__ = ["open_store"]
+__all__ = ["StoreLocation", "open_store", "store_location"]
 
 
-def open_store(url: str) -> ClosableStore:
-    """The store ``url`` names (see the module docstring); :class:`StoreError` when the URL
-    names no backend, or the backend cannot be opened. Every one of them is a
-    :class:`ClosableStore`: a :class:`TimerStore` (and so a :class:`Store`) with ``close()``,
-    usable in a ``with`` block."""
+class StoreLocation(NamedTuple):
+    """Where a store URL points: its backend (``memory``, ``file``, ``sqlite`` or
+    ``postgresql``), the place (a path; for PostgreSQL the URL itself) and the SQLite store's
+    keyword options (checked)."""
+
+    backend: str
+    place: str
+    options: dict[str, Any]
+
+
+def store_location(url: str) -> StoreLocation:
+    """What ``url`` names (see the module docstring), checked; :class:`StoreError` when it names
+    no backend or is malformed. Nothing is opened."""
     from urllib.parse import parse_qs, unquote, urlsplit
 
     if not isinstance(url, str):
@@ -38,30 +46,45 @@ def open_store(url: str) -> ClosableStore:
     path = unquote(parts.path)
     if scheme == "memory":
         _no_options(url, options)
-        from statewright._stores.memory import MemoryStore
-
-        return MemoryStore()
+        return StoreLocation("memory", "", {})
     if scheme == "file":
         _no_options(url, options)
         if not path or parts.netloc not in ("", "localhost"):
             raise StoreError(f"{url!r}: expected file:///path/to/directory")
-        from statewright._stores.files import JsonFileStore
-
-        return JsonFileStore(path)
+        return StoreLocation("file", path, {})
     if scheme == "sqlite":
         if not path or parts.netloc:
             raise StoreError(f"{url!r}: expected sqlite:///path/to/database")
-        from statewright._stores.sqlite import SqliteStore
-
-        return SqliteStore(path, **_sqlite_options(url, options))
+        return StoreLocation("sqlite", path, _sqlite_options(url, options))
     if scheme in ("postgresql", "postgres"):
-        from statewright._stores.postgres import PostgresStore
-
-        return PostgresStore(url)
+        return StoreLocation("postgresql", url, {})
     raise StoreError(
         f"{url!r:.120}: no store for the scheme {parts.scheme!r}; use memory://, "
         "file:///directory, sqlite:///file or postgresql://..."
     )
+
+
+def open_store(url: str) -> ClosableStore:
+    """The store ``url`` names (see the module docstring); :class:`StoreError` when the URL
+    names no backend, or the backend cannot be opened. Every one of them is a
+    :class:`ClosableStore`: a :class:`TimerStore` (and so a :class:`Store`) with ``close()``,
+    usable in a ``with`` block."""
+    backend, place, options = store_location(url)
+    if backend == "memory":
+        from statewright._stores.memory import MemoryStore
+
+        return MemoryStore()
+    if backend == "file":
+        from statewright._stores.files import JsonFileStore
+
+        return JsonFileStore(place)
+    if backend == "sqlite":
+        from statewright._stores.sqlite import SqliteStore
+
+        return SqliteStore(place, **options)
+    from statewright._stores.postgres import PostgresStore
+
+    return PostgresStore(place)
 
 
 def _no_options(url: str, options: dict[str, str]) -> None:
