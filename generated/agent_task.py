@@ -48,6 +48,9 @@ require_runtime(3, module="agent_task", generator_version="0.2.0")
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "examples/agent_task.toml"
 SPEC_SHA256: Final = "aa3340343fb4632f124b6153e0dee80bc797c46e6bdfa68a5f6ff5b8450815cd"
+#: The fingerprint stored instances carry: the spec's meaning, not its text (docs, comments
+#: and layout leave it alone; see statewright_compiler.model.fingerprint).
+SPEC_HASH: Final = "bf4f2dced82213918744c143c6f5be3445bf1be12fc067b1c73bbc7f7eef0827"
 
 ContextT = TypeVar("ContextT")
 ContextT_contra = TypeVar("ContextT_contra", contravariant=True)
@@ -255,7 +258,7 @@ CHART: Final = Chart(
 SPEC: Final[MachineSpec[AgentTaskState, AgentTaskEvent]] = MachineSpec(
     name="AgentTask",
     version=1,
-    spec_hash=SPEC_SHA256,
+    spec_hash=SPEC_HASH,
     state_type=AgentTaskState,
     event_type=AgentTaskEvent,
     initial=INITIAL_STATE,

@@ -60,6 +60,9 @@ require_runtime(4, module="approval_workflow", generator_version="0.2.0")
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "spec/approval_workflow.toml"
 SPEC_SHA256: Final = "5330434758889a3b54e3bdd3de5514740371fce25fbdfe106b6e23e1b3ff7458"
+#: The fingerprint stored instances carry: the spec's meaning, not its text (docs, comments
+#: and layout leave it alone; see statewright_compiler.model.fingerprint).
+SPEC_HASH: Final = "e00fdeaabc3a2e8ccba4ec504e5cdb755368665dccd95cf769113ac45bf44bb9"
 
 ContextT = TypeVar("ContextT")
 ContextT_contra = TypeVar("ContextT_contra", contravariant=True)
@@ -499,7 +502,7 @@ CHART: Final = Chart(
 SPEC: Final[MachineSpec[ApprovalWorkflowState, ApprovalWorkflowEvent]] = MachineSpec(
     name="ApprovalWorkflow",
     version=1,
-    spec_hash=SPEC_SHA256,
+    spec_hash=SPEC_HASH,
     state_type=ApprovalWorkflowState,
     event_type=ApprovalWorkflowEvent,
     initial=INITIAL_STATE,

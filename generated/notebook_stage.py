@@ -63,6 +63,9 @@ require_runtime(4, module="notebook_stage", generator_version="0.2.0")
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "spec/notebook_stage.toml"
 SPEC_SHA256: Final = "6c1d324fd33a6f87fa6ddf19077dc37099269879a469a97fd7f0491af784e388"
+#: The fingerprint stored instances carry: the spec's meaning, not its text (docs, comments
+#: and layout leave it alone; see statewright_compiler.model.fingerprint).
+SPEC_HASH: Final = "8f625419974d8a56f6ead2e5904cc60e9284c7b1fed7db6d7496016bef3a7137"
 
 ContextT = TypeVar("ContextT")
 
@@ -312,7 +315,7 @@ CHART: Final = Chart(
 SPEC: Final[MachineSpec[NotebookStageState, NotebookStageEvent]] = MachineSpec(
     name="NotebookStage",
     version=1,
-    spec_hash=SPEC_SHA256,
+    spec_hash=SPEC_HASH,
     state_type=NotebookStageState,
     event_type=NotebookStageEvent,
     initial=INITIAL_STATE,

@@ -56,6 +56,9 @@ require_runtime(4, module="notebook_step", generator_version="0.2.0")
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "spec/notebook_step.toml"
 SPEC_SHA256: Final = "529400b8ee1f3594196ddf637e9f0efd222c089af2d362f3ad359439c3d5a666"
+#: The fingerprint stored instances carry: the spec's meaning, not its text (docs, comments
+#: and layout leave it alone; see statewright_compiler.model.fingerprint).
+SPEC_HASH: Final = "f0281b1169b0ffeeb5dddf497af87e605f9021e5c857978f485d53e1a7e42909"
 
 ContextT = TypeVar("ContextT")
 
@@ -265,7 +268,7 @@ CHART: Final = Chart(
 SPEC: Final[MachineSpec[NotebookStepState, NotebookStepEvent]] = MachineSpec(
     name="NotebookStep",
     version=1,
-    spec_hash=SPEC_SHA256,
+    spec_hash=SPEC_HASH,
     state_type=NotebookStepState,
     event_type=NotebookStepEvent,
     initial=INITIAL_STATE,

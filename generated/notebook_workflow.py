@@ -62,6 +62,9 @@ require_runtime(4, module="notebook_workflow", generator_version="0.2.0")
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "spec/notebook_workflow.toml"
 SPEC_SHA256: Final = "7b8ae66bcca41108e131b498f20b0d827ae44983bdd8931bc9a931116487f547"
+#: The fingerprint stored instances carry: the spec's meaning, not its text (docs, comments
+#: and layout leave it alone; see statewright_compiler.model.fingerprint).
+SPEC_HASH: Final = "54b2c1d0d18258161e6555b3322f81952951a7f6507465044da7b2d542ad49cc"
 
 ContextT = TypeVar("ContextT")
 
@@ -402,7 +405,7 @@ CHART: Final = Chart(
 SPEC: Final[MachineSpec[NotebookWorkflowState, NotebookWorkflowEvent]] = MachineSpec(
     name="NotebookWorkflow",
     version=1,
-    spec_hash=SPEC_SHA256,
+    spec_hash=SPEC_HASH,
     state_type=NotebookWorkflowState,
     event_type=NotebookWorkflowEvent,
     initial=INITIAL_STATE,

@@ -4,7 +4,6 @@ and bad input as diagnostics (exit 2), never a traceback."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import subprocess
@@ -13,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
+from statewright_compiler.check.validate import compile_spec
+from statewright_compiler.model.fingerprint import fingerprint
 
 from tests.conftest import REPO, run_cli
 from tests.deploy.bases import FLAT, edited
@@ -138,7 +139,7 @@ def test_json_output_has_the_documented_shape(tmp_path: Path) -> None:
     (tmp_path / "old.toml").write_text(FLAT, encoding="utf-8")
     (tmp_path / "new.toml").write_text(FLAT.replace('priority = "int"', 'priority = "str"'))
     document = _json(["diff", "old.toml", "new.toml"], tmp_path)
-    old, new = (_sha256(tmp_path / name) for name in ("old.toml", "new.toml"))
+    old, new = (_fingerprint(tmp_path / name) for name in ("old.toml", "new.toml"))
     assert document == {
         "format": "statewright.diff/1",
         "old": {"source": "old.toml", "machine": "Order", "version": 1, "fingerprint": old},
@@ -162,24 +163,28 @@ def test_json_output_has_the_documented_shape(tmp_path: Path) -> None:
     }
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def _fingerprint(path: Path) -> str:
+    return fingerprint(compile_spec(path)[0])
 
 
 def test_a_compatible_change_names_the_fingerprint_to_declare(tmp_path: Path) -> None:
-    """Every change compatible, the text changed: the runtime refuses the old spec's snapshots at
-    the same version until told they are compatible, and the report says how."""
+    """Every change compatible, the meaning changed: the runtime refuses the old spec's snapshots
+    at the same version until told they are compatible, and the report says how. A change of
+    documentation only keeps the fingerprint: nothing to declare."""
     (tmp_path / "old.toml").write_text(FLAT, encoding="utf-8")
-    (tmp_path / "new.toml").write_text(FLAT.replace('"An order."', '"A customer order."'))
-    old, new = _sha256(tmp_path / "old.toml"), _sha256(tmp_path / "new.toml")
+    (tmp_path / "new.toml").write_text(FLAT.replace("[events]", "[events]\nPING = {}"))
+    old, new = _fingerprint(tmp_path / "old.toml"), _fingerprint(tmp_path / "new.toml")
     result = run_cli(["diff", "old.toml", "new.toml"], cwd=tmp_path)
-    assert result.code == 0
+    assert result.code == 0 and old != new
     assert result.stdout.endswith(
         f"fingerprint: {old} is now {new}: stored instances restore with "
         f"MachineOptions(compatible_fingerprints={{'{old}'}})\n"
     )
     document = _json(["diff", "old.toml", "new.toml"], tmp_path)
     assert document["summary"]["compatible_fingerprint"] == old  # type: ignore[index]  # a dict
+    reworded = FLAT.replace('"An order."', '"A customer order."')
+    (tmp_path / "new.toml").write_text(reworded, encoding="utf-8")
+    assert "fingerprint:" not in run_cli(["diff", "old.toml", "new.toml"], cwd=tmp_path).stdout
     needs_bump = FLAT.replace('priority = "int"', 'priority = "str"')
     (tmp_path / "new.toml").write_text(needs_bump, encoding="utf-8")
     assert "fingerprint:" not in run_cli(["diff", "old.toml", "new.toml"], cwd=tmp_path).stdout

@@ -217,9 +217,9 @@ def test_a_timer_mapped_to_none_is_dropped_and_one_renamed_is_moved(tmp_path: Pa
 
 def test_a_compatible_fingerprint_is_a_spec_change_too(tmp_path: Path) -> None:
     v1, _, _ = _classes(tmp_path)
-    folder = tmp_path / "docs_only"
+    folder = tmp_path / "event_added"
     folder.mkdir()
-    edited = compile_chart(folder, V1.replace("[events]", "# a comment\n[events]"), "job")
+    edited = compile_chart(folder, V1.replace("[events]", "[events]\nPING = {}"), "job")
     snapshot = v1(None).snapshot()
     options = MachineOptions(compatible_fingerprints={snapshot["spec_hash"]}, clock=lambda: START)
     restored = edited.JobMachine.restore(snapshot, options=options)

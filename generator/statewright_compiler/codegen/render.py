@@ -36,6 +36,7 @@ from statewright_compiler.model import (
     Not,
     Or,
 )
+from statewright_compiler.model.fingerprint import fingerprint
 from statewright_compiler.spec.literals import (
     comment_text,
     data_literal,
@@ -316,6 +317,7 @@ def render_module(machine: Machine) -> str:
         view=view,
         parts=_PARTS[(machine.chart, view.match_dispatch)],
         generator_version=GENERATOR_VERSION,
+        fingerprint=fingerprint(machine),
         runtime_api=view.runtime_api,
         header_path=comment_text(machine.source_path),
         spec_path=string_literal(machine.source_path),

@@ -13,6 +13,7 @@ from statewright_compiler.deploy.states import StateMatch, compare_states
 from statewright_compiler.deploy.timers import compare_timers
 from statewright_compiler.deploy.transitions import compare_transitions
 from statewright_compiler.model import Machine
+from statewright_compiler.model.fingerprint import fingerprint
 
 __all__ = ["SpecDiff", "diff_machines"]
 
@@ -43,8 +44,9 @@ class SpecDiff:
     def compatible_fingerprint(self) -> str | None:
         """The old spec's fingerprint when stored instances can restore under the new one as
         they are (every change compatible, the text changed): what the runtime is told with
-        ``MachineOptions(compatible_fingerprints=...)``."""
-        old, new = self.old.source_sha256, self.new.source_sha256
+        ``MachineOptions(compatible_fingerprints=...)``; None when the fingerprint is the same
+        (documentation, comments and layout are not part of it) or a bump is required."""
+        old, new = fingerprint(self.old), fingerprint(self.new)
         return old if old != new and not self.bump_required else None
 
     @property

@@ -10,6 +10,7 @@ from typing import Any, Final
 from statewright_compiler.deploy.changes import ChangeClass
 from statewright_compiler.deploy.diff import SpecDiff
 from statewright_compiler.model import Machine
+from statewright_compiler.model.fingerprint import fingerprint as spec_fingerprint
 
 __all__ = ["DIFF_FORMAT", "diff_json", "diff_text"]
 
@@ -32,7 +33,7 @@ def diff_text(diff: SpecDiff, old: str, new: str) -> str:
     fingerprint = diff.compatible_fingerprint
     if fingerprint is not None:
         lines.append(
-            f"fingerprint: {fingerprint} is now {diff.new.source_sha256}: stored instances "
+            f"fingerprint: {fingerprint} is now {spec_fingerprint(diff.new)}: stored instances "
             f"restore with MachineOptions(compatible_fingerprints={{{fingerprint!r}}})"
         )
     return "\n".join(lines) + "\n"
@@ -44,7 +45,7 @@ def diff_json(diff: SpecDiff, old: str, new: str) -> str:
             "source": source,
             "machine": machine.name,
             "version": machine.version,
-            "fingerprint": machine.source_sha256,
+            "fingerprint": spec_fingerprint(machine),
         }
 
     document = {

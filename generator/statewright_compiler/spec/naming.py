@@ -107,6 +107,7 @@ MODULE_NAMES: Final = frozenset(
         "GENERATOR_VERSION",
         "SPEC_PATH",
         "SPEC_SHA256",
+        "SPEC_HASH",
         "ContextT",
         "ContextT_contra",
         "INITIAL_STATE",
