@@ -4,11 +4,11 @@ can tell whether the spec still means what it meant (``MachineSpec.spec_hash``).
 It is a hash of what the compiled model *means*, not of the spec's text: documentation (each
 ``description``, a state's or an event's display ``label``, ``metadata``), where things were
 written (lines, key paths, the spec's path, the module's name) and comments or layout (gone
-once the TOML is parsed) leave it as it was. Fixing a typo in a description, reordering keys or reformatting a
-spec therefore never makes stored instances unloadable at the same version; every change of
-states, events, transitions, timers, data or executable content gives a new fingerprint, which
-at the same version the runtime refuses unless declared compatible (``statewright diff`` says
-which changes are compatible and prints the declaration).
+once the TOML is parsed) leave it as it was. Fixing a typo in a description, reordering keys or
+reformatting a spec therefore never makes stored instances unloadable at the same version;
+every change of states, events, transitions, timers, data or executable content gives a new
+fingerprint, which at the same version the runtime refuses unless declared compatible
+(``statewright diff`` says which changes are compatible and prints the declaration).
 """
 
 from __future__ import annotations
