@@ -331,7 +331,7 @@ class AsyncMachine(BaseMachine[S, E, C]):
     async def fire_due(self, now: float | None = None) -> int:
         """Like :meth:`Machine.fire_due` (each timer at its due time, lateness recorded the same
         way, at most ``MAX_TIMER_FIRINGS`` per call); coroutine listeners are awaited after each
-        timer's transition."""
+        timer's transition (a tree of machines: after the whole call)."""
         from statewright._timers import Firing
 
         if self._invoking or self._parent is not None:

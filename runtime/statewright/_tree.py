@@ -132,6 +132,7 @@ def child_class(parent_class: Any, invoke: Invoke) -> Any:
     if getattr(cls, "_asyncio", None) is not asyncio or getattr(spec, "chart", None) is None:
         kind = "an asyncio" if asyncio else "a"
         raise TypeError(f"the invoked machine {cls!r:.80} is not {kind} statechart's class")
+    cls._in_trees()
     return cls
 
 

@@ -43,8 +43,10 @@ ENTRY_KEYS: Final = frozenset({"state", "invoke", "snapshot"})
 Decoded_child = tuple[str, int, int, Any, "Decoded | None"]
 
 
-def encode_children(machine: Any, saved_at: float) -> dict[str, Any]:
-    """The ``children`` of ``machine``'s snapshot (each child's taken at ``saved_at``)."""
+def encode_children(machine: Any, saved_at: float, head: bool = False) -> dict[str, Any]:
+    """The ``children`` of ``machine``'s snapshot (each child's taken at ``saved_at``); for a
+    store's ``head`` (which the store copies as it checks it), each child's history records
+    as built at the last save when the child took no event since."""
     names = machine._engine.names
     children: dict[str, Any] = {}
     for invokeid, (node, index, child) in sorted(
@@ -52,9 +54,22 @@ def encode_children(machine: Any, saved_at: float) -> dict[str, Any]:
     ):
         snapshot = None
         if child is not None:
-            snapshot = child._build_snapshot(child._history_json(0), saved_at)
+            history = _history(child) if head else child._history_json(0)
+            snapshot = child._build_snapshot(history, saved_at, head)
         children[invokeid] = {"state": names[node], "invoke": index, "snapshot": snapshot}
     return children
+
+
+def _history(child: Any) -> list[dict[str, Any]]:
+    """``child``'s retained history records as JSON, kept on it until it takes an event: the
+    records are most of a child's snapshot, and most children of a tree took no event since
+    its last save."""
+    total = child.total_transitions
+    cached = child._saved_history
+    if cached is None or cached[0] != total:
+        cached = child._saved_history = (total, child._history_json(0))
+    records: list[dict[str, Any]] = cached[1]
+    return records
 
 
 def decode_tree(
