@@ -23,6 +23,7 @@ from tests.invoke.trees import (
     WorkerState,
     boss,
     middle,
+    options,
     worker,
 )
 
@@ -309,3 +310,19 @@ def test_a_finalize_that_assigns_from_the_event() -> None:
     machine = boss(invoke)[0](None)
     machine.send(BossEvent.GO)
     assert machine.data.result == "worker"
+
+
+def test_a_child_keeps_at_most_child_history_limit_records() -> None:
+    endless = Invoke(
+        lambda: WORKER, lambda: ASYNC_WORKER, "worker", params=lambda d, e, s, a: {"limit": 99}
+    )
+    machine = boss(endless)[0](None, options=options(child_history_limit=2))
+    machine.send(BossEvent.GO)
+    for _ in range(5):
+        machine.send(BossEvent.PING)
+    child = machine.children["worker"]
+    assert child.total_transitions == 5 and len(child.history) == 2
+    assert child.options.store is None and child.options.child_history_limit == 2
+    assert machine.options.history_limit == 1000  # the parent's own is its own
+    with pytest.raises(ValueError, match="child_history_limit"):
+        options(child_history_limit=-1)
