@@ -49,14 +49,14 @@ class InvokingChartEngine(ChartEngine):
         payload: Mapping[str, Any],
         sent: Pending | None = None,
     ) -> Generator[Request, Any, list[Microstep] | None]:
-        """:meth:`ChartAlgorithm.handle` after the event's ``finalize`` and forwarding: an
-        event either concerns is processed even when no transition takes it."""
+        """:meth:`ChartAlgorithm.handle` after what :meth:`heard` does: an event it concerns is
+        processed even when no transition takes it."""
         heard = False
         if event is not ERROR_ROUTE and (self.autoforwarding or type(sent) is Message):
             assert state.model is not None  # an invoking chart has data-model content
             state.model.current = self.external_info(state, event, payload, sent)
-            heard = yield from self.on_external(state, event, payload, sent)
-        taken = yield from super().handle(state, event, payload, sent)
+            heard = yield from self.heard(state, event, payload, sent)
+        taken = yield from ChartEngine.handle(self, state, event, payload, sent)
         if taken is None and heard:  # only its guards ran since: the macrostep goes on
             return [(event, ()), *(yield from self.settle(state))]
         return taken
@@ -64,11 +64,11 @@ class InvokingChartEngine(ChartEngine):
     def settle(self, state: ChartState) -> Generator[Request, Any, list[Microstep]]:
         """:meth:`ChartAlgorithm.settle`, then the invokes of the states the macrostep entered,
         and again while starting them queued errors (SCXML's main loop)."""
+        taken = yield from ChartEngine.settle(self, state)
         assert isinstance(state, InvokingChartState)  # an invoking chart's
-        taken = yield from super().settle(state)
         while state.to_invoke and not state.finished:
             yield from self.start_invokes(state)
-            taken += yield from super().settle(state)
+            taken += yield from ChartEngine.settle(self, state)
         return taken
 
     def invoking_step(
@@ -136,7 +136,7 @@ class InvokingChartEngine(ChartEngine):
             if type(timer) is Message and (timer.invokeid in gone or timer.target in targets):
                 del timers[timer_id]
 
-    def on_external(
+    def heard(
         self, state: ChartState, event: Any, payload: Mapping[str, Any], sent: Pending | None
     ) -> Generator[Request, Any, bool]:
         """Before an external event is processed: its invoke's ``finalize`` when a child sent

@@ -166,7 +166,9 @@ class Machine(BaseMachine[S, E, C]):
         between them (:mod:`statewright._tree`)."""
         assert self._chart is not None  # a tree's machines are statecharts
         before = self._chart.children
-        target = self._apply(event, payload, key)
+        target, pending = self._drive(self._transition(event, payload, key, None))
+        if pending:
+            refuse_async_listeners(pending)
         chart = self._chart
         settled = not self._unsettled and self._parent is None
         if settled and chart.children is before and not chart.timers:

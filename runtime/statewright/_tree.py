@@ -69,7 +69,7 @@ def running(machine: Any) -> list[tuple[str, Any]]:
     children = NO_CHILDREN if chart is None else chart.children
     if not children:
         return []
-    found = sorted((n, i, key, child) for key, (n, i, child) in children.items() if child)
+    found = sorted((n, i, k, c) for k, (n, i, c) in children.items() if c is not None)
     return [(key, child) for _, _, key, child in found]
 
 
@@ -282,7 +282,7 @@ class Delivery:
                     continue
                 if type(timer) is Message:
                     if timer.target is not None:
-                        continue  # not delivered: its receiver is gone
+                        continue  # outgoing, not due yet (what is due was delivered above)
                 elif not self.own:
                     continue
                 best = (timer.due, session, key)
