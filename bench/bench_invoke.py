@@ -12,8 +12,7 @@ times, interleaved round by round; the best round is reported.
 Saves (``MemoryStore``, history as records, so a save writes the head and the new records):
 after one FLIP each (a new record of the parent, the children unchanged), after one PING to one
 child, after a PING to every child, with 0 and 10 children, and with 10 children that each took
-90 events (their retained history in the head, at most ``child_history_limit``) against 10
-fresh ones. Each save's head size is printed: a child's snapshot is embedded in its parent's,
+90 events (their newest ``child_history_limit`` records in the head) against 10 fresh ones. Each save's head size is printed: a child's snapshot is embedded in its parent's,
 so the head, and what a save encodes and writes, grows with the children and their retained
 history, not with the parent's history or how many events were processed.
 

@@ -147,20 +147,16 @@ def child_parts(
 
 def child_options(options: MachineOptions, instance_id: str | None = None) -> MachineOptions:
     """A child's options: its parent's, with no store of its own (it is saved in its parent's
-    snapshot), no migrations (the parent's are for the parent's spec), its own instance id
-    (``_sessionid``: made up, or its snapshot's) and at most ``child_history_limit`` records."""
+    snapshot), no migrations (the parent's are for the parent's spec) and its own instance id
+    (``_sessionid``: made up, or its snapshot's)."""
     import dataclasses
     import os
 
-    limit = options.child_history_limit
-    if options.history_limit is not None:
-        limit = min(limit, options.history_limit)
     return dataclasses.replace(
         options,
         store=None,
         migrations={},
         instance_id=os.urandom(16).hex() if instance_id is None else instance_id,
-        history_limit=limit,
     )
 
 

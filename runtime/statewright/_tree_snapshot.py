@@ -11,7 +11,7 @@ it, and the child's own snapshot (its context left out: it is its parent's), or 
 the child finished or failed to start (the invoke is the state's until the state is left).
 Embedded, not linked: the tree is one row of a store, saved by one compare-and-swap, so no crash
 leaves a parent waiting for a child that was not saved, or a child nobody runs. A child's
-history is kept in its snapshot, at most ``MachineOptions.child_history_limit`` records.
+snapshot keeps its newest ``MachineOptions.child_history_limit`` history records.
 
 Restoring checks the tree as the decoder checks one machine; the first problem is a
 :class:`~statewright.SnapshotError` naming its field: each entry's state is active and has that
@@ -54,20 +54,26 @@ def encode_children(machine: Any, saved_at: float, head: bool = False) -> dict[s
     ):
         snapshot = None
         if child is not None:
-            history = _history(child) if head else child._history_json(0)
+            history = _history(child) if head else _newest(child)
             snapshot = child._build_snapshot(history, saved_at, head)
         children[invokeid] = {"state": names[node], "invoke": index, "snapshot": snapshot}
     return children
 
 
+def _newest(child: Any) -> list[dict[str, Any]]:
+    """``child``'s newest history records as JSON, at most ``child_history_limit``."""
+    after = max(0, child.total_transitions - child._options.child_history_limit)
+    records: list[dict[str, Any]] = child._history_json(after)
+    return records
+
+
 def _history(child: Any) -> list[dict[str, Any]]:
-    """``child``'s retained history records as JSON, kept on it until it takes an event: the
-    records are most of a child's snapshot, and most children of a tree took no event since
-    its last save."""
+    """:func:`_newest`, kept on the child until it takes an event: the records are most of a
+    child's snapshot, and most children of a tree took no event since its last save."""
     total = child.total_transitions
     cached = child._saved_history
     if cached is None or cached[0] != total:
-        cached = child._saved_history = (total, child._history_json(0))
+        cached = child._saved_history = (total, _newest(child))
     records: list[dict[str, Any]] = cached[1]
     return records
 

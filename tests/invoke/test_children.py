@@ -312,17 +312,24 @@ def test_a_finalize_that_assigns_from_the_event() -> None:
     assert machine.data.result == "worker"
 
 
-def test_a_child_keeps_at_most_child_history_limit_records() -> None:
+def test_a_parent_saves_at_most_child_history_limit_records_of_a_child() -> None:
     endless = Invoke(
         lambda: WORKER, lambda: ASYNC_WORKER, "worker", params=lambda d, e, s, a: {"limit": 99}
     )
-    machine = boss(endless)[0](None, options=options(child_history_limit=2))
+    sync = boss(endless)[0]
+    machine = sync(None, options=options(child_history_limit=2))
     machine.send(BossEvent.GO)
     for _ in range(5):
         machine.send(BossEvent.PING)
     child = machine.children["worker"]
-    assert child.total_transitions == 5 and len(child.history) == 2
-    assert child.options.store is None and child.options.child_history_limit == 2
-    assert machine.options.history_limit == 1000  # the parent's own is its own
+    # while it runs, a child keeps its history as its parent does (history_limit)
+    assert child.total_transitions == 5 and len(child.history) == 5
+    assert child.options.store is None and child.options.history_limit == 1000
+    # its parent's snapshot keeps the newest two
+    saved = machine.snapshot()["children"]["worker"]["snapshot"]
+    assert [record["event_id"] for record in saved["history"]] == [4, 5]
+    restored = sync.restore(machine.snapshot(), options=options()).children["worker"]
+    assert restored.total_transitions == 5
+    assert [record.event_id for record in restored.history] == [4, 5]
     with pytest.raises(ValueError, match="child_history_limit"):
         options(child_history_limit=-1)
