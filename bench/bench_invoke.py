@@ -12,9 +12,10 @@ times, interleaved round by round; the best round is reported.
 Saves (``MemoryStore``, history as records, so a save writes the head and the new records):
 after one FLIP each (a new record of the parent, the children unchanged), after one PING to one
 child, after a PING to every child, with 0 and 10 children, and with 10 children that each took
-90 events (their newest ``child_history_limit`` records in the head) against 10 fresh ones. Each save's head size is printed: a child's snapshot is embedded in its parent's,
-so the head, and what a save encodes and writes, grows with the children and their retained
-history, not with the parent's history or how many events were processed.
+90 events (their newest ``child_history_limit`` records in the head) against 10 fresh ones.
+Each save's head size is printed: a child's snapshot is embedded in its parent's, so the head,
+and what a save encodes and writes, grows with the children and their saved records, not with
+the parent's history or how many events were processed.
 
     PYTHONPATH=runtime python bench/bench_invoke.py [--events N] [--rounds R] [--saves S]
         [--callgrind]
