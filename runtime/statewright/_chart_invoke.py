@@ -51,13 +51,13 @@ class InvokingChartEngine(ChartEngine):
     ) -> Generator[Request, Any, list[Microstep] | None]:
         """:meth:`ChartAlgorithm.handle` after what :meth:`heard` does: an event it concerns is
         processed even when no transition takes it."""
-        heard = False
+        concerned = False
         if event is not ERROR_ROUTE and (self.autoforwarding or type(sent) is Message):
             assert state.model is not None  # an invoking chart has data-model content
             state.model.current = self.external_info(state, event, payload, sent)
-            heard = yield from self.heard(state, event, payload, sent)
+            concerned = yield from self.heard(state, event, payload, sent)
         taken = yield from ChartEngine.handle(self, state, event, payload, sent)
-        if taken is None and heard:  # only its guards ran since: the macrostep goes on
+        if taken is None and concerned:  # only its guards ran since: the macrostep goes on
             return [(event, ()), *(yield from self.settle(state))]
         return taken
 

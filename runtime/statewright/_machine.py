@@ -105,8 +105,8 @@ class Machine(BaseMachine[S, E, C]):
         self._setup(context, handlers, opts, lock, data)
         if snapshot is not None:
             self._install(snapshot)
-        elif not self._started and self._parent is None:  # a statechart enters it now (a
-            self._drive(self._start_steps())  # child: when its parent starts it)
+        elif not self._started and self._parent is None:  # a child: when its parent starts it
+            self._drive(self._start_steps())  # a statechart enters its initial configuration
             if self._invoking:
                 self._deliver(self._clock(), False)
 

@@ -5,6 +5,7 @@ and the asyncio machine (``tests/invoke/trees.py`` describes the charts)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from typing import Any
@@ -333,3 +334,27 @@ def test_a_parent_saves_at_most_child_history_limit_records_of_a_child() -> None
     assert [record.event_id for record in restored.history] == [4, 5]
     with pytest.raises(ValueError, match="child_history_limit"):
         options(child_history_limit=-1)
+
+
+@FLAVOURS
+def test_a_childs_action_may_send_to_its_parent_while_the_tree_delivers(flavour: str) -> None:
+    poking = worker(extra=(T(0, frozenset({WorkerEvent.PING}), steps=("poke",)),))
+    invoke = Invoke(lambda: poking[0], lambda: poking[1], "worker", handlers=lambda parent: parent)
+
+    class Handlers:
+        def poke(self, context: dict[str, Any], payload: Any) -> Any:
+            return context["parent"].send(BossEvent.TOCK)  # awaited by the asyncio child
+
+    async def scenario() -> None:
+        context: dict[str, Any] = {}
+        sync, asynchronous = boss(invoke)
+        cls = sync if flavour == "sync" else asynchronous
+        machine = cls(context, Handlers(), options=options())
+        context["parent"] = machine
+        await act(machine.send(BossEvent.GO))
+        # PING reaches the worker while the tree delivers (under its lock): its action sends
+        # the parent TOCK, which takes the lock again instead of waiting for itself
+        await asyncio.wait_for(act(machine.send(BossEvent.PING)), 10)
+        assert names(machine) == ["started", "TOCK"]
+
+    run(scenario)
