@@ -102,6 +102,11 @@ class AsyncMachine(BaseMachine[S, E, C]):
                 from statewright._tree import root_of
 
                 return root_of(self)._lock  # type: ignore[no-any-return]  # an AsyncMachine's
+            if self._invoking:  # a tree's, which a guard or action of the tree may take again
+                from statewright._tree_lock import TreeLock
+
+                lock = self._async_lock = TreeLock()
+                return lock
             import asyncio
 
             lock = self._async_lock = asyncio.Lock()
@@ -321,17 +326,20 @@ class AsyncMachine(BaseMachine[S, E, C]):
     async def start_chart(self) -> S:
         """Enter a statechart's initial configuration (once; later calls return the state)."""
         self._refuse_reentry()
+        pending: list[Awaitable[object]] = []
         async with self._lock:
             if not self._started:
                 await self._drive(self._start_steps())
-                if self._invoking:
-                    await self._deliver(self._clock(), False)
+                if self._invoking:  # what its first children sent
+                    _, pending = await self._deliver(self._clock(), False)
+        for awaitable in pending:
+            await self._await_listener(awaitable)
         return self._state
 
     async def fire_due(self, now: float | None = None) -> int:
         """Like :meth:`Machine.fire_due` (each timer at its due time, lateness recorded the same
         way, at most ``MAX_TIMER_FIRINGS`` per call); coroutine listeners are awaited after each
-        timer's transition."""
+        timer's transition (a tree of machines: after the whole call)."""
         from statewright._timers import Firing
 
         if self._invoking or self._parent is not None:

@@ -107,6 +107,10 @@ class BaseMachine(PersistentMachine[S, E, C]):
             pending = self._announce(source, member, target, payload, error, stamp)
         return target, pending
 
+    @classmethod
+    def _in_trees(cls) -> None:
+        """Machines of this class are in trees of machines (see the flavour's)."""
+
     def _start_steps(self, now: float | None = None) -> Generator[Request, Any, None]:
         """Enter a statechart's initial configuration (its entry actions and eventless
         transitions); nothing for a flat machine. A child machine starts at its parent's

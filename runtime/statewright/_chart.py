@@ -2,9 +2,10 @@
 
 One external event is a *macrostep*: the transitions it enables, then every eventless transition
 and every internal event (raised by actions, or ``done.state.<id>`` when a compound or parallel
-state completes) until nothing more is enabled. Each round of transitions is a *microstep*: exit
-the states they leave (innermost first, recording history), run their actions, enter the states
-they reach (outermost first, with initial and history defaults). Selection and conflicts follow
+state completes) until nothing more is enabled (then a chart's child machines start:
+:mod:`statewright._chart_invoke`). Each round of transitions is a *microstep*: exit the states
+they leave (innermost first, recording history), run their actions, enter the states they reach
+(outermost first, with initial and history defaults). Selection and conflicts follow
 SCXML: atomic states in document order, each looking for its first enabled transition from
 itself outwards, and a transition whose exit set overlaps an earlier one's is taken only if its
 source is a descendant of the earlier source (which it then preempts).
@@ -27,13 +28,13 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping
 from typing import Any, Final
 
-from statewright._chart_invoke import ChartInvoking
+from statewright._chart_content import ChartContent
 from statewright._chart_spec import DEEP_HISTORY, ERROR_ROUTE, FINAL, PARALLEL, Step
-from statewright._chart_state import ChartState, InvokingChartState, Microstep, Pending
+from statewright._chart_state import ChartState, Message, Microstep, Pending
 from statewright._chart_tables import ROOT
 from statewright._engine import GUARD, Failure, Request, Steps
 from statewright._errors import StatewrightError
-from statewright._event_info import PLATFORM
+from statewright._event_info import EXTERNAL, PLATFORM, SCXML_PROCESSOR, EventInfo
 
 __all__ = ["MAX_MICROSTEPS", "ChartAlgorithm", "repeating"]
 
@@ -50,9 +51,9 @@ def repeating(path: list[str]) -> list[str]:
     return path[-8:]
 
 
-class ChartAlgorithm(ChartInvoking):
-    """SCXML's algorithm over a chart's tables, running its executable content and starting its
-    child machines (:class:`ChartInvoking`)."""
+class ChartAlgorithm(ChartContent):
+    """SCXML's algorithm over a chart's tables, running its executable content
+    (:class:`ChartContent`)."""
 
     # -- the macrostep ---------------------------------------------------------------------------
     def start(self, state: ChartState) -> Generator[Request, Any, list[Microstep]]:
@@ -86,29 +87,24 @@ class ChartAlgorithm(ChartInvoking):
         transition is enabled for it (nothing ran but guards and conditions), else the
         microsteps taken. A guard that raised while the event was matched
         (``on_error = "event"``) has queued ``error.execution``: then the event was processed
-        even if nothing took it, and the internal queue is drained as SCXML does; so it was
-        when it ran an invoke's ``finalize`` or was forwarded to a child. In a chart with
+        even if nothing took it, and the internal queue is drained as SCXML does. In a chart with
         data-model content the event becomes ``_event`` (an error route's keeps the one that
         failed)."""
-        processed = False
         if self.expressive and event is not ERROR_ROUTE:
             assert state.model is not None  # a chart with data-model content has one
             state.model.current = self.external_info(state, event, payload, sent)
-            if self.invoking:
-                processed = yield from self.on_external(state, event, payload, sent)
         queued = len(state.queue)
         enabled = yield from self.select(state, event, payload)
-        if not enabled and len(state.queue) == queued and not processed:
+        if not enabled and len(state.queue) == queued:
             return None
         if enabled:
             yield from self.microstep(state, enabled, payload, event)
         return [(event, tuple(enabled)), *(yield from self.settle(state))]
 
     def settle(self, state: ChartState) -> Generator[Request, Any, list[Microstep]]:
-        """Eventless transitions and internal events until none is enabled, then the invokes of
-        the states entered (and again while they queued errors), or until the chart finished,
-        which drops what is left on the internal queue: between macrosteps the queue is empty
-        (a restored snapshot's must be too)."""
+        """Eventless transitions and internal events until none is enabled, or until the chart
+        finished, which drops what is left on the internal queue: between macrosteps the queue
+        is empty (a restored snapshot's must be too)."""
         taken: list[Microstep] = []
         while not state.finished:
             if self.has_eventless:
@@ -119,11 +115,6 @@ class ChartAlgorithm(ChartInvoking):
             payload: Mapping[str, Any] = {}
             if not enabled:
                 if not state.queue:
-                    if self.invoking:
-                        assert isinstance(state, InvokingChartState)  # an invoking chart's
-                        if state.to_invoke:
-                            yield from self.start_invokes(state)
-                            continue
                     break
                 event, payload, info = state.queue.popleft()
                 if info is not None:
@@ -145,6 +136,25 @@ class ChartAlgorithm(ChartInvoking):
         """Whether a parent machine invoked this one (it alone gets its top-level done data)."""
         system = None if state.model is None else state.model.system
         return system is not None and system.parent
+
+    def external_info(
+        self, state: ChartState, event: Any, payload: Mapping[str, Any], sent: Pending | None
+    ) -> EventInfo[Any]:
+        """The ``_event`` of an external event: sent with ``payload`` from outside, fired from
+        ``sent``, a timer this machine started (its origin is this session), or ``sent``, a
+        message from another machine of its tree (its origin, and the sending child's
+        ``invokeid``)."""
+        if sent is None:
+            return EventInfo(str(event), payload, EXTERNAL)
+        data = {} if sent.data is None else sent.data
+        if type(sent) is Message:
+            name = sent.name or str(event)
+            info = (sent.sendid, sent.origin, SCXML_PROCESSOR, sent.invokeid)
+            return EventInfo(name, data, EXTERNAL, *info)
+        model = state.model
+        system = None if model is None else model.system
+        origin = None if system is None else f"#_scxml_{system.sessionid}"
+        return EventInfo(str(event), data, EXTERNAL, sent.sendid, origin, SCXML_PROCESSOR)
 
     def _loop_message(self, taken: list[Microstep]) -> str:
         recent = [self.chart.transitions[ids[0]] for _, ids in taken[-64:]]
@@ -250,14 +260,10 @@ class ChartAlgorithm(ChartInvoking):
                 else:
                     kept = (n for n in state.active if self.parents[n] == node)
                 state.memory[history] = tuple(sorted(kept))
-        invokers = self.invokers
         for node in leaving:
             for timer in self.chart.nodes[node].timers:
                 state.timers.pop(timer.id, None)
-            yield from self.run(state, self.chart.nodes[node].exit, payload, event)
-            if invokers and node in invokers:
-                assert isinstance(state, InvokingChartState)  # an invoking chart's
-                self.cancel_invokes(state, node)
+            yield from self.run(state, self.nodes[node].exit, payload, event)
             state.active.discard(node)
 
     def _enter(
@@ -270,12 +276,8 @@ class ChartAlgorithm(ChartInvoking):
         event: Any,
     ) -> Steps:
         nodes = self.nodes
-        invokers = self.invokers
         for node in sorted(to_enter):  # outermost first: document order
             state.active.add(node)
-            if invokers and node in invokers:
-                assert isinstance(state, InvokingChartState)  # an invoking chart's
-                state.to_invoke.append(node)
             yield from self.run(state, nodes[node].entry, payload, event)
             yield from self.run(state, nodes[node].timers, payload, event)
             if node in default_entry:

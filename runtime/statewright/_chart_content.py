@@ -31,10 +31,10 @@ from statewright._chart_send import (
 )
 from statewright._chart_spec import MAX_DELAY, Cancel, Log, Raise, Send, Step
 from statewright._chart_state import ChartState, Message, Pending
-from statewright._chart_tables import Bind, ChartTables
+from statewright._chart_tables import Bind, ChartTables, Invoking
 from statewright._data_spec import Assign, Expression, Foreach, If
 from statewright._data_values import stored
-from statewright._engine import ACTION, DELAY, LOG, Failure, Request
+from statewright._engine import ACTION, DELAY, LOG, Failure, Request, Steps
 from statewright._errors import ActionFailed, GuardFailed
 from statewright._event_info import INTERNAL, PLATFORM, EventInfo
 
@@ -90,6 +90,8 @@ class ChartContent(ChartTables):
                 yield (LOG, step.label, text)
             elif isinstance(step, Bind):
                 yield from self.bind(state, step.node, payload, event)
+            elif isinstance(step, Invoking):
+                yield from self.invoking_step(state, step, payload, event)
             else:
                 assert isinstance(step, Cancel)
                 if step.id_expr is None:
@@ -206,6 +208,12 @@ class ChartContent(ChartTables):
         if given:
             model.given = given - self.late_fields[node]
 
+    def invoking_step(
+        self, state: ChartState, step: Invoking, payload: Mapping[str, Any], event: Any
+    ) -> Steps:
+        """An invoking state's step: its engine runs it (statewright._chart_invoke)."""
+        raise NotImplementedError
+
     def done_data(self, state: ChartState, final: int, event: Any) -> Any:
         """What entering the final state ``final`` gives its parent's ``done.state`` event:
         its done data (None when computing it failed, after the error: SCXML 5.7)."""
@@ -277,12 +285,10 @@ class ChartContent(ChartTables):
             if step.target_expr is not None:
                 target = self._value(state, step.target_expr)
             kind = step.type if step.type_expr is None else self._value(state, step.type_expr)
-            system = model.system
-            session, parent = ("", False) if system is None else (system.sessionid, system.parent)
-            queue = route(target, kind, session, parent, state.children)
+            queue = route(target, kind, model.system, state.children)
             own = queue in _OWN_QUEUES  # else the receiver's event of that name, checked there
-            if step.event_expr is not None and own:
-                member = self._event_named(member)
+            if step.event_expr is not None:
+                member = self._event_named(member, own)
             delay: float | None = step.delay or 0.0
             if step.delay_expr is not None:
                 delay = seconds(self._value(state, step.delay_expr))
@@ -301,17 +307,10 @@ class ChartContent(ChartTables):
             if delay is None:
                 return False
         assert delay is not None
-        if queue == EXTERNAL_QUEUE:
+        if queue != INTERNAL_QUEUE:  # the external queue, or another machine's (a message)
             state.timers.pop(timer_id, None)  # started again: it goes last among ties
-            state.timers[timer_id] = Pending(
-                member, state.time() + delay, delay, step.on_restore, data, sendid
-            )
-        elif queue != INTERNAL_QUEUE:  # another machine of the tree: a message on its way
-            state.timers.pop(timer_id, None)
-            due = state.time() + delay
-            state.timers[timer_id] = Message(
-                member, due, delay, step.on_restore, data, sendid, target=queue
-            )
+            sent = (member, state.time() + delay, delay, step.on_restore, data, sendid)
+            state.timers[timer_id] = Pending(*sent) if own else Message(*sent, target=queue)
         elif delay:
             problem = ValueError(f"an event sent to #_internal cannot wait ({delay:g} seconds)")
             self._error(state, problem, event, where, sendid)
@@ -336,12 +335,13 @@ class ChartContent(ChartTables):
         checked = check_payload(str(member), self.payloads[member], data)
         return {name: data.get(name) for name in checked}
 
-    def _event_named(self, name: Any) -> Any:
-        """The event member whose value ``name`` is (an ``event_expr``'s result)."""
-        member = self.events_by_value.get(name) if type(name) is str else None
-        if member is None:
-            raise ValueError(f"{name!r:.80} is not an event of the machine")
-        return member
+    def _event_named(self, name: Any, own: bool = True) -> Any:
+        """The event member whose value ``name`` is (an ``event_expr``'s result), or for a send
+        to another machine (not ``own``) the name itself, which the receiver looks up."""
+        member = self.events_by_value.get(name) if type(name) is str and own else None
+        if member is None and (own or type(name) is not str or not name):
+            raise ValueError(f"{name!r:.80} is not an event {'of the machine' if own else 'name'}")
+        return name if member is None else member
 
     # -- internal events and errors --------------------------------------------------------------
     def _raise(

@@ -1,6 +1,6 @@
-"""Child machines in SCXML's algorithm (W3C SCXML 1.0, 6.4 and Appendix D): what a macrostep
-does with its states' invokes, and what an external event from a child does before it is
-processed.
+"""Child machines in SCXML's algorithm (W3C SCXML 1.0, 6.4 and Appendix D): the engine of a chart
+whose states invoke some, what its macrosteps do with them, and what an external event from a
+child does before it is processed.
 
 Entering a state with invokes puts it on the macrostep's ``to_invoke`` (SCXML's
 ``statesToInvoke``); leaving it takes it off. When the macrostep has nothing left to do (no
@@ -19,7 +19,9 @@ event, with ``invokeid``); with ``autoforward`` every other external event is al
 child, an exact copy. Either makes the event processed, even when no transition takes it.
 
 All of it changes the macrostep's copy of the chart's state only, so a discarded macrostep
-starts and cancels nothing (a child it started is dropped with it).
+starts and cancels nothing (a child it started is dropped with it). Only a chart that invokes
+gets this engine (its tables put :class:`~statewright._chart_tables.Invoking` steps in its
+invoking states' entry and exit): every other chart's events run as if there were no children.
 """
 
 from __future__ import annotations
@@ -27,18 +29,59 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping
 from typing import Any
 
-from statewright._chart_content import ChartContent
+from statewright._chart_engine import ChartEngine
 from statewright._chart_send import MESSAGE, made_up_id, made_up_invoke_id
-from statewright._chart_spec import Invoke
-from statewright._chart_state import ChartState, InvokingChartState, Message, Pending
+from statewright._chart_spec import ERROR_ROUTE, Invoke
+from statewright._chart_state import ChartState, InvokingChartState, Message, Microstep, Pending
+from statewright._chart_tables import Invoking
 from statewright._engine import INVOKE, Failure, Request, Steps
-from statewright._event_info import EXTERNAL, SCXML_PROCESSOR, EventInfo
 
-__all__ = ["ChartInvoking"]
+__all__ = ["InvokingChartEngine"]
 
 
-class ChartInvoking(ChartContent):
-    """Starting, cancelling and hearing from child machines (see the module docstring)."""
+class InvokingChartEngine(ChartEngine):
+    """The engine of a chart whose states invoke child machines (see the module docstring)."""
+
+    def handle(
+        self,
+        state: ChartState,
+        event: Any,
+        payload: Mapping[str, Any],
+        sent: Pending | None = None,
+    ) -> Generator[Request, Any, list[Microstep] | None]:
+        """:meth:`ChartAlgorithm.handle` after what :meth:`heard` does: an event it concerns is
+        processed even when no transition takes it."""
+        concerned = False
+        if event is not ERROR_ROUTE and (self.autoforwarding or type(sent) is Message):
+            assert state.model is not None  # an invoking chart has data-model content
+            state.model.current = self.external_info(state, event, payload, sent)
+            concerned = yield from self.heard(state, event, payload, sent)
+        taken = yield from ChartEngine.handle(self, state, event, payload, sent)
+        if taken is None and concerned:  # only its guards ran since: the macrostep goes on
+            return [(event, ()), *(yield from self.settle(state))]
+        return taken
+
+    def settle(self, state: ChartState) -> Generator[Request, Any, list[Microstep]]:
+        """:meth:`ChartAlgorithm.settle`, then the invokes of the states the macrostep entered,
+        and again while starting them queued errors (SCXML's main loop)."""
+        taken = yield from ChartEngine.settle(self, state)
+        assert isinstance(state, InvokingChartState)  # an invoking chart's
+        while state.to_invoke and not state.finished:
+            yield from self.start_invokes(state)
+            taken += yield from ChartEngine.settle(self, state)
+        return taken
+
+    def invoking_step(
+        self, state: ChartState, step: Invoking, payload: Mapping[str, Any], event: Any
+    ) -> Steps:
+        """An invoking state's entry (its invokes start at the end of the macrostep) or exit
+        (its exit content, a block of its own, then its children are cancelled)."""
+        assert isinstance(state, InvokingChartState)  # an invoking chart's
+        if step.exit is None:
+            state.to_invoke.append(step.node)
+            return
+        yield from self.run(state, step.exit, payload, event)
+        self.cancel_invokes(state, step.node)
 
     def start_invokes(self, state: InvokingChartState) -> Steps:
         """Start the invokes of the states entered in this macrostep and still active, in
@@ -93,13 +136,13 @@ class ChartInvoking(ChartContent):
             if type(timer) is Message and (timer.invokeid in gone or timer.target in targets):
                 del timers[timer_id]
 
-    def on_external(
+    def heard(
         self, state: ChartState, event: Any, payload: Mapping[str, Any], sent: Pending | None
     ) -> Generator[Request, Any, bool]:
         """Before an external event is processed: its invoke's ``finalize`` when a child sent
         it, and a copy to every child whose invoke forwards events. Whether either happened
         (the event is then processed even if no transition takes it)."""
-        assert isinstance(state, InvokingChartState)  # an invoking chart's state
+        assert isinstance(state, InvokingChartState)  # an invoking chart's
         processed = False
         invokeid = sent.invokeid if type(sent) is Message else None
         if invokeid is not None:
@@ -128,23 +171,3 @@ class ChartInvoking(ChartContent):
             )
             processed = True
         return processed
-
-    def external_info(
-        self, state: ChartState, event: Any, payload: Mapping[str, Any], sent: Pending | None
-    ) -> EventInfo[Any]:
-        """The ``_event`` of an external event: sent with ``payload`` from outside, fired from
-        ``sent``, a timer this machine started (its origin is this session), or ``sent``, a
-        message from another machine of the tree (its origin, and the sending child's
-        ``invokeid``)."""
-        if sent is None:
-            return EventInfo(str(event), payload, EXTERNAL)
-        data = {} if sent.data is None else sent.data
-        if type(sent) is Message:
-            name = sent.name or str(event)
-            return EventInfo(
-                name, data, EXTERNAL, sent.sendid, sent.origin, SCXML_PROCESSOR, sent.invokeid
-            )
-        model = state.model
-        system = None if model is None else model.system
-        origin = None if system is None else f"#_scxml_{system.sessionid}"
-        return EventInfo(str(event), data, EXTERNAL, sent.sendid, origin, SCXML_PROCESSOR)

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from statewright._chart_spec import MAX_DELAY
 from statewright._event_info import SCXML_PROCESSOR
+
+if TYPE_CHECKING:
+    from statewright._event_info import System
 
 __all__ = [
     "ANONYMOUS",
@@ -79,24 +82,23 @@ def seconds(value: Any) -> float:
 def route(
     target: Any,
     kind: Any,
-    sessionid: str,
-    parent: bool = False,
+    system: System | None,
     children: Mapping[str, tuple[int, int, Any]] | None = None,
 ) -> str:
-    """Where a send with ``target`` and ``kind`` (``type``) goes: :data:`EXTERNAL_QUEUE`,
-    :data:`INTERNAL_QUEUE`, or the target itself for another machine of the tree (:data:`PARENT`
-    when the machine has a ``parent``, ``#_<invokeid>`` for a running child among
-    ``children``); :class:`Unreachable` for a session it cannot reach, ``ValueError`` for a type
-    or a target the SCXML event processor does not take."""
+    """Where a send with ``target`` and ``kind`` (``type``) goes from the machine of ``system``:
+    :data:`EXTERNAL_QUEUE`, :data:`INTERNAL_QUEUE`, or the target itself for another machine
+    of its tree (:data:`PARENT` when a parent invoked it, ``#_<invokeid>`` for a running child
+    among ``children``); :class:`Unreachable` for a session it cannot reach, ``ValueError`` for
+    a type or a target the SCXML event processor does not take."""
     if kind is not None and kind not in _PROCESSORS:
         raise ValueError(f"{kind!r:.80} is not an event processor type this machine has")
-    if target is None or target == f"#_scxml_{sessionid}":
+    if target is None or (system is not None and target == f"#_scxml_{system.sessionid}"):
         return EXTERNAL_QUEUE
     if target == "#_internal":
         return INTERNAL_QUEUE
     if isinstance(target, str) and target.startswith("#_"):
         if target == PARENT:
-            if parent:
+            if system is not None and system.parent:
                 return PARENT
             raise Unreachable("#_parent: this machine was not invoked by another one")
         child = None if children is None else children.get(target[2:])

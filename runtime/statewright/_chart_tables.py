@@ -31,7 +31,7 @@ from statewright._frozen import FrozenValue
 if TYPE_CHECKING:
     from statewright._data_spec import DataModel
 
-__all__ = ["ROOT", "Bind", "ChartTables", "blocks", "walk"]
+__all__ = ["ROOT", "Bind", "ChartTables", "Invoking", "blocks", "walk"]
 
 #: The parent of top-level states (the root is not a node).
 ROOT: Final = -1
@@ -49,6 +49,23 @@ class Bind(FrozenValue):
 
     def __init__(self, node: int) -> None:
         object.__setattr__(self, "node", node)
+
+
+class Invoking(FrozenValue):
+    """The runtime's steps in a state that invokes child machines (no spec has them): first in
+    its entry (``exit`` None), its invokes are to start at the end of the macrostep; its whole
+    exit, its exit content (``exit``) as a block of its own, then its children are cancelled
+    (:mod:`statewright._chart_invoke`)."""
+
+    __match_args__ = ("node", "exit")
+    __slots__ = __match_args__
+
+    node: int
+    exit: tuple[Step, ...] | None
+
+    def __init__(self, node: int, exit: tuple[Step, ...] | None = None) -> None:
+        object.__setattr__(self, "node", node)
+        object.__setattr__(self, "exit", exit)
 
 
 def blocks(chart: Chart) -> Iterator[tuple[Step, ...]]:
@@ -116,10 +133,17 @@ def has_data_content(chart: Chart, data: DataModel | None) -> bool:
     )
 
 
-def _bound_first(node: ChartNode, index: int) -> ChartNode:
-    """``node`` with :class:`Bind` first in its entry."""
+def _with_runtime_steps(node: ChartNode, index: int, late: bool) -> ChartNode:
+    """``node`` as the engine runs it: with :class:`Bind` first in its entry when its data is
+    bound ``late``, and :class:`Invoking` in its entry and around its exit when it invokes."""
     fields: dict[str, Any] = {name: getattr(node, name) for name in ChartNode.__match_args__}
-    return ChartNode(**{**fields, "entry": (Bind(index), *node.entry)})
+    entry: tuple[Any, ...] = node.entry  # a spec's steps and the runtime's
+    exit: tuple[Any, ...] = node.exit
+    if node.invokes:
+        entry, exit = (Invoking(index), *entry), (Invoking(index, exit),)
+    if late:
+        entry = (Bind(index), *entry)
+    return ChartNode(**{**fields, "entry": entry, "exit": exit})
 
 
 class ChartTables:
@@ -158,7 +182,9 @@ class ChartTables:
             for index in sorted(self.late_nodes)
         }
         self.nodes = tuple(
-            _bound_first(node, index) if index in self.late_nodes else node
+            _with_runtime_steps(node, index, index in self.late_nodes)
+            if node.invokes or index in self.late_nodes
+            else node
             for index, node in enumerate(nodes)
         )
         self.names = tuple(node.name for node in nodes)

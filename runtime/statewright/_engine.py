@@ -7,10 +7,10 @@ A machine holds an engine, built once per machine class: the flat one
 (:class:`~statewright._chart_engine.ChartEngine`). Neither calls a guard, an action or a store
 itself. Their steps are generators that *yield* a :data:`Request` (a guard to evaluate, an
 action to run, a delay to compute, a line to log, a checkpoint to save, a child machine to
-start) and receive the answer,
-a :class:`Failure` when the user's code raised. The synchronous :class:`~statewright.Machine`
-and the asyncio :class:`~statewright.AsyncMachine` each have a small driver that answers
-requests, calling or awaiting; everything else about an event is written once.
+start) and receive the answer, a :class:`Failure` when the user's code raised. The synchronous
+:class:`~statewright.Machine` and the asyncio :class:`~statewright.AsyncMachine` each have a
+small driver that answers requests, calling or awaiting; everything else about an event is
+written once.
 """
 
 from __future__ import annotations

@@ -157,7 +157,11 @@ class MachineInstance(Generic[S, E, C]):
             else:
                 from statewright._chart_engine import ChartEngine  # flat machines never import it
 
-                engine = ChartEngine(
+                kind = ChartEngine
+                if any(node.invokes for node in spec.chart.nodes):
+                    from statewright._chart_invoke import InvokingChartEngine as kind
+
+                engine = kind(
                     spec.chart,
                     table.events_by_value,
                     table.allowed,

@@ -105,8 +105,8 @@ class Machine(BaseMachine[S, E, C]):
         self._setup(context, handlers, opts, lock, data)
         if snapshot is not None:
             self._install(snapshot)
-        elif not self._started and self._parent is None:  # a statechart enters it now (a
-            self._drive(self._start_steps())  # child: when its parent starts it)
+        elif not self._started and self._parent is None:  # a child: when its parent starts it
+            self._drive(self._start_steps())  # a statechart enters its initial configuration
             if self._invoking:
                 self._deliver(self._clock(), False)
 
@@ -142,16 +142,37 @@ class Machine(BaseMachine[S, E, C]):
         else:  # a statechart: every event is a macrostep, none goes through a fast row
             Compiled.install(cls, "send", compile_chart_send, _SEND_DOC)
             Compiled.install(cls, "try_send", compile_chart_try_send, _TRY_SEND_DOC)
+            if any(node.invokes for node in spec.chart.nodes):
+                cls._in_trees()
+
+    @classmethod
+    def _in_trees(cls) -> None:
+        """Machines of this class are in trees of machines (it invokes children, or is a
+        child's class): their events go through :meth:`_send_tree`. Set on the class when that
+        is known, so that other machines' events pay nothing for trees."""
+        cls._send_slow = Machine._send_tree  # type: ignore[method-assign]  # the tree's path
 
     # ----------------------------------------------------------------- the general path
 
     def _send_slow(self, event: object, payload: dict[str, Any], key: str | None = None) -> S:
-        """An event off the trivial path (the caller holds the lock), then, in a tree of
-        machines, the events it caused between them (:mod:`statewright._tree`)."""
-        if not self._invoking and self._parent is None:
-            return self._apply(event, payload, key)
-        before = self._chart.children if self._chart is not None else None
-        self._apply(event, payload, key)
+        """An event off the trivial path (the caller holds the lock)."""
+        target, pending = self._drive(self._transition(event, payload, key, None))
+        if pending:
+            refuse_async_listeners(pending)
+        return target
+
+    def _send_tree(self, event: object, payload: dict[str, Any], key: str | None = None) -> S:
+        """:meth:`_send_slow` in a tree of machines: the event, then the events it caused
+        between them (:mod:`statewright._tree`)."""
+        assert self._chart is not None  # a tree's machines are statecharts
+        before = self._chart.children
+        target, pending = self._drive(self._transition(event, payload, key, None))
+        if pending:
+            refuse_async_listeners(pending)
+        chart = self._chart
+        settled = not self._unsettled and self._parent is None
+        if settled and chart.children is before and not chart.timers:
+            return target  # nothing started, ended or sent: nothing to deliver
         from statewright._tree import quiet
 
         if not quiet(self, before):
@@ -356,7 +377,8 @@ class Machine(BaseMachine[S, E, C]):
         due time; ``lateness`` records how late it fired (``now`` minus the due time). One call
         fires at most ``MAX_TIMER_FIRINGS`` (10,000) timers: when another is still due it raises
         :class:`TimerLoop` naming the cycle, keeping what fired (see
-        :mod:`statewright._timers`)."""
+        :mod:`statewright._timers`). A tree of machines (child machines) fires every timer and
+        event between its machines due at ``now``, earliest first (:mod:`statewright._tree`)."""
         from statewright._timers import Firing
 
         with self._lock:

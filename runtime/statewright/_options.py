@@ -66,9 +66,10 @@ class MachineOptions:
     #: snapshot): a duplicate that arrives after this many newer keyed sends is applied again.
     #: Every save writes them, so a bigger window costs a little on each save; 0 keeps none.
     idempotency_window: int = 100
-    #: The most history records each child machine keeps (a state's ``invoke``): a child's
-    #: snapshot, its records included, is part of its parent's, which every save rewrites.
-    child_history_limit: int = 100
+    #: The most history records of each child machine (a state's ``invoke``) its parent's
+    #: snapshot keeps: a child's snapshot is part of its parent's, which every save rewrites
+    #: (while it runs, a child keeps ``history_limit`` records, as its parent does).
+    child_history_limit: int = 20
 
     def __post_init__(self) -> None:
         if self.history_limit is not None and self.history_limit < 0:

@@ -53,6 +53,10 @@ class PersistentMachine(MachineInstance[S, E, C]):
         ``from_spec``) and when. Its snapshots keep the newest 100."""
         return tuple(dict(change) for change in self._spec_changes)
 
+    #: A child machine's history records as its parent's last save wrote them, and its event
+    #: id then (see statewright._tree_snapshot).
+    _saved_history: tuple[int, list[dict[str, Any]]] | None = None
+
     def snapshot(self: M) -> Snapshot[M]:
         """The instance as JSON data (see :mod:`statewright._snapshot` for the contents).
 
@@ -69,11 +73,15 @@ class PersistentMachine(MachineInstance[S, E, C]):
         )
 
     def _build_snapshot(
-        self, history: list[dict[str, Any]] | None, saved_at: float | None = None
+        self,
+        history: list[dict[str, Any]] | None,
+        saved_at: float | None = None,
+        head: bool = False,
     ) -> dict[str, Any]:
         """The snapshot, with ``history`` (or without the key: a store's head), a statechart's
         taken at ``saved_at`` (its parent's, for a child) or else now. A child's leaves the
-        context out: it is its parent's."""
+        context out: it is its parent's. In a store's ``head`` children may share what they
+        wrote at the last save (statewright._tree_snapshot)."""
         from statewright._context import encode_context  # json and dataclasses: on first use
 
         spec = self._spec_table.spec
@@ -119,7 +127,7 @@ class PersistentMachine(MachineInstance[S, E, C]):
             if chart.children:  # a tree of machines (statewright._tree_snapshot)
                 from statewright._tree_snapshot import encode_children
 
-                data["children"] = encode_children(self, saved_at)
+                data["children"] = encode_children(self, saved_at, head or history is None)
         return data
 
     @classmethod

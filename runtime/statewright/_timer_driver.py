@@ -11,6 +11,11 @@ reloads, and finds the timer gone.
 :func:`fire_due_timers_async` is the same driver for asyncio machines (whose handlers may be
 coroutines): the store's calls run in worker threads, so the event loop is never blocked.
 
+A parent and its child machines are one row (:mod:`statewright._tree_snapshot`): the index holds
+the earliest due time of the whole tree, and the parent's ``fire_due`` fires its children's
+timers and delivers the events between them (``done.invoke`` included) before the tree is
+saved, under the same compare-and-swap.
+
 It lives beside the machines, not in ``_stores/``: it loads, fires and saves machines through
 nothing but the :class:`TimerStore` protocol, so it is a client of the stores like the registry
 is, and ``_stores/`` stays a layer below the machines that imports none of them (the machines

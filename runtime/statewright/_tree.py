@@ -69,7 +69,7 @@ def running(machine: Any) -> list[tuple[str, Any]]:
     children = NO_CHILDREN if chart is None else chart.children
     if not children:
         return []
-    found = sorted((n, i, key, child) for key, (n, i, child) in children.items() if child)
+    found = sorted((n, i, k, c) for k, (n, i, c) in children.items() if c is not None)
     return [(key, child) for _, _, key, child in found]
 
 
@@ -132,6 +132,7 @@ def child_class(parent_class: Any, invoke: Invoke) -> Any:
     if getattr(cls, "_asyncio", None) is not asyncio or getattr(spec, "chart", None) is None:
         kind = "an asyncio" if asyncio else "a"
         raise TypeError(f"the invoked machine {cls!r:.80} is not {kind} statechart's class")
+    cls._in_trees()
     return cls
 
 
@@ -146,20 +147,16 @@ def child_parts(
 
 def child_options(options: MachineOptions, instance_id: str | None = None) -> MachineOptions:
     """A child's options: its parent's, with no store of its own (it is saved in its parent's
-    snapshot), no migrations (the parent's are for the parent's spec), its own instance id
-    (``_sessionid``: made up, or its snapshot's) and at most ``child_history_limit`` records."""
+    snapshot), no migrations (the parent's are for the parent's spec) and its own instance id
+    (``_sessionid``: made up, or its snapshot's)."""
     import dataclasses
     import os
 
-    limit = options.child_history_limit
-    if options.history_limit is not None:
-        limit = min(limit, options.history_limit)
     return dataclasses.replace(
         options,
         store=None,
         migrations={},
         instance_id=os.urandom(16).hex() if instance_id is None else instance_id,
-        history_limit=limit,
     )
 
 
@@ -281,7 +278,7 @@ class Delivery:
                     continue
                 if type(timer) is Message:
                     if timer.target is not None:
-                        continue  # not delivered: its receiver is gone
+                        continue  # outgoing, not due yet (what is due was delivered above)
                 elif not self.own:
                     continue
                 best = (timer.due, session, key)

@@ -11,7 +11,7 @@ it, and the child's own snapshot (its context left out: it is its parent's), or 
 the child finished or failed to start (the invoke is the state's until the state is left).
 Embedded, not linked: the tree is one row of a store, saved by one compare-and-swap, so no crash
 leaves a parent waiting for a child that was not saved, or a child nobody runs. A child's
-history is kept in its snapshot, at most ``MachineOptions.child_history_limit`` records.
+snapshot keeps its newest ``MachineOptions.child_history_limit`` history records.
 
 Restoring checks the tree as the decoder checks one machine; the first problem is a
 :class:`~statewright.SnapshotError` naming its field: each entry's state is active and has that
@@ -43,8 +43,10 @@ ENTRY_KEYS: Final = frozenset({"state", "invoke", "snapshot"})
 Decoded_child = tuple[str, int, int, Any, "Decoded | None"]
 
 
-def encode_children(machine: Any, saved_at: float) -> dict[str, Any]:
-    """The ``children`` of ``machine``'s snapshot (each child's taken at ``saved_at``)."""
+def encode_children(machine: Any, saved_at: float, head: bool = False) -> dict[str, Any]:
+    """The ``children`` of ``machine``'s snapshot (each child's taken at ``saved_at``); for a
+    store's ``head`` (which the store copies as it checks it), each child's history records
+    as built at the last save when the child took no event since."""
     names = machine._engine.names
     children: dict[str, Any] = {}
     for invokeid, (node, index, child) in sorted(
@@ -52,9 +54,28 @@ def encode_children(machine: Any, saved_at: float) -> dict[str, Any]:
     ):
         snapshot = None
         if child is not None:
-            snapshot = child._build_snapshot(child._history_json(0), saved_at)
+            history = _history(child) if head else _newest(child)
+            snapshot = child._build_snapshot(history, saved_at, head)
         children[invokeid] = {"state": names[node], "invoke": index, "snapshot": snapshot}
     return children
+
+
+def _newest(child: Any) -> list[dict[str, Any]]:
+    """``child``'s newest history records as JSON, at most ``child_history_limit``."""
+    after = max(0, child.total_transitions - child._options.child_history_limit)
+    records: list[dict[str, Any]] = child._history_json(after)
+    return records
+
+
+def _history(child: Any) -> list[dict[str, Any]]:
+    """:func:`_newest`, kept on the child until it takes an event: the records are most of a
+    child's snapshot, and most children of a tree took no event since its last save."""
+    total = child.total_transitions
+    cached = child._saved_history
+    if cached is None or cached[0] != total:
+        cached = child._saved_history = (total, _newest(child))
+    records: list[dict[str, Any]] = cached[1]
+    return records
 
 
 def decode_tree(

@@ -5,6 +5,7 @@ and the asyncio machine (``tests/invoke/trees.py`` describes the charts)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from typing import Any
@@ -23,6 +24,7 @@ from tests.invoke.trees import (
     WorkerState,
     boss,
     middle,
+    options,
     worker,
 )
 
@@ -309,3 +311,50 @@ def test_a_finalize_that_assigns_from_the_event() -> None:
     machine = boss(invoke)[0](None)
     machine.send(BossEvent.GO)
     assert machine.data.result == "worker"
+
+
+def test_a_parent_saves_at_most_child_history_limit_records_of_a_child() -> None:
+    endless = Invoke(
+        lambda: WORKER, lambda: ASYNC_WORKER, "worker", params=lambda d, e, s, a: {"limit": 99}
+    )
+    sync = boss(endless)[0]
+    machine = sync(None, options=options(child_history_limit=2))
+    machine.send(BossEvent.GO)
+    for _ in range(5):
+        machine.send(BossEvent.PING)
+    child = machine.children["worker"]
+    # while it runs, a child keeps its history as its parent does (history_limit)
+    assert child.total_transitions == 5 and len(child.history) == 5
+    assert child.options.store is None and child.options.history_limit == 1000
+    # its parent's snapshot keeps the newest two
+    saved = machine.snapshot()["children"]["worker"]["snapshot"]
+    assert [record["event_id"] for record in saved["history"]] == [4, 5]
+    restored = sync.restore(machine.snapshot(), options=options()).children["worker"]
+    assert restored.total_transitions == 5
+    assert [record.event_id for record in restored.history] == [4, 5]
+    with pytest.raises(ValueError, match="child_history_limit"):
+        options(child_history_limit=-1)
+
+
+@FLAVOURS
+def test_a_childs_action_may_send_to_its_parent_while_the_tree_delivers(flavour: str) -> None:
+    poking = worker(extra=(T(0, frozenset({WorkerEvent.PING}), steps=("poke",)),))
+    invoke = Invoke(lambda: poking[0], lambda: poking[1], "worker", handlers=lambda parent: parent)
+
+    class Handlers:
+        def poke(self, context: dict[str, Any], payload: Any) -> Any:
+            return context["parent"].send(BossEvent.TOCK)  # awaited by the asyncio child
+
+    async def scenario() -> None:
+        context: dict[str, Any] = {}
+        sync, asynchronous = boss(invoke)
+        cls = sync if flavour == "sync" else asynchronous
+        machine = cls(context, Handlers(), options=options())
+        context["parent"] = machine
+        await act(machine.send(BossEvent.GO))
+        # PING reaches the worker while the tree delivers (under its lock): its action sends
+        # the parent TOCK, which takes the lock again instead of waiting for itself
+        await asyncio.wait_for(act(machine.send(BossEvent.PING)), 10)
+        assert names(machine) == ["started", "TOCK"]
+
+    run(scenario)

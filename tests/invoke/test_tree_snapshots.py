@@ -251,25 +251,22 @@ def test_a_childs_timer_ends_it_and_its_done_invoke_reaches_the_parent(flavour: 
 
 
 def test_the_store_driver_fires_a_childs_timer_and_delivers_done_invoke(
-    tmp_path: Path,
+    store: TimerStore,
 ) -> None:
     clock = Clock()
-    with SqliteStore(tmp_path / "tree.sqlite") as store:
-        sync = QUICK_BOSS[0]
-        machine = sync(None, options=options(clock, store=store))
-        machine.send(BossEvent.GO)
-        machine.save()
-        # the row is due when the child's timer is (5 s), before the parent's own (7 s)
-        assert store.claim_due(CLOCK_START + 4, 10, 30.0) == []
-        assert store.claim_due(CLOCK_START + 5, 10, 30.0) == ["boss-1"]
-        store.release("boss-1")
-        fired = fire_due_timers(
-            store, sync, now=CLOCK_START + 6, options=MachineOptions(clock=clock)
-        )
-        assert fired == 2
-        loaded = sync.load(store, "boss-1", options=options(clock))
-        assert loaded.state is BossState.FINISHED and dict(loaded.children) == {}
-        assert [entry["name"] for entry in loaded.data.log] == ["started", "done.invoke.worker"]
+    sync = QUICK_BOSS[0]
+    machine = sync(None, options=options(clock, store=store))
+    machine.send(BossEvent.GO)
+    machine.save()
+    # the row is due when the child's timer is (5 s), before the parent's own (7 s)
+    assert store.claim_due(CLOCK_START + 4, 10, 30.0) == []
+    assert store.claim_due(CLOCK_START + 5, 10, 30.0) == ["boss-1"]
+    store.release("boss-1")
+    fired = fire_due_timers(store, sync, now=CLOCK_START + 6, options=MachineOptions(clock=clock))
+    assert fired == 2
+    loaded = sync.load(store, "boss-1", options=options(clock))
+    assert loaded.state is BossState.FINISHED and dict(loaded.children) == {}
+    assert [entry["name"] for entry in loaded.data.log] == ["started", "done.invoke.worker"]
 
 
 def test_the_async_store_driver_fires_children_too(tmp_path: Path) -> None:
