@@ -43,7 +43,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions, SendResult, Snapshot, Store
 
-require_runtime(3, module="agent_task", generator_version="0.2.0")
+require_runtime(5, module="agent_task", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "examples/agent_task.toml"
@@ -275,6 +275,7 @@ SPEC: Final[MachineSpec[AgentTaskState, AgentTaskEvent]] = MachineSpec(
     },
     chart=CHART,
     internal_events=frozenset({AgentTaskEvent.AFTER_TICKING_30S}),
+    source_sha256=SPEC_SHA256,
 )
 
 

@@ -55,7 +55,7 @@ if TYPE_CHECKING:
         System,
     )
 
-require_runtime(4, module="approval_workflow", generator_version="0.2.0")
+require_runtime(5, module="approval_workflow", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "spec/approval_workflow.toml"
@@ -564,6 +564,7 @@ SPEC: Final[MachineSpec[ApprovalWorkflowState, ApprovalWorkflowEvent]] = Machine
         ApprovalWorkflowData,
         (("attempt", ("int",), True), ("max_retries", ("int",), True)),
     ),
+    source_sha256=SPEC_SHA256,
 )
 
 

@@ -37,7 +37,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions, SendResult, Snapshot, Store
 
-require_runtime(3, module="door", generator_version="0.2.0")
+require_runtime(5, module="door", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "examples/door.toml"
@@ -200,6 +200,7 @@ SPEC: Final[MachineSpec[DoorState, DoorEvent]] = MachineSpec(
         DoorEvent.UNLOCK: (("code", ("str",), True),),
     },
     event_descriptions={},
+    source_sha256=SPEC_SHA256,
 )
 
 

@@ -56,7 +56,7 @@ if TYPE_CHECKING:
         System,
     )
 
-require_runtime(4, module="notebook_bcc_v1", generator_version="0.2.0")
+require_runtime(5, module="notebook_bcc_v1", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "spec/notebook_bcc_v1.toml"
@@ -917,6 +917,7 @@ SPEC: Final[MachineSpec[NotebookBccV1State, NotebookBccV1Event]] = MachineSpec(
         NotebookBccV1Data,
         (("behavior_iteration", ("int",), True), ("max_retries", ("int",), True)),
     ),
+    source_sha256=SPEC_SHA256,
 )
 
 

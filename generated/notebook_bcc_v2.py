@@ -44,7 +44,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions, SendResult, Snapshot, Store
 
-require_runtime(3, module="notebook_bcc_v2", generator_version="0.2.0")
+require_runtime(5, module="notebook_bcc_v2", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "spec/notebook_bcc_v2.toml"
@@ -507,6 +507,7 @@ SPEC: Final[MachineSpec[NotebookBccV2State, NotebookBccV2Event]] = MachineSpec(
         NotebookBccV2Event.UPDATE_STEP_REJECTED: "用户拒绝步骤更新：拒绝更新（注意：转到 error，而工作流更新被拒绝时回到 action_completed）",
         NotebookBccV2Event.START_ACTION: "Generating API 返回 Actions 列表（流式或批量）：开始执行 Action 队列。种子的 Client 事件表也列出了它；按转移表（负责方 Generating，/generating）记为 Generating API。",
     },
+    source_sha256=SPEC_SHA256,
 )
 
 

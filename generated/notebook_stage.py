@@ -58,7 +58,7 @@ if TYPE_CHECKING:
         System,
     )
 
-require_runtime(4, module="notebook_stage", generator_version="0.2.0")
+require_runtime(5, module="notebook_stage", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "spec/notebook_stage.toml"
@@ -354,6 +354,7 @@ SPEC: Final[MachineSpec[NotebookStageState, NotebookStageEvent]] = MachineSpec(
             ("artifacts", ("list", ("str",)), True),
         ),
     ),
+    source_sha256=SPEC_SHA256,
 )
 
 

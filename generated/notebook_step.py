@@ -51,7 +51,7 @@ if TYPE_CHECKING:
         System,
     )
 
-require_runtime(4, module="notebook_step", generator_version="0.2.0")
+require_runtime(5, module="notebook_step", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "spec/notebook_step.toml"
@@ -300,6 +300,7 @@ SPEC: Final[MachineSpec[NotebookStepState, NotebookStepEvent]] = MachineSpec(
             ("artifacts", ("list", ("str",)), True),
         ),
     ),
+    source_sha256=SPEC_SHA256,
 )
 
 

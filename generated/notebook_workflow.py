@@ -57,7 +57,7 @@ if TYPE_CHECKING:
         System,
     )
 
-require_runtime(4, module="notebook_workflow", generator_version="0.2.0")
+require_runtime(5, module="notebook_workflow", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "spec/notebook_workflow.toml"
@@ -451,6 +451,7 @@ SPEC: Final[MachineSpec[NotebookWorkflowState, NotebookWorkflowEvent]] = Machine
             ("artifacts", ("list", ("str",)), True),
         ),
     ),
+    source_sha256=SPEC_SHA256,
 )
 
 

@@ -44,7 +44,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions, SendResult, Snapshot, Store
 
-require_runtime(3, module="pegasus_task", generator_version="0.2.0")
+require_runtime(5, module="pegasus_task", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "spec/pegasus_task.toml"
@@ -570,6 +570,7 @@ SPEC: Final[MachineSpec[PegasusTaskState, PegasusTaskEvent]] = MachineSpec(
         PegasusTaskEvent.TASK_FAILED: "任务失败（任意非终态均可触发）。",
     },
     chart=CHART,
+    source_sha256=SPEC_SHA256,
 )
 
 

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
         System,
     )
 
-require_runtime(4, module="remem", generator_version="0.2.0")
+require_runtime(5, module="remem", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "spec/remem.toml"
@@ -861,6 +861,7 @@ SPEC: Final[MachineSpec[ReMemState, ReMemEvent]] = MachineSpec(
             ("forced_act", ("bool",), True),
         ),
     ),
+    source_sha256=SPEC_SHA256,
 )
 
 

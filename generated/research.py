@@ -49,7 +49,7 @@ if TYPE_CHECKING:
         System,
     )
 
-require_runtime(4, module="research", generator_version="0.2.0")
+require_runtime(5, module="research", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "examples/research.toml"
@@ -264,6 +264,7 @@ SPEC: Final[MachineSpec[ResearchState, ResearchEvent]] = MachineSpec(
             ("last_error", ("union", (("str",), ("none",))), True),
         ),
     ),
+    source_sha256=SPEC_SHA256,
 )
 
 

@@ -129,6 +129,12 @@ class ChartAlgorithm(ChartContent):
             yield from self.microstep(state, enabled, payload, event)
         if state.finished:  # the interpreter stopped: what it had not processed is dropped
             state.queue.clear()
+            # SCXML's exitInterpreter: the active states' exit content, innermost first (a child
+            # machine's last words reach its parent before its done.invoke: W3C test 236); the
+            # configuration stays, so the machine still reports its final state
+            for node in sorted(state.active, reverse=True):
+                yield from self.run(state, self.nodes[node].exit, {}, None)
+            state.queue.clear()
         return taken
 
     @staticmethod

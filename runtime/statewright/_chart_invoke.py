@@ -11,8 +11,8 @@ machine driving it to start the child (an :data:`~statewright._engine.INVOKE` re
 engine creates no machine itself). An error there is ``error.execution`` and the child does not
 start. The child's first messages to its parent, and its ``done.invoke`` when it finished at
 once, come back with it and join this machine's external queue. Leaving the state cancels its
-children after its exit content: they are dropped, with every message they sent that is still
-queued here and every message on its way to them.
+children after its exit content: they are dropped, with every message on its way to them (what
+they sent before is on this machine's queue already, and is processed).
 
 An external event from a child runs its invoke's ``finalize`` first (its ``_event`` is the
 event, with ``invokeid``); with ``autoforward`` every other external event is also sent to the
@@ -122,8 +122,10 @@ class InvokingChartEngine(ChartEngine):
             state.timers[made_up_id(False, MESSAGE)] = message
 
     def cancel_invokes(self, state: InvokingChartState, node: int) -> None:
-        """Cancel the children of ``node``, which is being left: drop them, the messages they
-        sent that are still queued here and the messages on their way to them."""
+        """Cancel the children of ``node``, which is being left: drop them and the messages on
+        their way to them. What they sent before (already on this machine's queue, their
+        ``done.invoke`` too) stays: SCXML ignores the events a cancelled session sends *after*
+        the cancel, and W3C test 236 processes a ``done.invoke`` queued before it."""
         if node in state.to_invoke:
             state.to_invoke = [each for each in state.to_invoke if each != node]
         gone = {invokeid for invokeid, child in state.children.items() if child[0] == node}
@@ -133,14 +135,15 @@ class InvokingChartEngine(ChartEngine):
         targets = {f"#_{invokeid}" for invokeid in gone}
         timers = state.timers
         for timer_id, timer in list(timers.items()):
-            if type(timer) is Message and (timer.invokeid in gone or timer.target in targets):
+            if type(timer) is Message and timer.target in targets:
                 del timers[timer_id]
 
     def heard(
         self, state: ChartState, event: Any, payload: Mapping[str, Any], sent: Pending | None
     ) -> Generator[Request, Any, bool]:
         """Before an external event is processed: its invoke's ``finalize`` when a child sent
-        it, and a copy to every child whose invoke forwards events. Whether either happened
+        it, and a copy to every child whose invoke forwards events (the sender's own events
+        too, as SCXML forwards every external event). Whether either happened
         (the event is then processed even if no transition takes it)."""
         assert isinstance(state, InvokingChartState)  # an invoking chart's
         processed = False
@@ -155,7 +158,7 @@ class InvokingChartEngine(ChartEngine):
             return processed
         current = state.model.current  # this event's _event: the copy's name, data and origin
         for target_id, (node, index, machine) in state.children.items():
-            if machine is None or target_id == invokeid:
+            if machine is None:  # its own events too: SCXML forwards every one (W3C test 229)
                 continue
             if not self.nodes[node].invokes[index].autoforward:
                 continue

@@ -180,12 +180,14 @@ class PersistentMachine(MachineInstance[S, E, C]):
             accept_fingerprint,
             migrate,
             prepare,
+            same_text,
             take_spec_changes,
         )
 
         table, engine = cls._classdata()
         spec = table.spec
         data, changes = take_spec_changes(prepare(snapshot, spec.name, spec.version))
+        data = same_text(data, spec)
         came_from = (data["spec_version"], data.get("spec_hash"))
         data = accept_fingerprint(data, spec, options.compatible_fingerprints)
         data = migrate(data, spec.name, spec.version, options)

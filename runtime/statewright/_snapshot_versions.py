@@ -102,6 +102,15 @@ def prepare(snapshot: object, name: str, version: int) -> dict[str, Any]:
     return checked
 
 
+def same_text(data: dict[str, Any], spec: MachineSpec[Any, Any]) -> dict[str, Any]:
+    """``data`` with this spec's fingerprint where it carries the sha256 of this spec's very
+    text: the fingerprint statewright wrote before ``spec_hash`` hashed the spec's meaning."""
+    found = data.get("spec_hash")
+    if found is not None and found != spec.spec_hash and found == spec.source_sha256:
+        return dict(data, spec_hash=spec.spec_hash)
+    return data
+
+
 def accept_fingerprint(
     data: dict[str, Any], spec: MachineSpec[Any, Any], compatible: Collection[str]
 ) -> dict[str, Any]:

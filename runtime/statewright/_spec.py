@@ -102,6 +102,7 @@ class MachineSpec(FrozenValue, Generic[StateT, EventT]):
         "chart",
         "internal_events",
         "data",
+        "source_sha256",
     )
     __slots__ = __match_args__
 
@@ -135,6 +136,10 @@ class MachineSpec(FrozenValue, Generic[StateT, EventT]):
     internal_events: frozenset[EventT]
     #: The data model (the spec's ``[data]``); ``None`` without one.
     data: DataModel | None
+    #: The sha256 of the spec's text, the fingerprint statewright wrote before ``spec_hash``
+    #: became a hash of the spec's meaning: a snapshot carrying it was written under this very
+    #: text (``None``: not known).
+    source_sha256: str | None
 
     def __init__(
         self,
@@ -156,6 +161,7 @@ class MachineSpec(FrozenValue, Generic[StateT, EventT]):
         chart: Chart | None = None,
         internal_events: frozenset[EventT] = frozenset(),
         data: DataModel | None = None,
+        source_sha256: str | None = None,
     ) -> None:
         _set(self, "name", name)
         _set(self, "version", version)
@@ -175,3 +181,4 @@ class MachineSpec(FrozenValue, Generic[StateT, EventT]):
         _set(self, "chart", chart)
         _set(self, "internal_events", internal_events)
         _set(self, "data", data)
+        _set(self, "source_sha256", source_sha256)

@@ -12,7 +12,7 @@ __all__ = ["RUNTIME_API", "RuntimeVersionError", "__version__", "require_runtime
 
 __version__: Final = "0.2.0"
 #: Bumped whenever generated code needs something the runtime did not have before.
-RUNTIME_API: Final = 4
+RUNTIME_API: Final = 5
 #: The oldest API level whose generated modules this runtime still runs.
 OLDEST_SUPPORTED_API: Final = 1
 

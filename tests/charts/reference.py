@@ -21,8 +21,8 @@ and each such place says so:
   (the compiler declares them then): otherwise they are not raised at all, where SCXML raises
   them, matches nothing and looks for eventless transitions once more (which only matters when
   guards are not pure functions);
-* reaching a top-level final state stops the machine and keeps its configuration (SCXML's
-  exitInterpreter would exit every state, running their onexit content);
+* reaching a top-level final state stops the machine: the active states' onexit content runs
+  (SCXML's exitInterpreter), and the configuration is kept (exitInterpreter would empty it);
 * a state's allowed events are the ones from outside: never ``done.state.*``, ``error.*``, a
   timer's or an event declared ``internal = true`` (which only the machine sends);
 * eventless transitions and internal events still enabled after :data:`MAX_MICROSTEPS`
@@ -145,7 +145,15 @@ class Reference:
 
     def settle(self) -> None:
         """mainEventLoop's inner loop: eventless transitions, then internal events, until none
-        is enabled (or the machine stopped)."""
+        is enabled; or the machine stopped: then exitInterpreter's onexit content."""
+        self._settle()
+        if not self.running:
+            self.internal_queue.clear()
+            for s in sorted(self.configuration, key=document_order, reverse=True):
+                self.execute_content(s.exit)
+            self.internal_queue.clear()
+
+    def _settle(self) -> None:
         microsteps = 0
         while self.running:
             enabled = self.select_eventless_transitions()

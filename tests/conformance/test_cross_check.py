@@ -30,10 +30,11 @@ statemachine_io = pytest.importorskip("statemachine.io")
 #: Passing charts python-statemachine's restricted evaluator cannot run as the suite writes them:
 #: it refuses calls (``.get``, ``hasattr``) and ``1 = 1`` when it loads the chart, and ends 318
 #: and 342 (``_event`` after a raise, ``_event.sendid`` of an internal event) in ``fail``; and
-#: 187, which python-statemachine itself fails (a child's delayed send to its parent arrives
-#: after the child has ended, one of its ``<invoke>`` failures).
+#: 187, 229 and 236, which python-statemachine itself fails as the suite writes them (its
+#: ``<invoke>`` failures: a child's delayed send arriving after the child ended, a child's own
+#: event not forwarded back to it, a final state's onexit send to the parent).
 RESTRICTED: Final = frozenset(
-    {"187", "234", "294", "309", "318", "330", "342", "344", "500", "501"}
+    {"187", "229", "234", "236", "294", "309", "318", "330", "342", "344", "500", "501"}
 )
 #: How long python-statemachine's delayed sends (real time) may take to end a chart.
 TIMEOUT: Final = 3.0

@@ -22,10 +22,10 @@ CALL = re.compile(r"^require_runtime\((?P<api>\d+), module=\"(?P<module>\w+)\", 
 
 
 def needed_api(text: str) -> int:
-    """The API level a module asks for: the data model came with API 4; a module without its
-    content asks for 3, so that runtimes before it still run the module."""
-    data_model = "data=DataModel(" in text or "\ndef _expr_" in text
-    return RUNTIME_API if data_model else RUNTIME_API - 1
+    """The API level a module asks for: every module passes its text's sha256
+    (``source_sha256``, API 5, with child machines; the data model came with API 4)."""
+    assert "source_sha256=SPEC_SHA256" in text
+    return RUNTIME_API
 
 
 def _import_with_api(tmp_path: Path, name: str, api: int | None) -> ModuleType:
@@ -56,14 +56,15 @@ def test_current_api_imports(tmp_path: Path, name: str) -> None:
     assert __version__ == module.GENERATOR_VERSION
 
 
-def test_a_data_model_needs_api_4_and_the_runtime_still_runs_modules_built_for_3(
+def test_modules_need_api_5_and_the_runtime_still_runs_modules_built_for_3_and_4(
     tmp_path: Path,
 ) -> None:
     golden = (REPO / "tests" / "cases" / "data_task" / "expected.py").read_text(encoding="utf-8")
-    assert RUNTIME_API == 4 and CALL.findall(golden) == [("4", "data_task")]
+    assert RUNTIME_API == 5 and CALL.findall(golden) == [("5", "data_task")]
     for name in MODULES:
-        module = _import_with_api(tmp_path, name, 3)
-        assert isinstance(module.SPEC, MachineSpec)
+        for api in (3, 4):
+            module = _import_with_api(tmp_path, f"{name}", api)
+            assert isinstance(module.SPEC, MachineSpec)
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -21,7 +21,6 @@ from statewright_compiler.model import (
     DataField,
     Expression,
     Machine,
-    SendStep,
     Step,
     step_expressions,
     walk_steps,
@@ -37,9 +36,11 @@ from statewright_compiler.spec.payload_types import runtime_shape
 
 __all__ = ["RUNTIME_API", "DataAttribute", "DataView", "ExpressionFunction"]
 
-#: The runtime API level a module with data-model content requires (``statewright._version``);
-#: one without requires the level before, so that an older runtime still runs it.
-RUNTIME_API: Final = 4
+#: The runtime API level every generated module requires (``statewright._version``): 5, since
+#: each one passes its spec text's sha256 (``MachineSpec.source_sha256``, how a snapshot written
+#: when the fingerprint hashed the text is recognised) and child machines (``Invoke``) came
+#: with it; 4 added the data model.
+RUNTIME_API: Final = 5
 
 #: ``_event.data`` where no event's payload is there: what a data initializer sees.
 _NO_EVENT = "Mapping[str, object]"
@@ -181,24 +182,10 @@ class DataView:
         for steps in lists:
             yield from walk_steps(steps)
 
-    @cached_property
+    @property
     def runtime_api(self) -> int:
-        """The runtime API level the module requires: 4 (what the data model added) for data
-        fields, an expression, or a send without an id or a delay, or with a target or a type;
-        else 3, which older runtimes run too."""
-        sends = (step for step in self._steps() if isinstance(step, SendStep))
-        uses_data_model = (
-            bool(self.machine.data)
-            or bool(self._functions)
-            or any(
-                not step.id
-                or (step.delay is None and step.delay_handler is None)
-                or step.target is not None
-                or step.type is not None
-                for step in sends
-            )
-        )
-        return RUNTIME_API if uses_data_model else RUNTIME_API - 1
+        """The runtime API level the module requires (see :data:`RUNTIME_API`)."""
+        return RUNTIME_API
 
     @cached_property
     def _functions(self) -> dict[tuple[str, str, str], str]:

@@ -46,7 +46,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions, SendResult, Snapshot, Store
 
-require_runtime(3, module="chart_agent", generator_version="0.2.0")
+require_runtime(5, module="chart_agent", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "tests/cases/chart_parallel/spec.toml"
@@ -727,6 +727,7 @@ SPEC: Final[MachineSpec[ChartAgentState, ChartAgentEvent]] = MachineSpec(
             ChartAgentEvent.AFTER_BUDGET_OK_BUDGET_WINDOW,
         }
     ),
+    source_sha256=SPEC_SHA256,
 )
 
 

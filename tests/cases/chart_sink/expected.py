@@ -44,7 +44,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions, SendResult, Snapshot, Store
 
-require_runtime(3, module="spec", generator_version="0.2.0")
+require_runtime(5, module="spec", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "tests/cases/chart_sink/spec.toml"
@@ -487,6 +487,7 @@ SPEC: Final[MachineSpec[ChartSinkState, ChartSinkEvent]] = MachineSpec(
     internal_events=frozenset(
         {ChartSinkEvent.DONE_STATE_WORKING, ChartSinkEvent.ERROR_EXECUTION}
     ),
+    source_sha256=SPEC_SHA256,
 )
 
 

@@ -43,7 +43,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions, SendResult, Snapshot, Store
 
-require_runtime(3, module="spec", generator_version="0.2.0")
+require_runtime(5, module="spec", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "tests/cases/chart_sink/spec.toml"
@@ -475,6 +475,7 @@ SPEC: Final[MachineSpec[ChartSinkState, ChartSinkEvent]] = MachineSpec(
     },
     chart=CHART,
     internal_events=frozenset({_E.DONE_STATE_WORKING, _E.ERROR_EXECUTION}),
+    source_sha256=SPEC_SHA256,
 )
 
 

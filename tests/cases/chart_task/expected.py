@@ -42,7 +42,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions, SendResult, Snapshot, Store
 
-require_runtime(3, module="chart_task", generator_version="0.2.0")
+require_runtime(5, module="chart_task", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "tests/cases/chart_task/spec.toml"
@@ -408,6 +408,7 @@ SPEC: Final[MachineSpec[ChartTaskState, ChartTaskEvent]] = MachineSpec(
     },
     chart=CHART,
     internal_events=frozenset({ChartTaskEvent.DONE_STATE_ACTIVE}),
+    source_sha256=SPEC_SHA256,
 )
 
 

@@ -55,7 +55,7 @@ if TYPE_CHECKING:
         System,
     )
 
-require_runtime(4, module="data_task", generator_version="0.2.0")
+require_runtime(5, module="data_task", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "tests/cases/data_task/spec.toml"
@@ -724,6 +724,7 @@ SPEC: Final[MachineSpec[DataTaskState, DataTaskEvent]] = MachineSpec(
         ),
         binding="late",
     ),
+    source_sha256=SPEC_SHA256,
 )
 
 

@@ -53,7 +53,7 @@ if TYPE_CHECKING:
         System,
     )
 
-require_runtime(4, module="invoke_task", generator_version="0.2.0")
+require_runtime(5, module="invoke_task", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "tests/cases/invoke_task/spec.toml"
@@ -275,6 +275,7 @@ SPEC: Final[MachineSpec[InvokeTaskState, InvokeTaskEvent]] = MachineSpec(
             ("finished_by", ("union", (("str",), ("none",))), True),
         ),
     ),
+    source_sha256=SPEC_SHA256,
 )
 
 

@@ -43,7 +43,7 @@ from statewright import (
 if TYPE_CHECKING:
     from statewright import MachineOptions, SendResult, Snapshot, Store
 
-require_runtime(3, module="kitchen_sink", generator_version="0.2.0")
+require_runtime(5, module="kitchen_sink", generator_version="0.2.0")
 
 GENERATOR_VERSION: Final = "0.2.0"
 SPEC_PATH: Final = "tests/cases/kitchen_sink/spec.toml"
@@ -445,6 +445,7 @@ SPEC: Final[MachineSpec[KitchenSinkState, KitchenSinkEvent]] = MachineSpec(
         ),
     },
     event_descriptions={_E.SUBMIT: "The customer submits the order."},
+    source_sha256=SPEC_SHA256,
 )
 
 
