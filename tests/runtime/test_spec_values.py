@@ -60,13 +60,14 @@ def test_constructors_keep_the_dataclass_parameters_and_defaults() -> None:
     ]
     assert parameters(ErrorRoute) == [("target", empty), ("actions", ())]
     assert parameters(MachineSpec) == [
-        *((name, empty) for name in MachineSpec.__match_args__[:-6]),
+        *((name, empty) for name in MachineSpec.__match_args__[:-7]),
         ("handler_names", frozenset()),
         ("payloads", None),
         ("event_descriptions", None),
         ("chart", None),
         ("internal_events", frozenset()),
         ("data", None),
+        ("source_sha256", None),
     ]
     assert MachineSpec.__match_args__ == (
         "name",
@@ -87,6 +88,7 @@ def test_constructors_keep_the_dataclass_parameters_and_defaults() -> None:
         "chart",
         "internal_events",
         "data",
+        "source_sha256",
     )
 
 
