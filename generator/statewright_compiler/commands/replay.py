@@ -32,7 +32,7 @@ from statewright import MachineOptions, StatewrightError, StoreError, open_store
 from statewright_compiler.config import ConfigError
 from statewright_compiler.diagnostics import ExitCode
 from statewright_compiler.mcp_server.hosting import MachineType, hosted_types
-from statewright_compiler.mcp_server.settings import settings_from
+from statewright_compiler.mcp_server.settings import add_code_arguments, settings_from
 
 __all__ = ["Outcome", "add_arguments", "command_replay", "replay_instance"]
 
@@ -71,23 +71,7 @@ class _Clock:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``statewright replay`` (each overrides its ``[tool.statewright.mcp]`` key)."""
-    parser.add_argument(
-        "--project", help="folder whose pyproject.toml to read (default: the working folder's)"
-    )
-    parser.add_argument("--store", help="store URL: sqlite:///path, postgresql://..., file:///dir")
-    parser.add_argument(
-        "--machine",
-        action="append",
-        dest="machines",
-        metavar="MODULE:CLASS",
-        help="the new machine class to replay on (repeat for several)",
-    )
-    parser.add_argument("--handlers", metavar="MODULE:NAME", help="NAME(cls) -> handlers")
-    parser.add_argument("--context", metavar="MODULE:NAME", help="NAME(cls) -> a context")
-    parser.add_argument("--data", metavar="MODULE:NAME", help="NAME(cls) -> initial data")
-    parser.add_argument(
-        "--path", action="append", metavar="FOLDER", help="put FOLDER first on sys.path"
-    )
+    add_code_arguments(parser, "the new machine class to replay on (repeat for several)")
     parser.add_argument(
         "--instance", action="append", dest="instances", metavar="ID", help="only this instance"
     )

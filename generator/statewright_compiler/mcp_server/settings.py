@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from statewright_compiler.config import ConfigError, statewright_table
 
-__all__ = ["TRANSPORTS", "Settings", "add_arguments", "settings_from"]
+__all__ = ["TRANSPORTS", "Settings", "add_arguments", "add_code_arguments", "settings_from"]
 
 TRANSPORTS: Final = ("stdio", "http")
 #: Where ``statewright mcp --help`` and errors point.
@@ -59,16 +59,26 @@ class Settings:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``statewright mcp`` (each one overrides its key in the table)."""
+    add_code_arguments(parser, "a machine class to serve (repeat for several)")
+    parser.add_argument("--instance-prefix", help="serve and create only ids with this prefix")
+    parser.add_argument("--read-only", action="store_true", default=None, help="no writes")
+    parser.add_argument(
+        "--allow-create", action="store_true", default=None, help="offer create_instance"
+    )
+    parser.add_argument("--history", type=int, help="history records a read shows (default 20)")
+    parser.add_argument("--transport", choices=TRANSPORTS, help="default: stdio")
+    parser.add_argument("--port", type=int, help="HTTP port on 127.0.0.1 (default 8000)")
+
+
+def add_code_arguments(parser: argparse.ArgumentParser, machine_help: str) -> None:
+    """The options naming the store and the code to load (the project, the machine classes,
+    their factories, the folders to import from): ``statewright mcp``'s and ``replay``'s."""
     parser.add_argument(
         "--project", help="folder whose pyproject.toml to read (default: the working folder's)"
     )
     parser.add_argument("--store", help="store URL: sqlite:///path, postgresql://..., file:///dir")
     parser.add_argument(
-        "--machine",
-        action="append",
-        dest="machines",
-        metavar="MODULE:CLASS",
-        help="a machine class to serve (repeat for several)",
+        "--machine", action="append", dest="machines", metavar="MODULE:CLASS", help=machine_help
     )
     parser.add_argument("--handlers", metavar="MODULE:NAME", help="NAME(cls) -> handlers")
     parser.add_argument("--context", metavar="MODULE:NAME", help="NAME(cls) -> a new context")
@@ -78,14 +88,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--path", action="append", metavar="FOLDER", help="put FOLDER first on sys.path"
     )
-    parser.add_argument("--instance-prefix", help="serve and create only ids with this prefix")
-    parser.add_argument("--read-only", action="store_true", default=None, help="no writes")
-    parser.add_argument(
-        "--allow-create", action="store_true", default=None, help="offer create_instance"
-    )
-    parser.add_argument("--history", type=int, help="history records a read shows (default 20)")
-    parser.add_argument("--transport", choices=TRANSPORTS, help="default: stdio")
-    parser.add_argument("--port", type=int, help="HTTP port on 127.0.0.1 (default 8000)")
 
 
 def settings_from(arguments: argparse.Namespace, working_folder: Path) -> Settings:
