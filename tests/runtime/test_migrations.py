@@ -5,6 +5,7 @@ pending timer keeps its transition, the instance records the spec change it was 
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -95,7 +96,7 @@ def _stored(tmp_path: Path, v1: Any, store: Store) -> Store:
 
 
 def _rows(path: Path, instance_id: str) -> Any:
-    with sqlite3.connect(path) as db:
+    with contextlib.closing(sqlite3.connect(path)) as db:  # a connection's own `with` only commits
         return (
             db.execute(
                 "SELECT * FROM statewright_instances WHERE instance_id = ?", (instance_id,)

@@ -13,6 +13,7 @@ failure reaching the workflow, CANCEL dropping the whole tree, and the typed acc
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,8 +28,10 @@ Wf = NotebookWorkflowState
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> SqliteStore:
-    return SqliteStore(tmp_path / "workflows.db")
+def store(tmp_path: Path) -> Iterator[SqliteStore]:
+    opened = SqliteStore(tmp_path / "workflows.db")
+    yield opened
+    opened.close()
 
 
 @pytest.fixture
