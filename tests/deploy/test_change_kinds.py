@@ -24,6 +24,14 @@ actions = ["log_error"]
 """
 
 
+HELPER = (
+    'invoke = { id = "helper", machine = "research:ResearchMachine", '
+    'params = { max_attempts = "retries" } }'
+)
+#: The chart with a child machine running while it is paused.
+INVOKING = CHART.replace("[states.paused]\n", f"[states.paused]\n{HELPER}\n")
+
+
 class Case(NamedTuple):
     name: str
     base: str
@@ -564,6 +572,41 @@ CASES = [
         ],
         (M, "data-field-moved", "states.paused.data.note"),
         (M, "data-binding-changed", "machine.binding"),
+    ),
+]
+
+
+CASES += [
+    # --- child machines
+    case(
+        "child machine added",
+        CHART,
+        [("[states.paused]\n", f"[states.paused]\n{HELPER}\n")],
+        (M, "invoke-added", "states.paused.invoke[0]"),
+    ),
+    case(
+        "child machine removed",
+        INVOKING,
+        [(f"{HELPER}\n", "")],
+        (M, "invoke-removed", "states.paused.invoke[0]"),
+    ),
+    case(
+        "child machine swapped",
+        INVOKING,
+        [('"research:ResearchMachine"', '"triage:TriageMachine"')],
+        (M, "invoke-child-changed", "states.paused.invoke[0]"),
+    ),
+    case(
+        "child machine id changed",
+        INVOKING,
+        [('id = "helper"', 'id = "assistant"')],
+        (M, "invoke-child-changed", "states.paused.invoke[0]"),
+    ),
+    case(
+        "child machine params changed",
+        INVOKING,
+        [('max_attempts = "retries"', 'max_attempts = "retries + 1"')],
+        (C, "invoke-changed", "states.paused.invoke[0]"),
     ),
 ]
 

@@ -73,6 +73,11 @@ KINDS: Final[dict[str, ChangeClass]] = {
     "history-kind-changed": _M,
     "history-target-removed": _M,
     "history-default-changed": _C,
+    # child machines (a stored parent embeds its running children by invoke)
+    "invoke-added": _M,
+    "invoke-removed": _M,
+    "invoke-child-changed": _M,
+    "invoke-changed": _C,
     # events
     "event-added": _C,
     "event-removed": _B,

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from statewright_compiler.deploy.changes import Change, change
+from statewright_compiler.deploy.invokes import compare_invokes
 from statewright_compiler.deploy.plain import plain
 from statewright_compiler.model import Machine, State, StateKind
 
@@ -143,7 +144,7 @@ def _compare_state(old: State, new: State, match: StateMatch) -> list[Change]:
         add("entry-changed", f"{name}'s entry steps changed (stored instances do not rerun them)")
     if plain(old.exit) != plain(new.exit):
         add("exit-changed", f"{name}'s exit steps changed")
-    return found
+    return found + compare_invokes(old, new)
 
 
 def _compare_docs(old: State, new: State, add: Callable[[str, str], None]) -> None:
