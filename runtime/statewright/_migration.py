@@ -11,7 +11,9 @@ names what they map, so a migration is those three functions and one call::
 
 Where a snapshot names states: ``state`` and ``previous``, each count's and each history
 record's source and target, a statechart's active states, what its history states remember
-(and the history states themselves), the states late binding initialized; an ``after`` timer's
+(and the history states themselves), the states late binding initialized, the state each
+running child machine was started by (and a made-up invoke id, which begins with it); an
+``after`` timer's
 id and event name its state (``after.<state>.<key>``), so a renamed state renames them too in
 counts and history, and in pending timers unless ``timer`` maps them: it sees each pending
 timer's id as the old spec named it and gives the new one. ``data`` sees the old data (a field
@@ -123,3 +125,31 @@ def _rename_states(snapshot: dict[str, Any], name: Callable[[str], str], *, time
     for pending in chart.get("timers") or [] if timers else []:
         if type(pending) is dict:
             pending["id"], pending["event"] = event(pending.get("id")), event(pending.get("event"))
+    _rename_children(snapshot, chart, state)
+
+
+def _rename_children(
+    snapshot: dict[str, Any], chart: dict[str, Any], state: Callable[[Any], Any]
+) -> None:
+    """A parent's running children: each one's invoking state, and a made-up invoke id
+    (``<state>.<16 hex digits>``, the ``done.invoke.<state>`` its parent hears) with it, in the
+    ``children`` field and in the messages they sent that wait in the parent's timers."""
+
+    def invokeid(value: Any) -> Any:
+        if type(value) is not str:
+            return value
+        owner, dot, tail = value.rpartition(".")
+        made_up = dot and len(tail) == 16 and all(c in "0123456789abcdef" for c in tail)
+        return f"{state(owner)}.{tail}" if made_up and owner else value
+
+    children = snapshot.get("children")
+    if type(children) is dict:
+        renamed = {}
+        for key, entry in children.items():
+            if type(entry) is dict:
+                entry["state"] = state(entry.get("state"))
+            renamed[invokeid(key)] = entry
+        snapshot["children"] = renamed
+    for pending in chart.get("timers") or []:
+        if type(pending) is dict and "invokeid" in pending:
+            pending["invokeid"] = invokeid(pending["invokeid"])
