@@ -84,8 +84,8 @@ class Invoke(FrozenValue):
     its field names; its ``param`` and ``namelist``); ``autoforward`` sends the child every
     external event the parent processes; ``finalize`` runs on every event from the child before
     the parent processes it. ``handlers`` turns the parent's handlers object into the child's
-    (None: the child gets none, as a data-model-only child needs none); the child shares the
-    parent's context."""
+    (None: the child gets the parent's object itself); the child shares the parent's
+    context."""
 
     __match_args__ = (
         "machine",

@@ -129,9 +129,14 @@ def child_class(parent_class: Any, invoke: Invoke) -> Any:
     asyncio = parent_class._asyncio
     cls = invoke.async_machine() if asyncio else invoke.machine()
     spec = getattr(cls, "spec", None)
-    if getattr(cls, "_asyncio", None) is not asyncio or getattr(spec, "chart", None) is None:
+    if getattr(cls, "_asyncio", None) is not asyncio:
         kind = "an asyncio" if asyncio else "a"
         raise TypeError(f"the invoked machine {cls!r:.80} is not {kind} statechart's class")
+    if getattr(spec, "chart", None) is None:
+        raise TypeError(
+            f"the invoked machine {cls!r:.80} is a flat machine: a child machine is a statechart "
+            "(give its spec `statechart = true` in [machine])"
+        )
     cls._in_trees()
     return cls
 
@@ -139,9 +144,12 @@ def child_class(parent_class: Any, invoke: Invoke) -> Any:
 def child_parts(
     parent: Any, invoke: Invoke, instance_id: str | None = None
 ) -> tuple[Any, Any, MachineOptions]:
-    """What a child of ``parent`` is built with: the parent's context, its handlers
-    (``invoke.handlers`` of the parent's) and its options (:func:`child_options`)."""
-    handlers = None if invoke.handlers is None else invoke.handlers(parent._handlers)
+    """What a child of ``parent`` is built with: the parent's context, its handlers (the
+    parent's object itself, or what ``invoke.handlers`` makes of it: the guards and actions of a
+    child's spec are the tree's, as an agent's tools are) and its options
+    (:func:`child_options`)."""
+    own = parent._handlers
+    handlers = own if invoke.handlers is None else invoke.handlers(own)
     return parent._context, handlers, child_options(parent._options, instance_id)
 
 

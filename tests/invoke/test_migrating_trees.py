@@ -5,11 +5,13 @@ parent. Without the migration the restore refuses the tree."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from statewright import MachineOptions, SnapshotError, migrate_snapshot
+from statewright import ActionFailed, MachineOptions, SnapshotError, migrate_snapshot
 
 from tests.runtime.chart_specs import compile_chart
 
@@ -68,3 +70,85 @@ def test_a_renamed_invoking_state_migrates_its_running_child(tmp_path: Path) -> 
     assert child.data.findings == ["a paper"] and child.data.attempts == 2
     restored.send_external("DONE", {})  # the child finishes: its done.invoke.searching.<id>
     assert restored.state == "reported" and not restored.children
+
+
+CHILD = """
+[machine]
+name = "Caller"
+initial = "calling"
+statechart = true
+
+[events]
+ANSWER = { payload = { text = "str" } }
+
+[states.calling]
+entry = ["call_tool"]
+on.ANSWER = { to = "answered", actions = ["record"] }
+
+[states.answered]
+kind = "final"
+"""
+PARENT = """
+[machine]
+name = "Agent"
+initial = "working"
+
+[events]
+ANSWER = { payload = { text = "str" } }
+
+[states.working]
+on."done.invoke.tool" = "done"
+
+[[states.working.invoke]]
+id = "tool"
+machine = "caller:CallerMachine"
+autoforward = true
+
+[states.done]
+kind = "final"
+"""
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caller() -> Iterator[None]:
+    """Each test compiles its own ``caller`` child module, which its parent imports by name."""
+    sys.modules.pop("caller", None)
+    yield
+    sys.modules.pop("caller", None)
+
+
+class Tools:
+    """The tree's handlers: the parent's object serves its child's spec."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def call_tool(self, context: Any, payload: Any, /) -> None:
+        self.calls.append("call_tool")
+
+    def record(self, context: Any, payload: Any, /) -> None:
+        self.calls.append(f"record {payload['text']}")
+
+
+def test_a_child_with_handler_actions_runs_on_its_parents_handlers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    compile_chart(tmp_path, CHILD, "caller")
+    monkeypatch.syspath_prepend(str(tmp_path))  # the parent's module imports caller
+    agent_class = compile_chart(tmp_path, PARENT, "agent").AgentMachine
+    tools = Tools()
+    agent = agent_class(None, tools)
+    assert tools.calls == ["call_tool"] and "tool" in agent.children
+    agent.send_external("ANSWER", {"text": "42"})  # forwarded: the child records and finishes
+    assert tools.calls == ["call_tool", "record 42"]
+    assert agent.state == "done" and not agent.children
+
+
+def test_a_flat_child_is_refused_naming_the_key_that_makes_it_a_statechart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    compile_chart(tmp_path, CHILD.replace("statechart = true\n", ""), "caller")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    agent_class = compile_chart(tmp_path, PARENT, "agent").AgentMachine
+    with pytest.raises(ActionFailed, match=r"a flat machine: .*`statechart = true`"):
+        agent_class(None, Tools())

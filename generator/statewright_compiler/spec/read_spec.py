@@ -67,6 +67,8 @@ class SpecReader(EventReader, RuleReader, InvokeReader):
         binding = self.binding(machine)
         if "binding" in machine:
             self.chart_feature("'binding'", ("machine", "binding"))
+        if self.flag(machine, "statechart", ("machine",)):  # what a child machine must be
+            self.chart_feature("'statechart = true'", ("machine", "statechart"))
         imports = self.imports(self.table(document, "imports", ()))
         imported = {item.name: item.module for item in imports}
         data = self.table(document, "data", ())

@@ -181,6 +181,12 @@ SCHEMA: Final[dict[str, Any]] = {
                     "description": "Statecharts: an error in a guard or action raises the "
                     "exception (the event is not applied) or the internal event error.execution.",
                 },
+                "statechart": {
+                    "type": "boolean",
+                    "description": "true: compile to a statechart even without statechart "
+                    "features (nesting, data, timers, ...): what a spec another machine invokes "
+                    "as a child machine must be.",
+                },
                 "binding": {
                     "enum": ["early", "late"],
                     "description": "Statecharts: a state's data fields get their initial values "
