@@ -1,9 +1,11 @@
 """A deployed fleet of the issue's agent task, for ``check-store``: the v1 spec of
-tests/deploy/test_deploy_scenario.py, instances of it in every state a stored one waits in (an
-approval pending with its deadline timer, a suspended task, one archived into a state v2
-removes, a finished one), and the v2 spec with its version raised, with the migration that
-carries them over (plain functions over the snapshot, as ``MachineOptions.migrations`` takes
-them) and one that forgets the states.
+tests/deploy/test_deploy_scenario.py, whose suspended task runs a child machine (a reminder
+with its own timer, saved inside the task's snapshot), instances of it in every state a stored
+one waits in (an approval pending with its deadline timer, a suspended task with its child, one
+archived into a state v2 removes, a finished one), and the v2 spec with its version raised, with
+the migration that carries them over (plain functions over the snapshot, as
+``MachineOptions.migrations`` takes them; the child follows its state's rename) and one that
+forgets the states.
 """
 
 from __future__ import annotations
@@ -19,12 +21,14 @@ from statewright import MachineOptions, Store
 from statewright_compiler.pipeline import module_source
 
 from tests.deploy.bases import FLAT, compile_text
-from tests.deploy.test_deploy_scenario import V1, V2
+from tests.deploy.test_deploy_scenario import V1 as FLAT_V1
+from tests.deploy.test_deploy_scenario import V2
 
 __all__ = [
     "FLEET",
     "MIGRATED",
     "PARTIAL",
+    "REMINDER",
     "START",
     "V1",
     "V2_BUMPED",
@@ -33,8 +37,27 @@ __all__ = [
     "write_module",
 ]
 
-#: v2 as deployed: the same edits as the scenario's, with the version raised.
-V2_BUMPED: Final = V2.replace("version = 1", "version = 2", 1)
+#: The child machine a suspended task runs: a reminder whose 12 h timer ends it.
+REMINDER: Final = """\
+[machine]
+name = "Reminder"
+initial = "waiting"
+statechart = true
+
+[states.waiting]
+after = { delay = "12h", to = "reminded" }
+
+[states.reminded]
+kind = "final"
+"""
+_CHILD = (
+    '\n[[states.{state}.invoke]]\nid = "reminder"\nmachine = "deploy_reminder:ReminderMachine"\n'
+)
+#: v1 as deployed: the scenario's, its suspended state running the reminder.
+V1: Final = FLAT_V1 + _CHILD.format(state="suspended")
+#: v2 as deployed: the same edits as the scenario's (suspended is now paused, and runs the
+#: reminder there), with the version raised.
+V2_BUMPED: Final = V2.replace("version = 1", "version = 2", 1) + _CHILD.format(state="paused")
 START: Final = 1_767_225_600.0
 #: Each stored instance's events, from the initial state.
 FLEET: Final = {
@@ -65,6 +88,7 @@ def load_module(path: Path) -> ModuleType:
 
 def store_fleet(folder: Path, store: Store, tag: str) -> None:
     """Save :data:`FLEET` under v1, and one instance of another machine (an ``Order``)."""
+    load_module(write_module(folder, REMINDER, "deploy_reminder"))  # v1 and v2 import it
     v1 = load_module(write_module(folder, V1, f"fleet_v1_{tag}")).AgentTaskMachine
     for instance_id, events in FLEET.items():
         options = MachineOptions(store=store, instance_id=instance_id, clock=lambda: START)
@@ -90,6 +114,8 @@ def _renamed(data: dict[str, Any], old: str, new: str) -> dict[str, Any]:
     chart = data["chart"]
     chart["active"] = [name(state) for state in chart["active"]]
     chart["memory"] = {key: [name(s) for s in held] for key, held in chart["memory"].items()}
+    for child in data.get("children", {}).values():  # a running child's invoking state
+        child["state"] = name(child["state"])
     return data
 
 

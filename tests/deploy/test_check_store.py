@@ -123,8 +123,8 @@ def test_none_is_stranded_with_the_migration_and_workers_continue_every_one(
     result = _check(folder, url, "--options", "tests.deploy.fleet:MIGRATED")
     assert result.code == 0, result.stdout + result.stderr
     assert result.stdout.startswith("check-store ") and ": 0 of 5 AgentTask" in result.stdout
-    # what the check promised: v2 loads every instance, and the waiting one's deadline fires the
-    # transition it was armed for
+    # what the check promised: v2 loads every instance (the suspended one with its child), and
+    # the waiting one's deadline fires the transition it was armed for
     from tests.deploy.fleet import MIGRATED, START
 
     v2 = load_module(folder / f"{_v2(folder)}.py").AgentTaskMachine
@@ -132,8 +132,14 @@ def test_none_is_stranded_with_the_migration_and_workers_continue_every_one(
     for instance_id in FLEET:
         clock = MachineOptions(clock=lambda: START + 25 * 3600, migrations=MIGRATED.migrations)
         machine = v2.load(store, instance_id, options=clock)
+        if instance_id == "task-suspended":  # its reminder child came along, timer and all
+            assert list(machine.children) == ["reminder"]
+            assert machine.next_due == START + 12 * 3600
         machine.fire_due()
         states[instance_id] = str(machine.state)
+        if instance_id == "task-suspended":  # the reminder's timer ended it; the task goes on
+            assert not machine.children
+            assert str(machine.send("WAKE")) == "awaiting_approval"
     assert states == {
         "task-archived": "expired",
         "task-done": "done",
