@@ -4,8 +4,8 @@ linear in the store's size, memory bounded whatever the size.
 The store: a SQLite file holding ``--instances`` (100,000) instances of the issue's agent task as
 v1 saved them (tests/deploy/fleet.py: an approval pending with its timer, a suspended task with
 its child machine, an archived one, a finished one, one still planning, in turn), each row as the
-store writes it (a head with its checksum, history records as rows), inserted in one transaction
-from five instances saved by v1 itself (their heads re-keyed and checksummed again). The check: what the
+store writes it (a head with its checksum, history records as rows), inserted in one
+transaction from five instances saved by v1 itself (their heads re-keyed and checksummed again). The check: what the
 command runs (:func:`statewright._stores.scan.scan_store`, read-only, ``--batch`` instances per
 read transaction, then :func:`statewright_compiler.deploy.store_check.stranded`), each instance
 restored through v2 and its migration; none is stranded.
