@@ -5,10 +5,11 @@ The store: a SQLite file holding ``--instances`` (100,000) instances of the issu
 v1 saved them (tests/deploy/fleet.py: an approval pending with its timer, a suspended task with
 its child machine, an archived one, a finished one, one still planning, in turn), each row as the
 store writes it (a head with its checksum, history records as rows), inserted in one
-transaction from five instances saved by v1 itself (their heads re-keyed and checksummed again). The check: what the
-command runs (:func:`statewright._stores.scan.scan_store`, read-only, ``--batch`` instances per
-read transaction, then :func:`statewright_compiler.deploy.store_check.stranded`), each instance
-restored through v2 and its migration; none is stranded.
+transaction from five instances saved by v1 itself (their heads re-keyed and checksummed
+again). The check: what the command runs (:func:`statewright._stores.scan.scan_store`,
+read-only, ``--batch`` instances per read transaction, then
+:func:`statewright_compiler.deploy.store_check.stranded`), each instance restored through v2 and
+its migration; none is stranded.
 
 The check runs in a process of its own (this script with ``--check``), so that its peak RSS is
 its own: printed after every 10,000 instances with the seconds those took. With ``--traced``,
