@@ -278,16 +278,7 @@ class InvokingChartState(ModelChartState):
         clock: Callable[[], float] | None = None,
         children: Mapping[str, Child] = NO_CHILDREN,
     ) -> None:
-        # ChartState.__init__'s body, not a call of it: a copy is made for every event
-        self.active = set(active)
-        self.memory = dict(memory or {})
-        self.queue = deque(queue)
-        self.finished = finished
-        self.timers = dict(timers or {})
-        self.clock = clock
-        self.now = None
-        self.selected = []
-        self.model = model
+        ModelChartState.__init__(self, model, active, memory, queue, finished, timers, clock)
         self.children = children
         self.to_invoke = []
 

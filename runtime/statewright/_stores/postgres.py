@@ -30,7 +30,7 @@ from statewright._stores import sql
 from statewright._stores.dialect import POSTGRES
 from statewright._stores.protocol import SnapshotUpdate
 
-__all__ = ["PostgresStore", "shown_url"]
+__all__ = ["PostgresStore", "psycopg_module", "shown_url"]
 
 #: Taken while the tables are created: concurrent ``CREATE ... IF NOT EXISTS`` can race.
 _SCHEMA_LOCK: Final = "SELECT pg_advisory_xact_lock(7428001)"
@@ -44,13 +44,7 @@ class PostgresStore:
     """
 
     def __init__(self, url: str) -> None:
-        try:
-            import psycopg
-        except ImportError as exc:
-            raise StoreError(
-                "the PostgreSQL store needs psycopg 3: pip install 'statewright[postgres]'"
-            ) from exc
-        self._psycopg = psycopg
+        self._psycopg = psycopg_module()
         self.url = url
         self._lock = threading.Lock()
         self._connection: Any = None
@@ -140,6 +134,18 @@ class PostgresStore:
 
     def __repr__(self) -> str:
         return f"PostgresStore('{shown_url(self.url)}')"
+
+
+def psycopg_module() -> Any:
+    """psycopg 3, imported on first use (an optional extra): a StoreError saying how to install
+    it when it is not there."""
+    try:
+        import psycopg
+    except ImportError as exc:
+        raise StoreError(
+            "the PostgreSQL store needs psycopg 3: pip install 'statewright[postgres]'"
+        ) from exc
+    return psycopg
 
 
 def shown_url(url: str) -> str:

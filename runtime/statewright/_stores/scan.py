@@ -154,13 +154,9 @@ class _SqliteReader(_Reader):
 
 class _PostgresReader(_Reader):
     def __init__(self, url: str) -> None:
-        try:
-            import psycopg
-        except ImportError as exc:
-            raise StoreError(
-                "the PostgreSQL store needs psycopg 3: pip install 'statewright[postgres]'"
-            ) from exc
-        from statewright._stores.postgres import shown_url
+        from statewright._stores.postgres import psycopg_module, shown_url
+
+        psycopg = psycopg_module()
 
         self.error_type, self.dialect, self.where = psycopg.Error, POSTGRES, shown_url(url)
         with self.errors("connect"):
