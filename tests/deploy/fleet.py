@@ -50,8 +50,10 @@ after = { delay = "12h", to = "reminded" }
 [states.reminded]
 kind = "final"
 """
+_REMINDER_MODULE: Final = "deploy_reminder"
 _CHILD = (
-    '\n[[states.{state}.invoke]]\nid = "reminder"\nmachine = "deploy_reminder:ReminderMachine"\n'
+    "\n[[states.{state}.invoke]]\n"
+    f'id = "reminder"\nmachine = "{_REMINDER_MODULE}:ReminderMachine"\n'
 )
 #: v1 as deployed: the scenario's, its suspended state running the reminder.
 V1: Final = FLAT_V1 + _CHILD.format(state="suspended")
@@ -70,7 +72,10 @@ FLEET: Final = {
 
 
 def write_module(folder: Path, text: str, name: str) -> Path:
-    """The module generated from the spec ``text``, written as ``folder/<name>.py``."""
+    """The module generated from the spec ``text``, written as ``folder/<name>.py`` (with the
+    reminder's beside it when the spec runs that child machine: the module imports it)."""
+    if f"{_REMINDER_MODULE}:" in text:
+        write_module(folder, REMINDER, _REMINDER_MODULE)
     path = folder / f"{name}.py"
     path.write_text(module_source(compile_text(text, f"{name}.toml")), encoding="utf-8")
     return path
@@ -88,7 +93,7 @@ def load_module(path: Path) -> ModuleType:
 
 def store_fleet(folder: Path, store: Store, tag: str) -> None:
     """Save :data:`FLEET` under v1, and one instance of another machine (an ``Order``)."""
-    load_module(write_module(folder, REMINDER, "deploy_reminder"))  # v1 and v2 import it
+    load_module(write_module(folder, REMINDER, _REMINDER_MODULE))  # v1 and v2 import it
     v1 = load_module(write_module(folder, V1, f"fleet_v1_{tag}")).AgentTaskMachine
     for instance_id, events in FLEET.items():
         options = MachineOptions(store=store, instance_id=instance_id, clock=lambda: START)
