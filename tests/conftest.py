@@ -25,6 +25,11 @@ import pytest
 from statewright_compiler.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
+#: Compiler and SCXML test files (tests/compiler/test_<name>.py, tests/scxml/test_<name>.py) run on
+#: the main interpreter only (see :data:`MAIN_ONLY`).
+COMPILER_FEATURES = """chart_triggers data_model expressions file_modes hardening history_cycles
+    init injection invoke paths_shown payload_types schema string_positions tools"""
+SCXML_FEATURES = "export import import_data_model import_invoke"
 #: What runs on the main interpreter only (by path), and why that loses nothing.
 MAIN_ONLY = {
     "tests/docs/": "renderers and pages: text from the compiler, checked by Graphviz, Mermaid, "
@@ -41,6 +46,14 @@ MAIN_ONLY = {
     "everywhere",
     "tests/scxml/test_cross_check.py": "python-statemachine runs what export-scxml writes; the "
     "export itself is tested everywhere",
+    **dict.fromkeys(
+        [f"tests/compiler/test_{name}.py" for name in COMPILER_FEATURES.split()]
+        + [f"tests/scxml/test_{name}.py" for name in SCXML_FEATURES.split()],
+        "the compiler's features: it has no version branch but its TOML parser (tomli on 3.10), "
+        "and what it writes is the same bytes on every interpreter, which the goldens, the "
+        "diagnostics, the command line, the byte-stability properties, large shapes and "
+        "imported charts check everywhere",
+    ),
 }
 #: Run first, one per xdist worker, so that both fleets share their 30 s (see MAIN_ONLY).
 FIRST = "tests/runtime/test_fleet.py"
