@@ -169,12 +169,13 @@ examples: setup
 	  $(BIN)/python $$example >/dev/null; \
 	done
 
-# Once the main environment is there: lint, the staleness check, the diagram tools and the other
-# interpreters' environments at once (Graphviz and PostgreSQL, which may both need apt-get, one
-# after the other); then mypy beside the suite (a cold mypy keeps one core busy for half a minute,
-# which the suite's runs fill instead of waiting for it); then the fleet beside the examples.
+# Once the main environment is there: lint, the staleness check, the diagram tools, the other
+# interpreters' environments and the downloads (wheelhouse, W3C charts: waiting on the network, not
+# the cores) at once (Graphviz and PostgreSQL, which may both need apt-get, one after the other);
+# then mypy beside the suite (a cold mypy keeps one core busy for half a minute, which the suite's
+# runs fill instead of waiting for it); then the fleet beside the examples.
 test: setup
-	@$(MAKE) --no-print-directory -j4 --output-sync=target lint stale tools venvs
+	@$(MAKE) --no-print-directory -j6 --output-sync=target lint stale tools venvs wheelhouse w3c-charts
 	@$(MAKE) --no-print-directory -j2 --output-sync=target typecheck suite-but-fleet
 	@$(MAKE) --no-print-directory -j2 --output-sync=target fleet examples
 
