@@ -146,6 +146,7 @@ def _validate_in_subprocess(tmp_path: Path, text: str, command: str, deadline: f
     assert seconds < deadline, f"{command} took {seconds:.1f} s of CPU (deadline {deadline} s)"
 
 
+@pytest.mark.slow  # a subprocess timed for its CPU seconds
 def test_6_docs_escaping_is_linear_in_runs_of_backslashes(tmp_path: Path) -> None:
     # Before: 50,000 backslashes took 7.7 s and 100,000 took 31 s (quadratic); 200,000: ~2 min.
     text = door(machine_extra="description = '''" + "\\" * 200_000 + "'''")
@@ -153,6 +154,7 @@ def test_6_docs_escaping_is_linear_in_runs_of_backslashes(tmp_path: Path) -> Non
     assert "\\" * 1000 in (tmp_path / "pages" / "door.md").read_text()
 
 
+@pytest.mark.slow  # a subprocess timed for its CPU seconds
 @pytest.mark.main_only  # how the check scales, not what it answers (that runs everywhere)
 def test_7_duplicate_name_check_is_linear(tmp_path: Path) -> None:
     # Before: 200,000 tags took 161 s to validate (a list scanned per tag).

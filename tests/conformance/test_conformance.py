@@ -17,6 +17,9 @@ from tests.conformance.harness import CHARTS, OPTIONAL, REQUIRED, Outcome, Resul
 from tests.conformance.report import PAGE, _version, collect, render
 from tests.typing import run_mypy
 
+#: The W3C run takes seconds of CPU: make test runs it, make check does not.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:

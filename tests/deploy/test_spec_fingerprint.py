@@ -75,6 +75,7 @@ def test_a_change_of_meaning_changes_it(text: str) -> None:
     assert fingerprint(compile_text(text)) != fingerprint(compile_text(BASE))
 
 
+@pytest.mark.slow  # subprocesses
 def test_it_is_the_same_in_every_process() -> None:
     """No set or dict order reaches it: two interpreters with other hash seeds agree."""
     program = (

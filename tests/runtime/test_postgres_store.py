@@ -115,6 +115,7 @@ def test_claims_skip_rows_another_worker_holds(url: str) -> None:
     store.close()
 
 
+@pytest.mark.slow  # stops and starts the server
 def test_a_database_restart_is_a_store_error_then_the_store_reconnects(tmp_path: Path) -> None:
     from tests.postgres_server import running_server, stop_and_start
 
