@@ -26,11 +26,13 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "runtime"), str(ROOT / "generated")]
+sys.path[:0] = [str(ROOT / "runtime"), str(ROOT / "generated"), str(ROOT)]
 
 import notebook_bcc_v2 as module  # noqa: E402
 from notebook_bcc_v2 import NotebookBccV2Event as Event  # noqa: E402
 from notebook_bcc_v2 import NotebookBccV2State as State  # noqa: E402
+
+from bench.results import Results, add_json_argument  # noqa: E402
 
 #: A cycle of the table, from and back to behavior_running (four events).
 CYCLE = [
@@ -174,6 +176,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=50_000)
     parser.add_argument("--repeat", type=int, default=15)
+    add_json_argument(parser)
     arguments = parser.parse_args()
     n = len(stream(arguments.events))
     best = dict.fromkeys(VARIANTS, float("inf"))
@@ -194,6 +197,12 @@ def main() -> None:
         if name.startswith("transition_targets") or name.startswith("allowed_events"):
             target += f"; vs send {ns / send_ns:.2f}x"
         print(f"{name:45} {ns:9.1f} {ns / send_ns:7.2f} {ns / floor_ns:8.1f}  {target}")
+    results = Results("bench_entry_points", events=n, rounds=f"best of {arguments.repeat}")
+    references = {reference for reference, _ in TARGETS.values()}
+    for name in sorted(per_event, key=lambda name: name not in references):
+        against, limit = TARGETS[name] if name in TARGETS else (None, None)
+        results.add(name, per_event[name], "ns", against=against, target=limit)
+    results.write(arguments.json)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ sys.path[:0] = [str(ROOT / "runtime"), str(ROOT)]
 
 from statewright import MachineOptions, MachineRegistry  # noqa: E402
 
+from bench.results import Results, add_json_argument  # noqa: E402
 from tests.runtime.machines import PlainTaskMachine  # noqa: E402
 
 SIZES = (10_000, 100_000)
@@ -79,7 +80,9 @@ def dict_floor(built: list[PlainTaskMachine]) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
+    add_json_argument(parser)
     arguments = parser.parse_args()
+    results = Results("bench_registry", rounds=f"median of {arguments.rounds}")
     population = machines(SIZES[-1])
     built = {size: population[:: SIZES[-1] // size] for size in SIZES}
     gc.collect()
@@ -102,10 +105,16 @@ def main() -> int:
         if judged:
             ok = ok and ratio <= TARGET
             verdict = f" (target <= {TARGET:g}: {'met' if ratio <= TARGET else 'NOT met'})"
+        small_name, large_name = (f"{name}: register {size:,}" for size in SIZES)
+        results.add(small_name, small * 1e3, "ms")
+        results.add(
+            large_name, large * 1e3, "ms", against=small_name, target=TARGET if judged else None
+        )
         print(
             f"  {name:16} {SIZES[0]:,} in {small * 1e3:6.1f} ms, {SIZES[1]:,} in "
             f"{large * 1e3:6.1f} ms: ratio {ratio:4.1f}{verdict}"
         )
+    results.write(arguments.json)
     return 0 if ok else 1
 
 
