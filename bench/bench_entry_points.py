@@ -200,8 +200,8 @@ def main() -> None:
     results = Results("bench_entry_points", events=n, rounds=f"best of {arguments.repeat}")
     references = {reference for reference, _ in TARGETS.values()}
     for name in sorted(per_event, key=lambda name: name not in references):
-        against, limit = TARGETS[name] if name in TARGETS else (None, None)
-        results.add(name, per_event[name], "ns", against=against, target=limit)
+        goal: tuple[str | None, float | None] = TARGETS.get(name, (None, None))
+        results.add(name, per_event[name], "ns", against=goal[0], target=goal[1])
     results.write(arguments.json)
 
 
