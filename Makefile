@@ -196,20 +196,28 @@ fuzz: setup
 		$(BIN)/python -m pytest $(XDIST) $(PYTEST_FLAGS) -p no:cacheprovider -o timeout=0 \
 		tests/fuzz tests/charts/test_reference.py
 
-# send() (flat and chart) and every other way in, imports and saves on every interpreter the machine has, then the compiler, an MCP
-# tool call, check-store over 100,000 stored instances, mypy on large generated modules and the mypy plugin (on the main one).
-# bench_mypy_scale takes some ten minutes.
+# The benches that feed docs/performance.md, on every interpreter the machine has, each writing its
+# rows to .cache/bench/<bench>-<interpreter>.json; then bench/performance_page.py writes the page
+# from them (the machine, an fsync's cost measured on the spot, the date, every target met or
+# missed). Then the main interpreter's benches the page does not tabulate (the compiler, an MCP tool
+# call, check-store over 100,000 stored instances, mypy on large modules -- some ten minutes -- and
+# the mypy plugin): they print their own figures.
+PAGE_BENCHES := bench_send bench_entry_points bench_chart_send bench_history bench_save bench_timers \
+	bench_import bench_registry
+BENCH_RESULTS := .cache/bench
 bench: setup venvs
+	@rm -rf $(BENCH_RESULTS); mkdir -p $(BENCH_RESULTS)
 	@set -e; for venv in $(VENV) .venv-3.*; do \
 	  [ -x $$venv/bin/python ] || continue; \
+	  version=$$($$venv/bin/python -c 'import platform; print(platform.python_version())'); \
 	  $(QUIETLY) "bench: installing the peers into $$venv" $(UV) --python $$venv/bin/python -e '.[bench]'; \
-	  $$venv/bin/python bench/bench_send.py; echo; \
-	  $$venv/bin/python bench/bench_entry_points.py; echo; \
-	  $$venv/bin/python bench/bench_chart_send.py; echo; \
-	  $$venv/bin/python bench/bench_import.py; echo; \
-	  $$venv/bin/python bench/bench_save.py; echo; \
-	  $$venv/bin/python bench/bench_registry.py; echo; \
+	  for bench in $(PAGE_BENCHES); do \
+	    [ -f bench/$$bench.py ] || continue; \
+	    echo "== $$bench on $$version"; \
+	    $$venv/bin/python bench/$$bench.py --json $(BENCH_RESULTS)/$$bench-$$version.json; echo; \
+	  done; \
 	done
+	$(BIN)/python bench/performance_page.py --results $(BENCH_RESULTS) --output docs/performance.md
 	$(BIN)/python bench/bench_compile.py
 	$(BIN)/python bench/bench_mcp.py
 	$(BIN)/python bench/bench_check_store.py
