@@ -48,7 +48,10 @@ the benchmarks in `bench/` measured on the machine named below, each comparing i
 by side in one process and printing ratios. No figure here is typed by hand: run `make bench` and
 the page says what the code does on your machine. No test asserts a wall-clock time. Absolute
 figures depend on the machine; the ratios are what to compare, and each target is a ratio
-(issue #22's, where one is given). How each bench measures is in its docstring."""
+(issue #22's, where one is given). How each bench measures is in its docstring. What each change
+behind these figures did, and the benches that print their own figures (the compiler, an MCP tool
+call, check-store, mypy at scale, the mypy plugin), are on
+[performance-notes.md](performance-notes.md), as measured when written."""
 
 
 def _fsync_cost(rounds: int = 50) -> float:
