@@ -193,6 +193,10 @@ class AgentTaskHandlers(Protocol[ContextT_contra]):
         ...
 
 
+#: What a machine that invokes this one needs from its handlers object.
+AgentTaskInvokedHandlers = AgentTaskHandlers
+
+
 class AgentTaskAsyncHandlers(Protocol[ContextT_contra]):
     """The guards and actions for the async machine: each may also be a coroutine."""
 
@@ -201,6 +205,10 @@ class AgentTaskAsyncHandlers(Protocol[ContextT_contra]):
     ) -> Awaitable[bool] | bool:
         """Guard used by: waiting_for_tool --TOOL_RESULT--> planning."""
         ...
+
+
+#: What a machine that invokes this one needs from its handlers object.
+AgentTaskAsyncInvokedHandlers = AgentTaskAsyncHandlers
 
 
 def _guard_0(handlers: Any, context: Any, payload: Any, active: Container[int]) -> bool:

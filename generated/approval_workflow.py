@@ -266,6 +266,10 @@ class ApprovalWorkflowHandlers(Protocol[ContextT_contra]):
         ...
 
 
+#: What a machine that invokes this one needs from its handlers object.
+ApprovalWorkflowInvokedHandlers = ApprovalWorkflowHandlers
+
+
 class ApprovalWorkflowAsyncHandlers(Protocol[ContextT_contra]):
     """The guards and actions for the async machine: each may also be a coroutine."""
 
@@ -328,6 +332,10 @@ class ApprovalWorkflowAsyncHandlers(Protocol[ContextT_contra]):
     ) -> Awaitable[None] | None:
         """Action used by: error_state --RESUBMIT--> submitted."""
         ...
+
+
+#: What a machine that invokes this one needs from its handlers object.
+ApprovalWorkflowAsyncInvokedHandlers = ApprovalWorkflowAsyncHandlers
 
 
 def _expr_0(

@@ -132,6 +132,10 @@ class DoorHandlers(Protocol[ContextT_contra]):
         ...
 
 
+#: What a machine that invokes this one needs from its handlers object.
+DoorInvokedHandlers = DoorHandlers
+
+
 class DoorAsyncHandlers(Protocol[ContextT_contra]):
     """The guards and actions for the async machine: each may also be a coroutine."""
 
@@ -152,6 +156,10 @@ class DoorAsyncHandlers(Protocol[ContextT_contra]):
     ) -> Awaitable[None] | None:
         """Action used by: closed --LOCK--> locked."""
         ...
+
+
+#: What a machine that invokes this one needs from its handlers object.
+DoorAsyncInvokedHandlers = DoorAsyncHandlers
 
 
 def _guard_0(handlers: Any, context: Any, payload: Any) -> bool:

@@ -403,6 +403,10 @@ class NotebookBccV1Handlers(Protocol[ContextT_contra]):
         ...
 
 
+#: What a machine that invokes this one needs from its handlers object.
+NotebookBccV1InvokedHandlers = NotebookBccV1Handlers
+
+
 class NotebookBccV1AsyncHandlers(Protocol[ContextT_contra]):
     """The guards and actions for the async machine: each may also be a coroutine."""
 
@@ -560,6 +564,10 @@ class NotebookBccV1AsyncHandlers(Protocol[ContextT_contra]):
     ) -> Awaitable[None] | None:
         """Action used by: entering step_completed."""
         ...
+
+
+#: What a machine that invokes this one needs from its handlers object.
+NotebookBccV1AsyncInvokedHandlers = NotebookBccV1AsyncHandlers
 
 
 def _guard_0(handlers: Any, context: Any, payload: Any, active: Container[int]) -> bool:

@@ -54,6 +54,7 @@ SPEC_SHA256: Final = "aa3e87c9216fd297f2aa657ff65e97130cc735d3f30e003eb8b599166c
 SPEC_HASH: Final = "5726e538898754204d19d02fe9a4fa412bf458a0b0fcce5f3891d4a2e59fdb9b"
 
 ContextT = TypeVar("ContextT")
+ContextT_contra = TypeVar("ContextT_contra", contravariant=True)
 
 
 class NotebookBccV2State(StrEnum):
@@ -339,8 +340,22 @@ class NotebookBccV2Handlers(Protocol):
     """The spec names no guards or actions, so the machine needs no handlers object."""
 
 
+class NotebookBccV2InvokedHandlers(  # type: ignore[misc]  # empty: mypy would have it covariant
+    Protocol[ContextT_contra],
+):
+    """What a machine invoking this one needs from its handlers object: nothing, but generic
+    over the context like the protocols of machines with handlers."""
+
+
 class NotebookBccV2AsyncHandlers(Protocol):
     """The spec names no guards or actions, so the machine needs no handlers object."""
+
+
+class NotebookBccV2AsyncInvokedHandlers(  # type: ignore[misc]  # empty: mypy would have it covariant
+    Protocol[ContextT_contra],
+):
+    """What a machine invoking this one needs from its handlers object: nothing, but generic
+    over the context like the protocols of machines with handlers."""
 
 
 TRANSITIONS: Final[

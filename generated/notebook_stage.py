@@ -21,6 +21,7 @@ from typing import (
     Any,
     ClassVar,
     Final,
+    Generic,
     Literal,
     Protocol,
     TypedDict,
@@ -68,6 +69,7 @@ SPEC_SHA256: Final = "6c1d324fd33a6f87fa6ddf19077dc37099269879a469a97fd7f0491af7
 SPEC_HASH: Final = "8f625419974d8a56f6ead2e5904cc60e9284c7b1fed7db6d7496016bef3a7137"
 
 ContextT = TypeVar("ContextT")
+ContextT_contra = TypeVar("ContextT_contra", contravariant=True)
 
 
 class NotebookStageState(StrEnum):
@@ -161,12 +163,56 @@ class NotebookStageData:
         self.artifacts = []
 
 
-class NotebookStageHandlers(Protocol):
-    """The spec names no guards or actions, so the machine needs no handlers object."""
+if TYPE_CHECKING:
+
+    class _ChildrenHandlers(  # type: ignore[misc, unused-ignore]  # empty if theirs are
+        _invoked_notebook_step.NotebookStepInvokedHandlers[ContextT_contra],
+        Protocol[ContextT_contra],
+    ):
+        """The handlers protocols of the machines this one invokes, for type checkers only:
+        at run time a child's module may still be importing this one (two machines that
+        invoke each other)."""
+
+else:
+    _ChildrenHandlers = Generic
 
 
-class NotebookStageAsyncHandlers(Protocol):
-    """The spec names no guards or actions, so the machine needs no handlers object."""
+class NotebookStageHandlers(  # type: ignore[misc, unused-ignore]  # empty if the children's are
+    _ChildrenHandlers[ContextT_contra],
+    Protocol[ContextT_contra],
+):
+    """The spec names no guards or actions; the machines it invokes run on its
+    handlers object, which has theirs."""
+
+
+#: What a machine that invokes this one needs from its handlers object.
+NotebookStageInvokedHandlers = NotebookStageHandlers
+
+
+if TYPE_CHECKING:
+
+    class _ChildrenAsyncHandlers(  # type: ignore[misc, unused-ignore]  # empty if theirs are
+        _invoked_notebook_step.NotebookStepAsyncInvokedHandlers[ContextT_contra],
+        Protocol[ContextT_contra],
+    ):
+        """The handlers protocols of the machines this one invokes, for type checkers only:
+        at run time a child's module may still be importing this one (two machines that
+        invoke each other)."""
+
+else:
+    _ChildrenAsyncHandlers = Generic
+
+
+class NotebookStageAsyncHandlers(  # type: ignore[misc, unused-ignore]  # empty if the children's are
+    _ChildrenAsyncHandlers[ContextT_contra],
+    Protocol[ContextT_contra],
+):
+    """The spec names no guards or actions; the machines it invokes run on its
+    handlers object, which has theirs."""
+
+
+#: What a machine that invokes this one needs from its handlers object.
+NotebookStageAsyncInvokedHandlers = NotebookStageAsyncHandlers
 
 
 def _expr_0(
@@ -429,7 +475,7 @@ class NotebookStageMachine(
     def __init__(
         self,
         context: ContextT,
-        handlers: NotebookStageHandlers | None = None,
+        handlers: NotebookStageHandlers[ContextT] | None = None,
         *,
         options: MachineOptions | None = None,
         data: Mapping[str, object] | None = None,
@@ -446,21 +492,21 @@ class NotebookStageMachine(
         # machine typed by its context (at run time they accept any handlers object).
 
         @classmethod
-        def restore(
+        def restore(  # type: ignore[override, unused-ignore]  # the children's handlers
             cls,
             snapshot: Snapshot[NotebookStageMachine[ContextT]] | str | bytes,
-            handlers: NotebookStageHandlers | None = None,
+            handlers: NotebookStageHandlers[ContextT] | None = None,
             *,
             options: MachineOptions | None = None,
             context: ContextT | None = None,
         ) -> NotebookStageMachine[ContextT]: ...
 
         @classmethod
-        def load(
+        def load(  # type: ignore[override, unused-ignore]  # the children's handlers
             cls,
             store: Store,
             instance_id: str,
-            handlers: NotebookStageHandlers | None = None,
+            handlers: NotebookStageHandlers[ContextT] | None = None,
             *,
             options: MachineOptions | None = None,
             context: ContextT | None = None,
@@ -618,7 +664,7 @@ class NotebookStageAsyncMachine(
     def __init__(
         self,
         context: ContextT,
-        handlers: NotebookStageAsyncHandlers | None = None,
+        handlers: NotebookStageAsyncHandlers[ContextT] | None = None,
         *,
         options: MachineOptions | None = None,
         data: Mapping[str, object] | None = None,
@@ -635,21 +681,21 @@ class NotebookStageAsyncMachine(
         # machine typed by its context (at run time they accept any handlers object).
 
         @classmethod
-        def restore(
+        def restore(  # type: ignore[override, unused-ignore]  # the children's handlers
             cls,
             snapshot: Snapshot[NotebookStageAsyncMachine[ContextT]] | str | bytes,
-            handlers: NotebookStageAsyncHandlers | None = None,
+            handlers: NotebookStageAsyncHandlers[ContextT] | None = None,
             *,
             options: MachineOptions | None = None,
             context: ContextT | None = None,
         ) -> NotebookStageAsyncMachine[ContextT]: ...
 
         @classmethod
-        def load(
+        def load(  # type: ignore[override, unused-ignore]  # the children's handlers
             cls,
             store: Store,
             instance_id: str,
-            handlers: NotebookStageAsyncHandlers | None = None,
+            handlers: NotebookStageAsyncHandlers[ContextT] | None = None,
             *,
             options: MachineOptions | None = None,
             context: ContextT | None = None,

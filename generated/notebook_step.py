@@ -61,6 +61,7 @@ SPEC_SHA256: Final = "529400b8ee1f3594196ddf637e9f0efd222c089af2d362f3ad359439c3
 SPEC_HASH: Final = "f0281b1169b0ffeeb5dddf497af87e605f9021e5c857978f485d53e1a7e42909"
 
 ContextT = TypeVar("ContextT")
+ContextT_contra = TypeVar("ContextT_contra", contravariant=True)
 
 
 class NotebookStepState(StrEnum):
@@ -141,8 +142,22 @@ class NotebookStepHandlers(Protocol):
     """The spec names no guards or actions, so the machine needs no handlers object."""
 
 
+class NotebookStepInvokedHandlers(  # type: ignore[misc]  # empty: mypy would have it covariant
+    Protocol[ContextT_contra],
+):
+    """What a machine invoking this one needs from its handlers object: nothing, but generic
+    over the context like the protocols of machines with handlers."""
+
+
 class NotebookStepAsyncHandlers(Protocol):
     """The spec names no guards or actions, so the machine needs no handlers object."""
+
+
+class NotebookStepAsyncInvokedHandlers(  # type: ignore[misc]  # empty: mypy would have it covariant
+    Protocol[ContextT_contra],
+):
+    """What a machine invoking this one needs from its handlers object: nothing, but generic
+    over the context like the protocols of machines with handlers."""
 
 
 def _expr_0(

@@ -21,6 +21,7 @@ from typing import (
     Any,
     ClassVar,
     Final,
+    Generic,
     Literal,
     Protocol,
     TypedDict,
@@ -67,6 +68,7 @@ SPEC_SHA256: Final = "7b8ae66bcca41108e131b498f20b0d827ae44983bdd8931bc9a9311164
 SPEC_HASH: Final = "54b2c1d0d18258161e6555b3322f81952951a7f6507465044da7b2d542ad49cc"
 
 ContextT = TypeVar("ContextT")
+ContextT_contra = TypeVar("ContextT_contra", contravariant=True)
 
 
 class NotebookWorkflowState(StrEnum):
@@ -205,12 +207,56 @@ class NotebookWorkflowData:
         self.artifacts = []
 
 
-class NotebookWorkflowHandlers(Protocol):
-    """The spec names no guards or actions, so the machine needs no handlers object."""
+if TYPE_CHECKING:
+
+    class _ChildrenHandlers(  # type: ignore[misc, unused-ignore]  # empty if theirs are
+        _invoked_notebook_stage.NotebookStageInvokedHandlers[ContextT_contra],
+        Protocol[ContextT_contra],
+    ):
+        """The handlers protocols of the machines this one invokes, for type checkers only:
+        at run time a child's module may still be importing this one (two machines that
+        invoke each other)."""
+
+else:
+    _ChildrenHandlers = Generic
 
 
-class NotebookWorkflowAsyncHandlers(Protocol):
-    """The spec names no guards or actions, so the machine needs no handlers object."""
+class NotebookWorkflowHandlers(  # type: ignore[misc, unused-ignore]  # empty if the children's are
+    _ChildrenHandlers[ContextT_contra],
+    Protocol[ContextT_contra],
+):
+    """The spec names no guards or actions; the machines it invokes run on its
+    handlers object, which has theirs."""
+
+
+#: What a machine that invokes this one needs from its handlers object.
+NotebookWorkflowInvokedHandlers = NotebookWorkflowHandlers
+
+
+if TYPE_CHECKING:
+
+    class _ChildrenAsyncHandlers(  # type: ignore[misc, unused-ignore]  # empty if theirs are
+        _invoked_notebook_stage.NotebookStageAsyncInvokedHandlers[ContextT_contra],
+        Protocol[ContextT_contra],
+    ):
+        """The handlers protocols of the machines this one invokes, for type checkers only:
+        at run time a child's module may still be importing this one (two machines that
+        invoke each other)."""
+
+else:
+    _ChildrenAsyncHandlers = Generic
+
+
+class NotebookWorkflowAsyncHandlers(  # type: ignore[misc, unused-ignore]  # empty if the children's are
+    _ChildrenAsyncHandlers[ContextT_contra],
+    Protocol[ContextT_contra],
+):
+    """The spec names no guards or actions; the machines it invokes run on its
+    handlers object, which has theirs."""
+
+
+#: What a machine that invokes this one needs from its handlers object.
+NotebookWorkflowAsyncInvokedHandlers = NotebookWorkflowAsyncHandlers
 
 
 def _expr_0(
@@ -540,7 +586,7 @@ class NotebookWorkflowMachine(
     def __init__(
         self,
         context: ContextT,
-        handlers: NotebookWorkflowHandlers | None = None,
+        handlers: NotebookWorkflowHandlers[ContextT] | None = None,
         *,
         options: MachineOptions | None = None,
         data: Mapping[str, object] | None = None,
@@ -557,21 +603,21 @@ class NotebookWorkflowMachine(
         # machine typed by its context (at run time they accept any handlers object).
 
         @classmethod
-        def restore(
+        def restore(  # type: ignore[override, unused-ignore]  # the children's handlers
             cls,
             snapshot: Snapshot[NotebookWorkflowMachine[ContextT]] | str | bytes,
-            handlers: NotebookWorkflowHandlers | None = None,
+            handlers: NotebookWorkflowHandlers[ContextT] | None = None,
             *,
             options: MachineOptions | None = None,
             context: ContextT | None = None,
         ) -> NotebookWorkflowMachine[ContextT]: ...
 
         @classmethod
-        def load(
+        def load(  # type: ignore[override, unused-ignore]  # the children's handlers
             cls,
             store: Store,
             instance_id: str,
-            handlers: NotebookWorkflowHandlers | None = None,
+            handlers: NotebookWorkflowHandlers[ContextT] | None = None,
             *,
             options: MachineOptions | None = None,
             context: ContextT | None = None,
@@ -768,7 +814,7 @@ class NotebookWorkflowAsyncMachine(
     def __init__(
         self,
         context: ContextT,
-        handlers: NotebookWorkflowAsyncHandlers | None = None,
+        handlers: NotebookWorkflowAsyncHandlers[ContextT] | None = None,
         *,
         options: MachineOptions | None = None,
         data: Mapping[str, object] | None = None,
@@ -785,21 +831,21 @@ class NotebookWorkflowAsyncMachine(
         # machine typed by its context (at run time they accept any handlers object).
 
         @classmethod
-        def restore(
+        def restore(  # type: ignore[override, unused-ignore]  # the children's handlers
             cls,
             snapshot: Snapshot[NotebookWorkflowAsyncMachine[ContextT]] | str | bytes,
-            handlers: NotebookWorkflowAsyncHandlers | None = None,
+            handlers: NotebookWorkflowAsyncHandlers[ContextT] | None = None,
             *,
             options: MachineOptions | None = None,
             context: ContextT | None = None,
         ) -> NotebookWorkflowAsyncMachine[ContextT]: ...
 
         @classmethod
-        def load(
+        def load(  # type: ignore[override, unused-ignore]  # the children's handlers
             cls,
             store: Store,
             instance_id: str,
-            handlers: NotebookWorkflowAsyncHandlers | None = None,
+            handlers: NotebookWorkflowAsyncHandlers[ContextT] | None = None,
             *,
             options: MachineOptions | None = None,
             context: ContextT | None = None,

@@ -302,6 +302,10 @@ class PegasusTaskHandlers(Protocol[ContextT_contra]):
         ...
 
 
+#: What a machine that invokes this one needs from its handlers object.
+PegasusTaskInvokedHandlers = PegasusTaskHandlers
+
+
 class PegasusTaskAsyncHandlers(Protocol[ContextT_contra]):
     """The guards and actions for the async machine: each may also be a coroutine."""
 
@@ -332,6 +336,10 @@ class PegasusTaskAsyncHandlers(Protocol[ContextT_contra]):
     ) -> Awaitable[bool] | bool:
         """Guard used by: reflecting --REFLECT_DONE--> planning."""
         ...
+
+
+#: What a machine that invokes this one needs from its handlers object.
+PegasusTaskAsyncInvokedHandlers = PegasusTaskAsyncHandlers
 
 
 def _guard_0(handlers: Any, context: Any, payload: Any, active: Container[int]) -> bool:

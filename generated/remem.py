@@ -267,6 +267,10 @@ class ReMemHandlers(Protocol[ContextT_contra]):
         ...
 
 
+#: What a machine that invokes this one needs from its handlers object.
+ReMemInvokedHandlers = ReMemHandlers
+
+
 class ReMemAsyncHandlers(Protocol[ContextT_contra]):
     """The guards and actions for the async machine: each may also be a coroutine."""
 
@@ -311,6 +315,10 @@ class ReMemAsyncHandlers(Protocol[ContextT_contra]):
         done; any state tagged 'active' --REFINE--> refining; any state tagged
         'active' --ACT--> done."""
         ...
+
+
+#: What a machine that invokes this one needs from its handlers object.
+ReMemAsyncInvokedHandlers = ReMemAsyncHandlers
 
 
 def _expr_0(

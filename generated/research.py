@@ -59,6 +59,7 @@ SPEC_SHA256: Final = "57d69700f743a48e5d4b65a1144268080134709348b7ea85e96cccc0c7
 SPEC_HASH: Final = "694b1cff2ce77458a8e12ae8e9964426cac38cdf37f5b776c35c5f3ada1bb834"
 
 ContextT = TypeVar("ContextT")
+ContextT_contra = TypeVar("ContextT_contra", contravariant=True)
 
 
 class ResearchState(StrEnum):
@@ -146,8 +147,22 @@ class ResearchHandlers(Protocol):
     """The spec names no guards or actions, so the machine needs no handlers object."""
 
 
+class ResearchInvokedHandlers(  # type: ignore[misc]  # empty: mypy would have it covariant
+    Protocol[ContextT_contra],
+):
+    """What a machine invoking this one needs from its handlers object: nothing, but generic
+    over the context like the protocols of machines with handlers."""
+
+
 class ResearchAsyncHandlers(Protocol):
     """The spec names no guards or actions, so the machine needs no handlers object."""
+
+
+class ResearchAsyncInvokedHandlers(  # type: ignore[misc]  # empty: mypy would have it covariant
+    Protocol[ContextT_contra],
+):
+    """What a machine invoking this one needs from its handlers object: nothing, but generic
+    over the context like the protocols of machines with handlers."""
 
 
 def _expr_0(

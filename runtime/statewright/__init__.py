@@ -22,6 +22,7 @@ from statewright._async import AsyncChartMachine, AsyncMachine
 from statewright._compat import StrEnum, assert_never
 from statewright._errors import (
     ActionFailed,
+    ChildMachineError,
     ClockError,
     Conflict,
     GuardFailed,
@@ -152,6 +153,7 @@ __all__ = [
     "ChartMachine",
     "ChartNode",
     "ChartTransition",
+    "ChildMachineError",
     "ClockError",
     "ClosableStore",
     "Conflict",

@@ -11,6 +11,7 @@ from enum import Enum
 
 __all__ = [
     "ActionFailed",
+    "ChildMachineError",
     "ClockError",
     "Conflict",
     "GuardFailed",
@@ -247,6 +248,13 @@ class RegistrySaveError(StoreError):
         self.failures = failures
         listed = "; ".join(f"{key}: {type(e).__name__}: {e}" for key, e in failures.items())
         super().__init__(f"{len(failures)} of {len(saved) + len(failures)} not saved: {listed}")
+
+
+class ChildMachineError(StatewrightError, ValueError):
+    """A child machine (one a state of another machine invoked) was given where a machine of its
+    own is needed, such as :meth:`MachineRegistry.register`: a child is part of its parent's
+    tree, saved in its parent's snapshot and ended by its parent's states, so it is reached
+    through its parent (``registry.machine_at("<parent id>/<invoke id>")``)."""
 
 
 class UnknownInstance(StatewrightError, KeyError):

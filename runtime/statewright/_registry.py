@@ -5,6 +5,13 @@ drop finished ones. The registry only indexes instances; each machine keeps its 
 the registry's lock only guards the index. ``max_active`` is a soft limit: exceeding it logs a
 warning (a sign of leaked instances) but never refuses work.
 
+The registry knows the tree: a registered machine's running child machines (what its states
+invoke, theirs included) are reached by path, ``<instance id>/<invoke id>/...``, through
+:meth:`MachineRegistry.machine_at` and :meth:`MachineRegistry.children_of`. They are not indexed:
+they start and end with their parent's events without telling the registry, so each path is
+followed through the running children when it is asked for. A child is its parent's (saved in
+its snapshot, ended by its states): it is not registered, counted, saved or removed on its own.
+
 Registering costs O(1) amortized. A machine becomes final without telling the registry, so the
 active machines are counted, not tracked; but not on every registration. The registry keeps the
 machines it has not yet seen final (a final state is for good, so each is dropped once) and
@@ -18,9 +25,15 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Iterator
 from typing import Any, Generic, TypeVar
 
-from statewright._errors import RegistrySaveError, StatewrightError, UnknownInstance
+from statewright._errors import (
+    ChildMachineError,
+    RegistrySaveError,
+    StatewrightError,
+    UnknownInstance,
+)
 from statewright._machine import Machine
 from statewright._persistence import PersistentMachine
 from statewright._stores.protocol import Store
@@ -30,6 +43,9 @@ __all__ = ["MachineRegistry"]
 M = TypeVar("M", bound="PersistentMachine[Any, Any, Any]")
 
 _LOG = logging.getLogger("statewright")
+#: What separates a parent's instance id and its children's invoke ids in a path (no instance id
+#: or invoke id holds one).
+_SEPARATOR = "/"
 
 
 class MachineRegistry(Generic[M]):
@@ -65,7 +81,10 @@ class MachineRegistry(Generic[M]):
             self._unfinished = {} if limit is None else dict(self._machines)
 
     def register(self, machine: M) -> str:
-        """Add ``machine`` under its ``instance_id``; a second machine with that id is an error."""
+        """Add ``machine`` under its ``instance_id``; a second machine with that id is an error,
+        and so is a child machine (:class:`ChildMachineError`: reach it through its parent)."""
+        if machine._parent is not None:
+            raise _child_error(machine, "registered")
         instance_id = machine.instance_id
         with self._lock:
             existing = self._machines.get(instance_id)
@@ -109,10 +128,36 @@ class MachineRegistry(Generic[M]):
         with self._lock:
             machine = self._machines.get(instance_id)
         if machine is None:
-            raise UnknownInstance(instance_id, "the registry")
+            where = "the registry"
+            if _SEPARATOR in instance_id:
+                where += " (a child machine's path is for machine_at)"
+            raise UnknownInstance(instance_id, where)
         return machine
 
+    def machine_at(self, path: str) -> Any:
+        """The machine at ``path``: a registered instance id, or a running child machine's path
+        below one, ``<instance id>/<invoke id>/...`` (:class:`UnknownInstance` naming the path
+        when no machine runs there now). Typed ``Any``, as ``machine.children`` is: a child is a
+        machine of its own spec's class (``isinstance`` narrows it)."""
+        root, *invoke_ids = path.split(_SEPARATOR)
+        with self._lock:
+            machine: PersistentMachine[Any, Any, Any] | None = self._machines.get(root)
+        for invoke_id in invoke_ids:
+            if machine is None:
+                break
+            machine = machine.children.get(invoke_id)
+        if machine is None:
+            raise UnknownInstance(path, "the registry")
+        return machine
+
+    def children_of(self, path: str) -> dict[str, Any]:
+        """The running child machines below the machine at ``path`` (see :meth:`machine_at`),
+        theirs included, by path: each parent before its children, children in document order.
+        What runs now: a child ends when its parent leaves the invoking state or it finishes."""
+        return dict(_below(path, self.machine_at(path)))
+
     def get_or_none(self, instance_id: str) -> M | None:
+        """The machine registered as ``instance_id``, or None."""
         with self._lock:
             return self._machines.get(instance_id)
 
@@ -125,7 +170,12 @@ class MachineRegistry(Generic[M]):
             return len(self._machines)
 
     def remove(self, instance_id: str, *, delete_stored: bool = False) -> M:
-        """Unregister and return the machine (optionally deleting it from the backing store)."""
+        """Unregister and return the machine (optionally deleting it from the backing store).
+        Its child machines go with it (they are in its snapshot); a child's path is refused
+        (:class:`ChildMachineError`: it ends when its parent leaves the invoking state)."""
+        if _SEPARATOR in instance_id:
+            child = self.machine_at(instance_id)
+            raise _child_error(child, "removed")
         with self._lock:
             machine = self._machines.pop(instance_id, None)
             self._unfinished.pop(instance_id, None)
@@ -200,3 +250,43 @@ class MachineRegistry(Generic[M]):
         machine = machine_type.load(self.store, instance_id, handlers, **kwargs)
         self.register(machine)
         return machine
+
+
+def _below(
+    path: str, machine: PersistentMachine[Any, Any, Any]
+) -> Iterator[tuple[str, PersistentMachine[Any, Any, Any]]]:
+    """The running children of ``machine`` (at ``path``) and theirs, by path, depth first."""
+    for invoke_id, child in machine.children.items():
+        child_path = f"{path}{_SEPARATOR}{invoke_id}"
+        yield child_path, child
+        yield from _below(child_path, child)
+
+
+def _path_of(machine: PersistentMachine[Any, Any, Any]) -> str | None:
+    """The path of a child machine from the top of its tree (None once it no longer runs: its
+    parent cancelled it, or it finished)."""
+    invoke_ids: list[str] = []
+    while machine._parent is not None:
+        parent = machine._parent
+        if parent.children.get(machine._invokeid) is not machine:
+            return None
+        invoke_ids.append(machine._invokeid or "")
+        machine = parent
+    return _SEPARATOR.join([machine.instance_id, *reversed(invoke_ids)])
+
+
+def _child_error(child: PersistentMachine[Any, Any, Any], verb: str) -> ChildMachineError:
+    """Why ``child`` cannot be ``verb`` (registered, removed) on its own."""
+    path = _path_of(child)
+    if path is None:
+        parent = child._parent.instance_id
+        return ChildMachineError(
+            f"a child machine (invoke {child._invokeid!r} of {parent!r}, no longer running) "
+            f"cannot be {verb} on its own: it was part of its parent's tree, and its snapshot "
+            "would lack the context, which is its parent's"
+        )
+    return ChildMachineError(
+        f"child machine {path!r} cannot be {verb} on its own: it is part of its parent's tree, "
+        "saved in its parent's snapshot and ended by its parent's states (registry.machine_at "
+        "reaches it by that path)"
+    )

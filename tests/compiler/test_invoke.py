@@ -149,3 +149,69 @@ def test_events_passed_on_to_other_machines_are_used_and_a_child_may_send_an_int
         'on."done.invoke" = "done"', 'on."done.invoke" = "done"\non.PING = "done"'
     )
     assert _warnings(from_child) == []
+
+
+CALLER = """\
+[machine]
+name = "{name}"
+module = "{module}"
+initial = "idle"
+statechart = true
+
+[events]
+GO = {{}}
+
+[states.idle]
+on.GO = "calling"
+
+[states.calling]
+entry = ["enter_{module}"]
+
+[[states.calling.invoke]]
+id = "callee"
+machine = "{callee}"
+"""
+
+
+def test_machines_that_invoke_each_other_or_themselves_import_and_share_the_handlers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parent's handlers protocol includes its children's, whose modules are imported at the
+    top: at run time only type checkers read the children's protocols, so two modules that
+    invoke each other still import (each is half imported when the other runs), and a chart
+    that invokes itself leaves itself out of its protocol's bases."""
+    machines = {"ping": ("Ping", "pong:PongMachine"), "pong": ("Pong", "ping:PingMachine")}
+    machines["nest"] = ("Nest", "nest:NestMachine")
+    for module, (name, callee) in machines.items():
+        text = CALLER.format(name=name, module=module, callee=callee)
+        machine, _ = validate_source(parse_spec_text(text, f"{module}.toml"))
+        (tmp_path / f"{module}.py").write_text(module_source(machine), encoding="utf-8")
+    nest_source = (tmp_path / "nest.py").read_text(encoding="utf-8")
+    assert "_ChildrenHandlers" not in nest_source  # its own protocol is the whole tree's
+    monkeypatch.syspath_prepend(str(tmp_path))
+    entered: list[str] = []
+
+    class Handlers:
+        def enter_ping(self, context: None, payload: object, /) -> None:
+            entered.append("ping")
+
+        def enter_pong(self, context: None, payload: object, /) -> None:
+            entered.append("pong")
+
+        def enter_nest(self, context: None, payload: object, /) -> None:
+            entered.append("nest")
+
+    try:
+        ping = importlib.import_module("ping")
+        nest = importlib.import_module("nest")
+        caller: Any = ping.PingMachine(None, Handlers())
+        caller.go()
+        caller.children["callee"].go()  # the pong child starts a ping grandchild
+        assert type(caller.children["callee"].children["callee"]).__name__ == "PingMachine"
+        nested: Any = nest.NestMachine(None, Handlers())
+        nested.go()
+        assert type(nested.children["callee"]).__name__ == "NestMachine"
+        assert entered == ["ping", "pong", "nest"]
+    finally:
+        for module in machines:
+            sys.modules.pop(module, None)

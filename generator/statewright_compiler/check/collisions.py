@@ -30,6 +30,8 @@ CLASS_SUFFIXES: Final = (
     "AsyncMachine",
     "Configuration",
     "Data",
+    "InvokedHandlers",
+    "AsyncInvokedHandlers",
 )
 
 

@@ -34,7 +34,9 @@ class Flavour:
     """What ``module/handlers.py.jinja`` and ``module/machine.py.jinja`` print for one flavour."""
 
     handlers_class: str
-    handlers_base: str
+    handlers_bases: tuple[str, ...]
+    handlers_ignore: str
+    """A ``type: ignore`` comment the protocol's class line needs ("" for none)."""
     handlers_docstring: str
     handler_methods: tuple[HandlerMethod, ...]
     machine_class: str
@@ -42,11 +44,30 @@ class Flavour:
     machine_docstring: str
     handlers_parameter: str
     """The machine's ``handlers`` parameter: its annotation, and a default when it needs none."""
+    handlers_override: str
+    """The ``type: ignore`` comment of ``restore`` and ``load``, whose ``handlers`` may be
+    narrower than the runtime's ("" when they cannot be)."""
+    children_handlers: tuple[str, ...]
+    """The handlers protocols of the machines this one invokes, which the protocol includes."""
+    children_class: str
+    """The private protocol combining them (under ``TYPE_CHECKING``)."""
+    invoked_handlers_class: str
+    """``<Name>InvokedHandlers``: what a parent invoking this machine includes in its own."""
+    generic: bool
+    """Whether the handlers protocol takes the context as a type argument."""
     typed_send: tuple[str, ...]
     method_keyword: str
     """``def`` or ``async def``, for the event methods."""
     send: str
     """What an event method returns: ``self.send`` or ``await self.send``."""
+
+
+def _awaitable(methods: tuple[HandlerMethod, ...]) -> tuple[HandlerMethod, ...]:
+    """The async flavour's methods: each may also return an awaitable."""
+    return tuple(
+        HandlerMethod(m.name, m.payload, f"Awaitable[{m.returns}] | {m.returns}", m.docstring)
+        for m in methods
+    )
 
 
 def wrapped_docstring(text: str, indent: int) -> str:
@@ -57,7 +78,8 @@ def wrapped_docstring(text: str, indent: int) -> str:
 
 
 class FlavourView:
-    """Needs the module view's ``machine``, ``chart_triggers`` and ``typed_send``."""
+    """Needs the module view's ``machine``, ``chart_triggers``, ``typed_send`` and
+    ``child_handlers``."""
 
     machine: Machine
 
@@ -67,70 +89,85 @@ class FlavourView:
 
         def typed_send(self, asynchronous: bool) -> list[str]: ...
 
+        def child_handlers(self, asynchronous: bool) -> list[str]: ...
+
     @cached_property
     def flavours(self) -> tuple[Flavour, Flavour]:
-        """The sync flavour, then the async one (computed once: the template reads it twice)."""
+        """The sync flavour, then the async one (computed once: the template reads it twice).
+
+        A child machine runs on its parent's handlers object, so the protocol includes the
+        protocol of each machine this one invokes: an object it accepts has the whole tree's
+        guards and actions. The protocol is generic over the context when the machine has
+        handlers of its own or children; without handlers it may be empty, which mypy would
+        have covariant: a ``type: ignore`` that may go unused says so."""
         machine = self.machine
         name = machine.name
         has_handlers = bool(machine.guards or machine.actions or machine.delays)
+        children = tuple(self.child_handlers(False)), tuple(self.child_handlers(True))
+        generic = has_handlers or bool(children[0])
         methods = self.handler_methods()
-        no_handlers = docstring_literal(
-            "The spec names no guards or actions, so the machine needs no handlers object."
-        )
+        if has_handlers:
+            docstrings = (
+                "The guards and actions the spec names: the machine calls these methods.",
+                "The guards and actions for the async machine: each may also be a coroutine.",
+            )
+        elif generic:
+            docstrings = (
+                "The spec names no guards or actions; the machines it invokes run on its "
+                "handlers object, which has theirs.",
+            ) * 2
+        else:
+            docstrings = (
+                "The spec names no guards or actions, so the machine needs no handlers object.",
+            ) * 2
         description = f"\n\n{machine.description}" if machine.description else ""
-        sync = Flavour(
-            handlers_class=f"{name}Handlers",
-            handlers_base="Protocol[ContextT_contra]" if has_handlers else "Protocol",
-            handlers_docstring=docstring_literal(
-                "The guards and actions the spec names: the machine calls these methods."
-            )
-            if has_handlers
-            else no_handlers,
-            handler_methods=methods,
-            machine_class=f"{name}Machine",
-            machine_base="ChartMachine" if machine.chart else "Machine",
-            machine_docstring=docstring_literal(
-                f"The {name} state machine: one typed method per event.{description}", "    "
-            ),
-            handlers_parameter=(
-                f"{name}Handlers[ContextT]" if has_handlers else f"{name}Handlers | None = None"
-            ),
-            typed_send=tuple(self.typed_send(False)),
-            method_keyword="def",
-            send="self.send",
-        )
-        asynchronous = Flavour(
-            handlers_class=f"{name}AsyncHandlers",
-            handlers_base=sync.handlers_base,
-            handlers_docstring=docstring_literal(
-                "The guards and actions for the async machine: each may also be a coroutine."
-            )
-            if has_handlers
-            else no_handlers,
-            handler_methods=tuple(
-                HandlerMethod(
-                    method.name,
-                    method.payload,
-                    f"Awaitable[{method.returns}] | {method.returns}",
-                    method.docstring,
+        flavours = []
+        for asynchronous, prefix in ((False, ""), (True, "Async")):
+            protocol = f"{name}{prefix}Handlers"
+            if has_handlers:
+                parameter = f"{protocol}[ContextT]"
+                override = "  # type: ignore[override]  # the handlers: narrower than the runtime's"
+            elif generic:
+                parameter = f"{protocol}[ContextT] | None = None"
+                override = "  # type: ignore[override, unused-ignore]  # the children's handlers"
+            else:
+                parameter, override = f"{protocol} | None = None", ""
+            children_class = f"_Children{prefix}Handlers"
+            own = children_class if children[asynchronous] else ""
+            flavours.append(
+                Flavour(
+                    handlers_class=protocol,
+                    handlers_bases=(
+                        *((f"{own}[ContextT_contra]",) if own else ()),
+                        "Protocol[ContextT_contra]" if generic else "Protocol",
+                    ),
+                    handlers_ignore=(
+                        "  # type: ignore[misc, unused-ignore]  # empty if the children's are"
+                        if generic and not has_handlers
+                        else ""
+                    ),
+                    handlers_docstring=wrapped_docstring(docstrings[asynchronous], 4),
+                    handler_methods=methods if not asynchronous else _awaitable(methods),
+                    machine_class=f"{name}{prefix}Machine",
+                    machine_base=f"{prefix}{'ChartMachine' if machine.chart else 'Machine'}",
+                    machine_docstring=docstring_literal(
+                        f"The {name} state machine for asyncio: ``await`` each event's method."
+                        if asynchronous
+                        else f"The {name} state machine: one typed method per event.{description}",
+                        "    ",
+                    ),
+                    handlers_parameter=parameter,
+                    handlers_override=override,
+                    children_handlers=children[asynchronous],
+                    children_class=children_class,
+                    invoked_handlers_class=f"{name}{prefix}InvokedHandlers",
+                    generic=generic,
+                    typed_send=tuple(self.typed_send(asynchronous)),
+                    method_keyword="async def" if asynchronous else "def",
+                    send="await self.send" if asynchronous else "self.send",
                 )
-                for method in methods
-            ),
-            machine_class=f"{name}AsyncMachine",
-            machine_base="AsyncChartMachine" if machine.chart else "AsyncMachine",
-            machine_docstring=docstring_literal(
-                f"The {name} state machine for asyncio: ``await`` each event's method.", "    "
-            ),
-            handlers_parameter=(
-                f"{name}AsyncHandlers[ContextT]"
-                if has_handlers
-                else f"{name}AsyncHandlers | None = None"
-            ),
-            typed_send=tuple(self.typed_send(True)),
-            method_keyword="async def",
-            send="await self.send",
-        )
-        return sync, asynchronous
+            )
+        return flavours[0], flavours[1]
 
     def handler_methods(self) -> tuple[HandlerMethod, ...]:
         """One Protocol method per guard and action, typed by the events that can trigger it."""

@@ -49,6 +49,8 @@ class ImportNeeds(Protocol):
 
     def expressions_used(self) -> list[Expression]: ...
 
+    def child_handlers(self, asynchronous: bool) -> list[str]: ...
+
 
 def type_checking_imports(machine: Machine, view: ImportNeeds) -> list[str]:
     """The runtime names the module uses in annotations only: imported for type checkers."""
@@ -94,6 +96,7 @@ def used_imports(machine: Machine, view: ImportNeeds) -> dict[str, list[str]]:
         "final": has_events or bool(view.regions()),
         "overload": overloaded,
         "cast": params,
+        "Generic": bool(view.child_handlers(False)),  # the children's handlers at run time
         "Invoke": bool(invokes),
         "PREVIOUS": any(t.returns_to_previous for t in machine.transitions),
         "ErrorRoute": bool(machine.error_handlers) and not chart,

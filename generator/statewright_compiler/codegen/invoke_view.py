@@ -104,6 +104,19 @@ class InvokeView:
     def child_class(self, child: ChildMachine, name: str) -> str:
         return f"{self.child_alias(child)}.{name}"
 
+    def child_handlers(self, asynchronous: bool) -> list[str]:
+        """The handlers protocol of each machine this one invokes, each once, typed by this
+        machine's context (a child runs on its parent's handlers object and context). A chart
+        that invokes itself is left out: its protocol is already this one."""
+        machine = self.machine
+        found = {
+            invoke.machine: None
+            for _, invoke in self.invokes()
+            if (invoke.machine.module, invoke.machine.name) != (machine.module_name, machine.name)
+        }
+        protocols = [self.child_class(c, c.invoked_handlers_class(asynchronous)) for c in found]
+        return [f"{protocol}[ContextT_contra]" for protocol in protocols]
+
     # -- the chart literal -----------------------------------------------------------------------
     def invokes_literal(self, state: str) -> str:
         """``invokes=(Invoke(...), ...)`` of one node ("" when it invokes nothing)."""

@@ -329,7 +329,6 @@ def render_module(machine: Machine) -> str:
         type_checking_imports=import_statement(
             "statewright", type_checking_imports(machine, view), indent="    "
         ),
-        has_handlers=bool(machine.guards or machine.actions or machine.delays),
         match_limit=MATCH_LIMIT,
         docs_url=DOCS_URL,
     )

@@ -45,6 +45,11 @@ class ChildMachine:
     def event_class(self) -> str:
         return f"{self.name}Event"
 
+    def invoked_handlers_class(self, asynchronous: bool) -> str:
+        """What the child needs from its parent's handlers object, generic over the context:
+        ``<Name>InvokedHandlers`` (``<Name>AsyncInvokedHandlers`` for an async parent)."""
+        return f"{self.name}{'Async' if asynchronous else ''}InvokedHandlers"
+
     @property
     def stem(self) -> str:
         """Its module's last part: what the child's docs page and exported chart are named."""

@@ -27,6 +27,7 @@ TYPING_IMPORTS: Final = (
     "Any",
     "ClassVar",
     "Final",
+    "Generic",
     "Literal",
     "NamedTuple",
     "NoReturn",
@@ -130,6 +131,8 @@ MODULE_NAMES: Final = frozenset(
         "_match_allowed_events",
         "CHART",
         "_match_transition_targets",
+        "_ChildrenHandlers",
+        "_ChildrenAsyncHandlers",
         # Parameters of generated functions and methods: an import of the same name would be
         # shadowed by them (pyflakes' F811).
         *PARAMETER_NAMES,

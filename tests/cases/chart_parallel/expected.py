@@ -391,6 +391,10 @@ class ChartAgentHandlers(Protocol[ContextT_contra]):
         ...
 
 
+#: What a machine that invokes this one needs from its handlers object.
+ChartAgentInvokedHandlers = ChartAgentHandlers
+
+
 class ChartAgentAsyncHandlers(Protocol[ContextT_contra]):
     """The guards and actions for the async machine: each may also be a coroutine."""
 
@@ -486,6 +490,10 @@ class ChartAgentAsyncHandlers(Protocol[ContextT_contra]):
     ) -> Awaitable[float] | float:
         """Delay (seconds) used by: the timer of budget_ok."""
         ...
+
+
+#: What a machine that invokes this one needs from its handlers object.
+ChartAgentAsyncInvokedHandlers = ChartAgentAsyncHandlers
 
 
 def _guard_0(handlers: Any, context: Any, payload: Any, active: Container[int]) -> bool:

@@ -292,6 +292,10 @@ class ChartSinkHandlers(Protocol[ContextT_contra]):
         ...
 
 
+#: What a machine that invokes this one needs from its handlers object.
+ChartSinkInvokedHandlers = ChartSinkHandlers
+
+
 class ChartSinkAsyncHandlers(Protocol[ContextT_contra]):
     """The guards and actions for the async machine: each may also be a coroutine."""
 
@@ -362,6 +366,10 @@ class ChartSinkAsyncHandlers(Protocol[ContextT_contra]):
     ) -> Awaitable[None] | None:
         """Action used by: leaving working."""
         ...
+
+
+#: What a machine that invokes this one needs from its handlers object.
+ChartSinkAsyncInvokedHandlers = ChartSinkAsyncHandlers
 
 
 def _guard_0(handlers: Any, context: Any, payload: Any, active: Container[int]) -> bool:

@@ -225,6 +225,10 @@ class ChartTaskHandlers(Protocol[ContextT_contra]):
         ...
 
 
+#: What a machine that invokes this one needs from its handlers object.
+ChartTaskInvokedHandlers = ChartTaskHandlers
+
+
 class ChartTaskAsyncHandlers(Protocol[ContextT_contra]):
     """The guards and actions for the async machine: each may also be a coroutine."""
 
@@ -293,6 +297,10 @@ class ChartTaskAsyncHandlers(Protocol[ContextT_contra]):
     ) -> Awaitable[None] | None:
         """Action used by: active --NOTE--> (targetless)."""
         ...
+
+
+#: What a machine that invokes this one needs from its handlers object.
+ChartTaskAsyncInvokedHandlers = ChartTaskAsyncHandlers
 
 
 def _guard_0(handlers: Any, context: Any, payload: Any, active: Container[int]) -> bool:

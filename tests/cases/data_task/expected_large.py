@@ -251,6 +251,10 @@ class DataTaskHandlers(Protocol[ContextT_contra]):
         ...
 
 
+#: What a machine that invokes this one needs from its handlers object.
+DataTaskInvokedHandlers = DataTaskHandlers
+
+
 class DataTaskAsyncHandlers(Protocol[ContextT_contra]):
     """The guards and actions for the async machine: each may also be a coroutine."""
 
@@ -265,6 +269,10 @@ class DataTaskAsyncHandlers(Protocol[ContextT_contra]):
     ) -> Awaitable[None] | None:
         """Action used by: searching --FAILED--> searching."""
         ...
+
+
+#: What a machine that invokes this one needs from its handlers object.
+DataTaskAsyncInvokedHandlers = DataTaskAsyncHandlers
 
 
 def _guard_0(handlers: Any, context: Any, payload: Any, active: Container[int]) -> bool:

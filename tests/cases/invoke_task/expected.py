@@ -18,6 +18,7 @@ from typing import (
     Any,
     ClassVar,
     Final,
+    Generic,
     Literal,
     Protocol,
     TypedDict,
@@ -64,6 +65,7 @@ SPEC_SHA256: Final = "e8ccaaf149ac6fa7482ae9e728ecca6eca8e12dcf5c480416a9adbda62
 SPEC_HASH: Final = "e36dc3654dbe3a5a527bb0d89d4e58689da1f7dc8d27d6abd24123ec4f7e22c9"
 
 ContextT = TypeVar("ContextT")
+ContextT_contra = TypeVar("ContextT_contra", contravariant=True)
 
 
 class InvokeTaskState(StrEnum):
@@ -144,12 +146,56 @@ class InvokeTaskData:
         self.finished_by = None
 
 
-class InvokeTaskHandlers(Protocol):
-    """The spec names no guards or actions, so the machine needs no handlers object."""
+if TYPE_CHECKING:
+
+    class _ChildrenHandlers(  # type: ignore[misc, unused-ignore]  # empty if theirs are
+        _invoked_research.ResearchInvokedHandlers[ContextT_contra],
+        Protocol[ContextT_contra],
+    ):
+        """The handlers protocols of the machines this one invokes, for type checkers only:
+        at run time a child's module may still be importing this one (two machines that
+        invoke each other)."""
+
+else:
+    _ChildrenHandlers = Generic
 
 
-class InvokeTaskAsyncHandlers(Protocol):
-    """The spec names no guards or actions, so the machine needs no handlers object."""
+class InvokeTaskHandlers(  # type: ignore[misc, unused-ignore]  # empty if the children's are
+    _ChildrenHandlers[ContextT_contra],
+    Protocol[ContextT_contra],
+):
+    """The spec names no guards or actions; the machines it invokes run on its
+    handlers object, which has theirs."""
+
+
+#: What a machine that invokes this one needs from its handlers object.
+InvokeTaskInvokedHandlers = InvokeTaskHandlers
+
+
+if TYPE_CHECKING:
+
+    class _ChildrenAsyncHandlers(  # type: ignore[misc, unused-ignore]  # empty if theirs are
+        _invoked_research.ResearchAsyncInvokedHandlers[ContextT_contra],
+        Protocol[ContextT_contra],
+    ):
+        """The handlers protocols of the machines this one invokes, for type checkers only:
+        at run time a child's module may still be importing this one (two machines that
+        invoke each other)."""
+
+else:
+    _ChildrenAsyncHandlers = Generic
+
+
+class InvokeTaskAsyncHandlers(  # type: ignore[misc, unused-ignore]  # empty if the children's are
+    _ChildrenAsyncHandlers[ContextT_contra],
+    Protocol[ContextT_contra],
+):
+    """The spec names no guards or actions; the machines it invokes run on its
+    handlers object, which has theirs."""
+
+
+#: What a machine that invokes this one needs from its handlers object.
+InvokeTaskAsyncInvokedHandlers = InvokeTaskAsyncHandlers
 
 
 def _expr_0(
@@ -336,7 +382,7 @@ class InvokeTaskMachine(ChartMachine[InvokeTaskState, InvokeTaskEvent, ContextT]
     def __init__(
         self,
         context: ContextT,
-        handlers: InvokeTaskHandlers | None = None,
+        handlers: InvokeTaskHandlers[ContextT] | None = None,
         *,
         options: MachineOptions | None = None,
         data: Mapping[str, object] | None = None,
@@ -353,21 +399,21 @@ class InvokeTaskMachine(ChartMachine[InvokeTaskState, InvokeTaskEvent, ContextT]
         # machine typed by its context (at run time they accept any handlers object).
 
         @classmethod
-        def restore(
+        def restore(  # type: ignore[override, unused-ignore]  # the children's handlers
             cls,
             snapshot: Snapshot[InvokeTaskMachine[ContextT]] | str | bytes,
-            handlers: InvokeTaskHandlers | None = None,
+            handlers: InvokeTaskHandlers[ContextT] | None = None,
             *,
             options: MachineOptions | None = None,
             context: ContextT | None = None,
         ) -> InvokeTaskMachine[ContextT]: ...
 
         @classmethod
-        def load(
+        def load(  # type: ignore[override, unused-ignore]  # the children's handlers
             cls,
             store: Store,
             instance_id: str,
-            handlers: InvokeTaskHandlers | None = None,
+            handlers: InvokeTaskHandlers[ContextT] | None = None,
             *,
             options: MachineOptions | None = None,
             context: ContextT | None = None,
@@ -466,7 +512,7 @@ class InvokeTaskAsyncMachine(
     def __init__(
         self,
         context: ContextT,
-        handlers: InvokeTaskAsyncHandlers | None = None,
+        handlers: InvokeTaskAsyncHandlers[ContextT] | None = None,
         *,
         options: MachineOptions | None = None,
         data: Mapping[str, object] | None = None,
@@ -483,21 +529,21 @@ class InvokeTaskAsyncMachine(
         # machine typed by its context (at run time they accept any handlers object).
 
         @classmethod
-        def restore(
+        def restore(  # type: ignore[override, unused-ignore]  # the children's handlers
             cls,
             snapshot: Snapshot[InvokeTaskAsyncMachine[ContextT]] | str | bytes,
-            handlers: InvokeTaskAsyncHandlers | None = None,
+            handlers: InvokeTaskAsyncHandlers[ContextT] | None = None,
             *,
             options: MachineOptions | None = None,
             context: ContextT | None = None,
         ) -> InvokeTaskAsyncMachine[ContextT]: ...
 
         @classmethod
-        def load(
+        def load(  # type: ignore[override, unused-ignore]  # the children's handlers
             cls,
             store: Store,
             instance_id: str,
-            handlers: InvokeTaskAsyncHandlers | None = None,
+            handlers: InvokeTaskAsyncHandlers[ContextT] | None = None,
             *,
             options: MachineOptions | None = None,
             context: ContextT | None = None,

@@ -235,6 +235,10 @@ class KitchenSinkHandlers(Protocol[ContextT_contra]):
         ...
 
 
+#: What a machine that invokes this one needs from its handlers object.
+KitchenSinkInvokedHandlers = KitchenSinkHandlers
+
+
 class KitchenSinkAsyncHandlers(Protocol[ContextT_contra]):
     """The guards and actions for the async machine: each may also be a coroutine."""
 
@@ -300,6 +304,10 @@ class KitchenSinkAsyncHandlers(Protocol[ContextT_contra]):
     ) -> Awaitable[None] | None:
         """Action used by: draft --SUBMIT--> review; review --APPROVE--> shipping."""
         ...
+
+
+#: What a machine that invokes this one needs from its handlers object.
+KitchenSinkAsyncInvokedHandlers = KitchenSinkAsyncHandlers
 
 
 def _guard_0(handlers: Any, context: Any, payload: Any) -> bool:
