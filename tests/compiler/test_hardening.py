@@ -203,6 +203,17 @@ def test_9_import_named_like_a_parameter_is_a_collision(tmp_path: Path, name: st
     assert f"error[name-collision]: {name!r} is a name the generated module defines" in stderr
 
 
+@pytest.mark.parametrize("suffix", ["Children", "AsyncChildren", "InvokedHandlers", "Data"])
+def test_9_import_named_like_a_generated_class_is_a_collision(tmp_path: Path, suffix: str) -> None:
+    name = f"Door{suffix}"
+    text = door(
+        before=f'[imports]\n"app" = ["{name}"]\n\n', event_extra=f'payload = {{ x = "{name}" }}'
+    )
+    [(code, stderr)] = run_validate(tmp_path, text)
+    assert code == 1
+    assert f"error[name-collision]: {name!r} is a name the generated module defines" in stderr
+
+
 def test_9_payload_field_named_like_an_import_is_a_collision(tmp_path: Path) -> None:
     text = door(
         before='[imports]\n"decimal" = ["Decimal"]\n\n',

@@ -32,6 +32,8 @@ CLASS_SUFFIXES: Final = (
     "Data",
     "InvokedHandlers",
     "AsyncInvokedHandlers",
+    "Children",
+    "AsyncChildren",
 )
 
 
