@@ -204,6 +204,7 @@ bench: setup venvs
 	  $$venv/bin/python bench/bench_chart_send.py; echo; \
 	  $$venv/bin/python bench/bench_import.py; echo; \
 	  $$venv/bin/python bench/bench_save.py; echo; \
+	  $$venv/bin/python bench/bench_timers.py; echo; \
 	  $$venv/bin/python bench/bench_registry.py; echo; \
 	done
 	$(BIN)/python bench/bench_compile.py
