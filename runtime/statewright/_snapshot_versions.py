@@ -66,11 +66,15 @@ SPEC_CHANGE_KEYS: Final = frozenset(
 )
 
 
-def prepare(snapshot: object, name: str, version: int) -> dict[str, Any]:
+def prepare(snapshot: object, name: str, version: int, own: bool = False) -> dict[str, Any]:
     """Checked JSON data of the right format (format 1 upgraded), machine and a spec version
-    not above ``version``; the user's migrations then see the current format."""
+    not above ``version``; the user's migrations then see the current format. ``own``: a dict
+    the runtime wrote itself and a store read back under its checksum, JSON data already
+    (``statewright._snapshot.own_store``): copied, not walked."""
     data: Any
-    if isinstance(snapshot, (str, bytes, bytearray)):
+    if own and type(snapshot) is dict:
+        data = dict(snapshot)
+    elif isinstance(snapshot, (str, bytes, bytearray)):
         data = parse_json_text(snapshot, "snapshot")
     elif isinstance(snapshot, Mapping):
         data = json_data(dict(snapshot))

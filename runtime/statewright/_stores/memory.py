@@ -21,9 +21,11 @@ from statewright._stores.codec import (
     encode_snapshot,
     new_revision,
     record_text,
+    retained_of,
     stored_record,
     stored_snapshot,
     stored_update,
+    verified_snapshot,
     whole_history,
     with_checksum,
 )
@@ -46,6 +48,12 @@ class MemoryStore:
         self._lock = threading.Lock()
 
     def load(self, instance_id: str, /) -> dict[str, Any] | None:
+        found = self._load(instance_id)
+        return None if found is None else found[0]
+
+    def _load(self, instance_id: str, /) -> tuple[dict[str, Any], bool] | None:
+        """The snapshot, and whether its checksum vouched for it (``statewright._snapshot``'s
+        trust rule); None when the instance is not stored."""
         where = f"memory:{instance_id}"
         with self._lock:
             item = self._data.get(instance_id)
@@ -53,18 +61,18 @@ class MemoryStore:
                 return None
             first, records = self._records.get(instance_id, (1, deque()))
             texts = list(records)
-        data = stored_snapshot(item[1], where)
+        data, verified = verified_snapshot(item[1], where)
         stored = data.pop(STORED_HISTORY_KEY, None)
         if stored is None:
-            return data
-        retained = stored["retained"]
+            return data, verified
+        retained = retained_of(stored, data, where)
         start = data["total_transitions"] - retained + 1
         kept = texts[max(0, start - first) :] if retained else []
         parsed = [
             stored_record(text, f"{where} record {start + i}", start + i)
             for i, text in enumerate(kept)
         ]
-        return assemble(data, parsed, retained, where)
+        return assemble(data, parsed, retained, where), verified
 
     def save(self, instance_id: str, snapshot: Mapping[str, Any], expected_revision: int, /) -> int:
         revision = new_revision(instance_id, expected_revision)
