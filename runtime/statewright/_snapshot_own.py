@@ -63,7 +63,7 @@ def _converted(data: dict[str, Any], table: Table, chart_tables: ChartTables | N
             from statewright._data_values import decode_data
 
             values = decode_data(data["data"], table.spec.data)
-        chart_state = decode_chart(data["chart"], chart_tables, table, state, values)
+        chart_state = decode_chart(data["chart"], chart_tables, table, state, values, own=True)
     return Decoded(
         state=state,
         previous=previous,

@@ -145,12 +145,18 @@ class MemoryStore:
     def claim_due(self, now: float, limit: int, lease_seconds: float) -> list[str]:
         """Instances with a timer due at ``now``, earliest first, leased for ``lease_seconds``
         to the caller (none that another caller holds a lease on)."""
+        import heapq  # the earliest ``limit`` of them, without sorting every due instance
+
         with self._lock:
-            due = sorted(
-                (when, instance_id)
-                for instance_id, when in self._due.items()
-                if when <= now and self._leases.get(instance_id, now) <= now
-            )[: max(0, limit)]
+            leases = self._leases
+            due = heapq.nsmallest(
+                max(0, limit),
+                (
+                    (when, instance_id)
+                    for instance_id, when in self._due.items()
+                    if when <= now and (not leases or leases.get(instance_id, now) <= now)
+                ),
+            )
             for _, instance_id in due:
                 self._leases[instance_id] = now + lease_seconds
             return [instance_id for _, instance_id in due]
