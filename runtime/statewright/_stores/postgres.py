@@ -49,6 +49,7 @@ class PostgresStore:
         self.url = url
         self._lock = threading.Lock()
         self._connection: Any = None
+        self._kept_cursor: Any = None
         #: What this store object learnt of each instance's head row (see ``SqliteStore``).
         self._heads: dict[str, sql.Head] = {}
         #: Instances this store object claimed whose lease no save has ended since.
@@ -66,22 +67,38 @@ class PostgresStore:
     @contextmanager
     def _session(self, doing: str) -> Iterator[Any]:
         """The connection (reconnecting after a lost one); psycopg errors become StoreError."""
-        psycopg = self._psycopg
         try:
-            connection = self._connection
-            if connection is None or connection.closed or connection.broken:
-                if connection is not None and connection.closed and not connection.broken:
-                    raise StoreError(f"{self!r}: the store is closed")
-                self._connection = connection = psycopg.connect(self.url, autocommit=True)
-            yield connection
-        except psycopg.Error as exc:
+            yield self._connected()
+        except self._psycopg.Error as exc:
             raise StoreError(f"{self!r}: cannot {doing}: {exc}") from exc
+
+    def _connected(self) -> Any:
+        """The connection, made again after a lost one (caller holds the lock and turns
+        psycopg's errors into StoreError)."""
+        connection = self._connection
+        if connection is None or connection.closed or connection.broken:
+            if connection is not None and connection.closed and not connection.broken:
+                raise StoreError(f"{self!r}: the store is closed")
+            self._connection = connection = self._psycopg.connect(self.url, autocommit=True)
+        return connection
+
+    def _live_cursor(self) -> Any:
+        """A cursor of the connection, kept for the next call while the connection lasts (making
+        one costs as much as a small statement; caller holds the lock)."""
+        connection = self._connected()
+        cursor = self._kept_cursor
+        if cursor is None or cursor.connection is not connection or cursor.closed:
+            cursor = self._kept_cursor = connection.cursor()
+        return cursor
 
     @contextmanager
     def _cursor(self, doing: str) -> Iterator[Any]:
-        """A cursor of :meth:`_session`, under the store's lock."""
-        with self._lock, self._session(doing) as connection, connection.cursor() as cursor:
-            yield cursor
+        """A cursor of the connection, under the store's lock; psycopg's errors StoreError."""
+        with self._lock:
+            try:
+                yield self._live_cursor()
+            except self._psycopg.Error as exc:
+                raise StoreError(f"{self!r}: cannot {doing}: {exc}") from exc
 
     @contextmanager
     def _writing(self, doing: str) -> Iterator[Any]:
@@ -127,9 +144,13 @@ class PostgresStore:
 
     def _save(self, write: sql_save.Write) -> int:
         instance_id = write.instance_id
-        with self._cursor(f"save {instance_id!r}") as cursor:
+        with self._lock:  # no context manager of its own: this runs on every save
             known = self._heads.pop(instance_id, None)  # learnt again once written
-            head = sql_save.save(cursor, POSTGRES, write, known, f"postgresql {instance_id!r}")
+            try:
+                cursor = self._live_cursor()
+                head = sql_save.save(cursor, POSTGRES, write, known, f"postgresql {instance_id!r}")
+            except self._psycopg.Error as exc:
+                raise StoreError(f"{self!r}: cannot save {instance_id!r}: {exc}") from exc
             self._learn(instance_id, head)
             self._leased.discard(instance_id)  # the save ended the lease
         return write.revision
