@@ -115,7 +115,7 @@ def decode_chart(
         _memory(engine, value["memory"]),
         _queue(table, value["queue"]),
         finished,
-        decode_timers(engine, table, value["timers"], set(active)),
+        decode_timers(engine, table, value["timers"], set(active), own),
     )
     if not engine.expressive:
         return ChartState(*parts), float(saved_at)
