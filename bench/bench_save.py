@@ -1,23 +1,19 @@
-"""What a save costs on SQLite with 1,000 records of history, with none, and a raw UPSERT.
+"""What a save costs with 1,000 records of history, with none, and a raw UPSERT, on SQLite and on
+PostgreSQL.
 
-Everything runs in ONE process, on one SQLite file in a temporary directory, with the store's
-settings (WAL, ``synchronous=FULL`` unless ``--synchronous NORMAL``), interleaved round by round
-so that a burst of load on a shared host hits every variant alike. The ratios use each variant's
-median round: with ``FULL`` a save waits for an fsync, whose time varies on a shared host from
-round to round more than anything else measured here (the best round is printed too). Per
-timed save, each machine first takes one trivial event, so that every save has one new record
-to append (or, without history, a new head to write):
+Everything runs in ONE process, interleaved round by round so that a burst of load on a shared
+host hits every variant alike; the ratios use each variant's median round (the best round is
+printed too). Every SQLite variant has a database file of its own, with the store's settings
+(WAL, ``synchronous=NORMAL`` unless ``--synchronous FULL``): with every variant in one file,
+WAL checkpoints would be charged to whichever variant triggers them. Per timed save, each
+machine first takes one trivial event, so that every save has one new record to append (or,
+without history, a new head to write):
 
 * ``raw UPSERT``: ``INSERT ... ON CONFLICT DO UPDATE`` of one row holding the head text of the
-  1,000-record machine (each with a revision of its own, as every save's head has, all made
-  before the timing starts), on a connection of its own with the same settings: what storing the
-  head costs when nothing else happens;
-* ``the save's SQL alone``: the statements a save of the 1,000-record machine runs, taken from
-  the store's dialect (``BEGIN IMMEDIATE``, the head's compare-and-swap ``UPDATE ... WHERE
-  revision = ?``, the new record's ``INSERT``, the ``DELETE`` of the record that fell out of the
-  kept history, ``COMMIT``) with precomputed texts, on a connection of its own: the least any
-  save with this contract (a revision check, history as rows, one transaction) can cost,
-  Python's part taken out;
+  1,000-record machine (its snapshot without its history, as the store keeps it; each with a
+  revision of its own, as every save's head has, all made before the timing starts), on a
+  connection of its own with the same settings: what storing the head costs when nothing else
+  happens;
 * ``save, no history``: ``machine.save()`` of a machine with ``record_history=False``;
 * ``save, 1 record kept``: the same with history on and ``history_limit=1``: each save writes
   the head and one record and drops the one before, as the 1,000-record save does, so the ratio
@@ -27,35 +23,51 @@ to append (or, without history, a new head to write):
 * ``whole snapshot (0.2)``: the same machine saved through a store that only has ``save``, so
   the whole snapshot with its history is written every time, as statewright 0.2 did.
 
-    PYTHONPATH=runtime python bench/bench_save.py [--saves N] [--rounds R] [--synchronous FULL]
+On PostgreSQL (a throwaway server started as the tests start theirs, ``tests/postgres_server.py``,
+when its programs are installed; ``--no-postgres`` skips it), with ``synchronous_commit=off`` on
+every connection, each variant in a schema of its own: ``raw UPSERT`` and ``save, 1,000
+records``.
 
-Targets: a save with 1,000 records within 1.5x of a save with none, and within 1.25x of the raw
-UPSERT, under the same journal and synchronous settings.
+    PYTHONPATH=runtime python bench/bench_save.py [--saves N] [--rounds R]
+        [--synchronous NORMAL|FULL] [--no-postgres] [--json FILE]
+
+Target (issue #22): a save with 1,000 records within 2.5x of the raw UPSERT of its head row,
+under the same settings, on SQLite (``NORMAL``) and on PostgreSQL (``synchronous_commit=off``).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import platform
 import sqlite3
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "runtime"), str(ROOT)]
 
-from statewright import MachineOptions, SqliteStore  # noqa: E402
-from statewright._stores.dialect import SQLITE  # noqa: E402  # the store's own statements
+from statewright import MachineOptions, PostgresStore, SqliteStore  # noqa: E402
 
+from bench.json_results import row, write  # noqa: E402
 from tests.runtime.machines import PlainTaskMachine, TaskEvent  # noqa: E402
 
 Ev = TaskEvent
 Runner = Callable[[int], float]
+UPSERT = "raw UPSERT of the head row"
+RECORDS = "save, 1,000 records"
+NONE = "save, no history"
+ONE = "save, 1 record kept"
+WHOLE = "whole snapshot (0.2)"
+PG_UPSERT = "PostgreSQL: raw UPSERT of the head row"
+PG_RECORDS = "PostgreSQL: save, 1,000 records"
+TARGET = 2.5
 
 
 class WholeSnapshots:
@@ -102,133 +114,208 @@ def saving(target: PlainTaskMachine) -> Runner:
     return run
 
 
-def upserting(path: Path, synchronous: str, text: str, saves: int) -> Runner:
-    """UPSERTs of the head text; each one differs (its revision), as every save's head does,
-    and all of them are made before the timing starts."""
-    db = sqlite3.connect(path, isolation_level=None)
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute(f"PRAGMA synchronous={synchronous}")
-    db.execute("CREATE TABLE IF NOT EXISTS raw (id TEXT PRIMARY KEY, snapshot TEXT NOT NULL)")
+def head_text(target: PlainTaskMachine) -> str:
+    """The head a store keeps of ``target``: its snapshot without the history, as canonical
+    JSON (what the raw UPSERT writes)."""
+    from statewright._stores.codec import canonical
+
+    snapshot = dict(target.snapshot())
+    del snapshot["history"]
+    return canonical(snapshot)
+
+
+def revisions(text: str, count: int, first: int) -> list[str]:
+    """``count`` copies of ``text``, each with a revision of its own from ``first`` on."""
     marker = '"revision":'
     at = text.index(marker) + len(marker)
     end = text.index(",", at)
-    revisions = iter(range(1, 10**9))
+    return [f"{text[:at]}{revision}{text[end:]}" for revision in range(first, first + count)]
+
+
+def upserting(execute: Callable[[str, tuple[Any, ...]], Any], text: str, mark: str) -> Runner:
+    """UPSERTs of the head text through ``execute`` (``mark``: the driver's placeholder); each
+    one differs (its revision), as every save's head does, all made before the timing starts."""
+    statement = (
+        f"INSERT INTO raw VALUES ({mark}, {mark}) ON CONFLICT (id) DO UPDATE "
+        "SET snapshot = excluded.snapshot"
+    )
+    done = [1]
 
     def run(count: int) -> float:
-        texts = [f"{text[:at]}{next(revisions)}{text[end:]}" for _ in range(count)]
+        texts = revisions(text, count, done[0])
+        done[0] += count
         start = time.perf_counter()
         for head in texts:
-            db.execute(
-                "INSERT INTO raw VALUES (?, ?) ON CONFLICT (id) DO UPDATE "
-                "SET snapshot = excluded.snapshot",
-                ("m", head),
-            )
+            execute(statement, ("m", head))
         return time.perf_counter() - start
 
     return run
 
 
-def sql_alone(path: Path, synchronous: str, text: str, record: str) -> Runner:
-    """A save's statements with precomputed texts, on an instance of their own."""
+def sqlite_upserting(path: Path, synchronous: str, text: str) -> Runner:
     db = sqlite3.connect(path, isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute(f"PRAGMA synchronous={synchronous}")
-    db.execute("DELETE FROM statewright_instances WHERE instance_id = 'sql'")
-    db.execute(
-        "INSERT INTO statewright_instances (instance_id, machine, revision, snapshot, "
-        "updated_at, checksum) VALUES ('sql', 'Task', 1, ?, 0, '')",
-        (text,),
-    )
-    state = {"revision": 1, "event": 0}
+    db.execute("CREATE TABLE IF NOT EXISTS raw (id TEXT PRIMARY KEY, snapshot TEXT NOT NULL)")
+    return upserting(db.execute, text, "?")
 
-    def run(count: int) -> float:
-        first = state["revision"]
-        start = time.perf_counter()
-        for revision in range(first, first + count):
-            event = state["event"] = state["event"] + 1
-            db.execute(SQLITE.begin_write)
-            db.execute(SQLITE.update_head, ("Task", revision + 1, text, 0.0, "c", "sql", revision))
-            db.execute(SQLITE.upsert_record, ("sql", event, record, "c"))
-            db.execute(SQLITE.prune_records, ("sql", event - 999))
-            db.execute("COMMIT")
-        elapsed = time.perf_counter() - start
-        state["revision"] = first + count
-        return elapsed
 
-    return run
+@contextlib.contextmanager
+def postgres_server() -> Iterator[str | None]:
+    """A throwaway server's URL, or None (said why) when none can be started here."""
+    try:
+        from tests.postgres_server import running_server
+
+        with running_server() as url:
+            yield url
+    except BaseException as exc:  # pytest's skip is a BaseException: no server here
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        print(f"PostgreSQL: not measured ({type(exc).__name__}: {str(exc)[:200]})")
+        yield None
+
+
+def schema_url(base: str, schema: str) -> str:
+    """A URL whose connections use the fresh ``schema`` and ``synchronous_commit=off``."""
+    import psycopg
+
+    with psycopg.connect(base, autocommit=True) as connection:
+        connection.execute(f"CREATE SCHEMA {schema}")
+    options = quote(f"-c search_path={schema} -c synchronous_commit=off")
+    return f"{base}&options={options}"
+
+
+def postgres_variants(base: str, stores: list[Any]) -> dict[str, Runner]:
+    """The raw UPSERT and the 1,000-record save, each in a schema of its own."""
+    import psycopg
+
+    store = PostgresStore(schema_url(base, "saves"))
+    stores.append(store)
+    full = machine(store, "full", history=True)
+    connection = psycopg.connect(schema_url(base, "raw"), autocommit=True)
+    stores.append(connection)
+    connection.execute("CREATE TABLE raw (id text PRIMARY KEY, snapshot text NOT NULL)")
+    return {
+        PG_UPSERT: upserting(connection.execute, head_text(full), "%s"),
+        PG_RECORDS: saving(full),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--saves", type=int, default=0, help="saves per timed run")
     parser.add_argument("--rounds", type=int, default=9, help="interleaved rounds (median)")
-    parser.add_argument("--synchronous", choices=["FULL", "NORMAL"], default="FULL")
+    parser.add_argument("--synchronous", choices=["FULL", "NORMAL"], default="NORMAL")
+    parser.add_argument("--no-postgres", action="store_true", help="SQLite only")
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = parser.parse_args()
     saves = args.saves or (100 if args.synchronous == "FULL" else 1000)
-    with tempfile.TemporaryDirectory(prefix="bench-save-", dir=ROOT / ".cache") as folder:
-        path = Path(folder) / "bench.sqlite"
-        store = SqliteStore(path, synchronous=args.synchronous)
-        full = machine(store, "full", history=True)
-        empty = machine(store, "empty", history=False)
-        one = machine(store, "one", history=True, limit=1)
-        whole = machine(WholeSnapshots(store), "whole", history=True)
-        head = store._db.execute(
-            "SELECT snapshot FROM statewright_instances WHERE instance_id = 'full'"
-        ).fetchone()[0]
-        record = store._db.execute(
-            "SELECT record FROM statewright_history WHERE instance_id = 'full' "
-            "ORDER BY event_id DESC LIMIT 1"
-        ).fetchone()[0]
+    server = contextlib.nullcontext(None) if args.no_postgres else postgres_server()
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-save-", dir=ROOT / ".cache") as folder,
+        server as postgres_url,
+    ):
+        stores: list[Any] = []
+
+        def store(name: str) -> SqliteStore:
+            opened = SqliteStore(Path(folder) / f"{name}.sqlite", synchronous=args.synchronous)
+            stores.append(opened)
+            return opened
+
+        full = machine(store("full"), "full", history=True)
         variants: dict[str, Runner] = {
-            "raw UPSERT of the head row": upserting(path, args.synchronous, head, saves),
-            "the save's SQL alone": sql_alone(path, args.synchronous, head, record),
-            "save, no history": saving(empty),
-            "save, 1 record kept": saving(one),
-            "save, 1,000 records": saving(full),
-            "whole snapshot (0.2)": saving(whole),
+            UPSERT: sqlite_upserting(
+                Path(folder) / "raw.sqlite", args.synchronous, head_text(full)
+            ),
+            NONE: saving(machine(store("none"), "none", history=False)),
+            ONE: saving(machine(store("one"), "one", history=True, limit=1)),
+            RECORDS: saving(full),
+            WHOLE: saving(machine(WholeSnapshots(store("whole")), "whole", history=True)),
         }
+        if postgres_url is not None:
+            try:
+                variants.update(postgres_variants(postgres_url, stores))
+            except Exception as exc:  # psycopg missing, or the server refused
+                print(f"PostgreSQL: not measured ({type(exc).__name__}: {str(exc)[:200]})")
         print(
             f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}, WAL, "
-            f"synchronous={args.synchronous}, {saves} saves per run, median of {args.rounds} "
-            f"interleaved rounds; head row {len(head):,} bytes"
+            f"synchronous={args.synchronous}, a file per variant, {saves} saves per run, median "
+            f"of {args.rounds} interleaved rounds; head row {len(head_text(full)):,} bytes"
         )
-        # The whole snapshot costs tens of milliseconds: fewer of them per run.
-        count = {name: saves if "whole" not in name else min(saves // 3, 50) for name in variants}
+        # The whole snapshot costs milliseconds: fewer of them per run.
+        count = {name: saves if name != WHOLE else min(saves // 3, 50) for name in variants}
         rounds: dict[str, list[float]] = {name: [] for name in variants}
         for _ in range(args.rounds):
             for name, run in variants.items():
                 rounds[name].append(run(count[name]) / count[name])
-        # With synchronous=FULL a save waits for an fsync, whose time on a shared host varies
-        # from round to round more than anything measured here: the ratios use the medians.
-        median = {name: statistics.median(times) for name, times in rounds.items()}
-        for name, times in rounds.items():
-            print(
-                f"  {name:<28} median {median[name] * 1e6:8.1f} us/save, best "
-                f"{min(times) * 1e6:8.1f} us ({1 / median[name]:6.0f} saves/s)"
-            )
-        records = median["save, 1,000 records"]
+        for opened in stores:
+            opened.close()
+    median = {name: statistics.median(times) for name, times in rounds.items()}
+    for name, times in rounds.items():
         print(
-            f"save with 1,000 records / save with none: "
-            f"{records / median['save, no history']:.2f}x (target <= 1.5x)"
+            f"  {name:<40} median {median[name] * 1e6:8.1f} us/save, best "
+            f"{min(times) * 1e6:8.1f} us ({1 / median[name]:6.0f} saves/s)"
         )
+    records = median[RECORDS]
+    ratios = {
+        "none": records / median[NONE],
+        "upsert": records / median[UPSERT],
+        "one": records / median[ONE],
+        "whole": median[WHOLE] / records,
+    }
+    print(f"save with 1,000 records / save with none: {ratios['none']:.2f}x")
+    print(
+        f"save with 1,000 records / raw UPSERT:     {ratios['upsert']:.2f}x (target <= {TARGET}x)"
+    )
+    print(f"save with 1,000 records / save keeping 1: {ratios['one']:.2f}x (O(1) in the history)")
+    print(f"whole snapshot (0.2) / save with 1,000 records: {ratios['whole']:.1f}x")
+    if PG_RECORDS in median:
+        ratios["postgres"] = median[PG_RECORDS] / median[PG_UPSERT]
         print(
-            f"save with 1,000 records / raw UPSERT:     "
-            f"{records / median['raw UPSERT of the head row']:.2f}x (target <= 1.25x)"
+            f"PostgreSQL: save with 1,000 records / raw UPSERT: {ratios['postgres']:.2f}x "
+            f"(target <= {TARGET}x)"
         )
-        print(
-            f"save with 1,000 records / save keeping 1: "
-            f"{records / median['save, 1 record kept']:.2f}x (O(1) in the history's length)"
-        )
-        sql = median["the save's SQL alone"]
-        print(
-            f"save with 1,000 records / its SQL alone:  {records / sql:.2f}x; "
-            f"its SQL alone / raw UPSERT: {sql / median['raw UPSERT of the head row']:.2f}x"
-        )
-        print(
-            f"whole snapshot (0.2) / save with 1,000 records: "
-            f"{median['whole snapshot (0.2)'] / records:.1f}x"
-        )
-        store.close()
+    if args.json:
+        us = {name: value * 1e6 for name, value in median.items()}
+        results = [
+            row(UPSERT, us[UPSERT], "us"),
+            row(NONE, us[NONE], "us"),
+            row(ONE, us[ONE], "us"),
+            row(
+                RECORDS,
+                us[RECORDS],
+                "us",
+                against=UPSERT,
+                ratio=ratios["upsert"],
+                target=TARGET,
+                target_op="<=",
+            ),
+            row(f"{RECORDS} / {NONE}", ratios["none"], "x"),
+            row(f"{RECORDS} / {ONE}", ratios["one"], "x"),
+            row(WHOLE, us[WHOLE], "us", against=RECORDS, ratio=ratios["whole"]),
+        ]
+        settings = {
+            "synchronous": args.synchronous,
+            "journal": "WAL",
+            "sqlite": sqlite3.sqlite_version,
+            "saves per run": str(saves),
+            "rounds": str(args.rounds),
+            "postgresql": "not measured" if PG_RECORDS not in median else "synchronous_commit=off",
+        }
+        if PG_RECORDS in median:
+            results += [
+                row(PG_UPSERT, us[PG_UPSERT], "us"),
+                row(
+                    PG_RECORDS,
+                    us[PG_RECORDS],
+                    "us",
+                    against=PG_UPSERT,
+                    ratio=ratios["postgres"],
+                    target=TARGET,
+                    target_op="<=",
+                ),
+            ]
+        write(args.json, "bench_save", settings, results)
 
 
 if __name__ == "__main__":

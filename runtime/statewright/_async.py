@@ -87,7 +87,7 @@ class AsyncMachine(BaseMachine[S, E, C]):
         self._async_lock: asyncio.Lock | None = None
         self._owner: asyncio.Task[Any] | None = None
         opts = default_options() if options is None else options
-        self._setup(context, handlers, opts, NO_LOCK, data)
+        self._setup(context, handlers, opts, NO_LOCK, data, snapshot is not None)
         if snapshot is not None:
             self._install(snapshot)
         # else a statechart enters its initial configuration with start_chart() or its first event

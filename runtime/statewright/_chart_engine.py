@@ -184,12 +184,17 @@ class ChartEngine(ChartAlgorithm):
 
         return encode_chart(self, chart, saved_at)
 
-    def decode(self, data: dict[str, Any], table: Table) -> Decoded:
+    def decode(self, data: dict[str, Any], table: Table, own: bool = False) -> Decoded:
         """A snapshot checked against the chart too (its ``chart`` field), positional timer
-        names renamed first when the spec is the one it was saved with."""
+        names renamed first when the spec is the one it was saved with (``own``: the runtime's
+        own, converted: statewright._snapshot_own)."""
         from statewright._snapshot_decode import decode
         from statewright._snapshot_versions import stable_timer_ids
 
+        if own:
+            from statewright._snapshot_own import decode_own
+
+            return decode_own(stable_timer_ids(data, self, table), table, self)
         return decode(stable_timer_ids(data, self, table), table, self)
 
     def restored(

@@ -87,10 +87,17 @@ def encode_chart(engine: ChartTables, state: ChartState, saved_at: float) -> dic
 
 
 def decode_chart(
-    value: Any, engine: ChartTables, table: Table, state: Any, data: Any = None
+    value: Any,
+    engine: ChartTables,
+    table: Table,
+    state: Any,
+    data: Any = None,
+    own: bool = False,
 ) -> tuple[ChartState, float]:
     """The checked chart state and when it was saved; ``state`` (the snapshot's) must be its
-    first active leaf; ``data`` is the checked data object of a machine with a data model."""
+    first active leaf; ``data`` is the checked data object of a machine with a data model.
+    ``own``: the runtime's own snapshot under this spec (statewright._snapshot_own), whose
+    configuration a run produced: not checked again (its parts are still converted)."""
     if type(value) is not dict:
         raise SnapshotError("expected an object", field="chart")
     keys = LATE_KEYS if engine.late_nodes else KEYS
@@ -99,31 +106,16 @@ def decode_chart(
         reason = "is missing" if keys - value.keys() else "is not a chart field"
         raise SnapshotError(reason, field=f"chart.{missing[0]}")
     active = _nodes(engine, value["active"], "chart.active")
-    _check_configuration(engine, set(active), "chart.active")
-    leaves = sorted(node for node in active if engine.atomic[node])
-    if not leaves or engine.members[leaves[0]] is not state:
-        raise SnapshotError(
-            f"is {state} but the chart's first active leaf is "
-            f"{engine.names[leaves[0]] if leaves else 'none'}",
-            field="state",
-        )
     finished = value["finished"]
-    if type(finished) is not bool:
-        raise SnapshotError("expected true or false", field="chart.finished")
-    top_final = any(engine.parents[n] == -1 and engine.kinds[n] == FINAL for n in active)
-    if finished != top_final:
-        raise SnapshotError(
-            "must be true exactly when a top-level final state is active", field="chart.finished"
-        )
     saved_at = value["saved_at"]
-    if not is_epoch(saved_at):
-        raise SnapshotError("expected seconds since the epoch", field="chart.saved_at")
+    if not own:
+        _check_parts(engine, active, state, finished, saved_at)
     parts = (
         active,
         _memory(engine, value["memory"]),
         _queue(table, value["queue"]),
         finished,
-        decode_timers(engine, table, value["timers"], set(active)),
+        decode_timers(engine, table, value["timers"], set(active), own),
     )
     if not engine.expressive:
         return ChartState(*parts), float(saved_at)
@@ -132,6 +124,30 @@ def decode_chart(
     model = DataState(data, initialized=frozenset(initialized), given=given)
     kind = InvokingChartState if engine.invoking else ModelChartState  # children: _tree_snapshot
     return kind(model, *parts), float(saved_at)
+
+
+def _check_parts(
+    engine: ChartTables, active: list[int], state: Any, finished: Any, saved_at: Any
+) -> None:
+    """The configuration is legal, ``state`` its first leaf, ``finished`` says whether a
+    top-level final state is active, ``saved_at`` is an epoch."""
+    _check_configuration(engine, set(active), "chart.active")
+    leaves = sorted(node for node in active if engine.atomic[node])
+    if not leaves or engine.members[leaves[0]] is not state:
+        raise SnapshotError(
+            f"is {state} but the chart's first active leaf is "
+            f"{engine.names[leaves[0]] if leaves else 'none'}",
+            field="state",
+        )
+    if type(finished) is not bool:
+        raise SnapshotError("expected true or false", field="chart.finished")
+    top_final = any(engine.parents[n] == -1 and engine.kinds[n] == FINAL for n in active)
+    if finished != top_final:
+        raise SnapshotError(
+            "must be true exactly when a top-level final state is active", field="chart.finished"
+        )
+    if not is_epoch(saved_at):
+        raise SnapshotError("expected seconds since the epoch", field="chart.saved_at")
 
 
 def _optional(engine: ChartTables) -> frozenset[str]:

@@ -94,10 +94,12 @@ class MachineInstance(Generic[S, E, C]):
         options: MachineOptions | None,
         read_lock: Lock,
         data: Mapping[str, Any] | None = None,
+        restoring: bool = False,
     ) -> None:
         """Set every field (the flavour then enters the initial configuration, or installs a
-        restored snapshot); ``data`` is the initial data given to this instance, checked here
-        before anything runs (:class:`~statewright.InvalidData`)."""
+        restored snapshot: ``restoring``, when a statechart's state before its start is not
+        made, its data model's factory not called); ``data`` is the initial data given to this
+        instance, checked here before anything runs (:class:`~statewright.InvalidData`)."""
         table, engine = type(self)._classdata()
         spec = table.spec
         if data is not None:
@@ -134,7 +136,7 @@ class MachineInstance(Generic[S, E, C]):
         #: Held while history and counters are read, so a reader never sees a half-applied
         #: transition (the sync machine's own lock; asyncio tasks cannot interleave a read).
         self._read_lock = read_lock
-        working = engine.initial(self._clock, self._instance_id, self._given)
+        working = None if restoring else engine.initial(self._clock, self._instance_id, self._given)
         if working is not None:  # a statechart, whose initial configuration is entered next
             self._chart = working
             self._started = False

@@ -24,7 +24,9 @@ __all__ = [
     "MAX_INT_BITS",
     "field_name",
     "json_data",
+    "json_decoder",
     "parse_json_text",
+    "parse_own_json",
     "refuse_constant",
 ]
 
@@ -116,6 +118,32 @@ def parse_json_text(text: str | bytes | bytearray, where: str) -> Any:
     except (ValueError, UnicodeDecodeError, TypeError) as exc:
         raise SnapshotError(f"{where} is not valid JSON (corrupted or truncated): {exc}") from exc
     return json_data(data)
+
+
+def parse_own_json(text: str | bytes | bytearray, where: str) -> Any:
+    """Parse JSON text the runtime wrote itself, which a checksum vouches for: it was checked
+    when it was written (:func:`json_data`), so it is parsed and not walked again. Text that
+    does not parse is still a :class:`SnapshotError`, never a traceback."""
+    try:
+        return json_decoder().decode(text if isinstance(text, str) else bytes(text).decode())
+    except RecursionError:
+        raise SnapshotError(f"{where} nests too deeply to parse") from None
+    except (ValueError, UnicodeDecodeError, TypeError) as exc:
+        raise SnapshotError(f"{where} is not valid JSON (corrupted or truncated): {exc}") from exc
+
+
+def json_decoder() -> Any:
+    """One ``json.JSONDecoder`` refusing NaN (``json.loads`` with an option builds one per
+    call), built on first use: ``json`` is imported where snapshots are read."""
+    global _DECODER
+    if _DECODER is None:
+        import json
+
+        _DECODER = json.JSONDecoder(parse_constant=refuse_constant)
+    return _DECODER
+
+
+_DECODER: Any = None
 
 
 def refuse_constant(name: str) -> Any:

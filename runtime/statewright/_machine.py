@@ -102,7 +102,7 @@ class Machine(BaseMachine[S, E, C]):
         else:
             lock = NO_LOCK
         self._lock = lock
-        self._setup(context, handlers, opts, lock, data)
+        self._setup(context, handlers, opts, lock, data, snapshot is not None)
         if snapshot is not None:
             self._install(snapshot)
         elif not self._started and self._parent is None:  # a child: when its parent starts it

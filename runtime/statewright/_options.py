@@ -94,8 +94,28 @@ class MachineOptions:
                     f"{fingerprints!r:.80}"
                 )
             object.__setattr__(self, "compatible_fingerprints", frozenset(fingerprints))
-        if self.instance_id is not None and not is_instance_id(self.instance_id):
-            raise ValueError(
-                f"instance_id {self.instance_id!r:.80} is no valid id: use 1-200 letters, "
-                "digits, '.', '_' or '-', starting with a letter or digit"
-            )
+        if self.instance_id is not None:
+            _check_id(self.instance_id)
+
+    def _bound(self, store: Store, instance_id: str) -> MachineOptions:
+        """These options with ``store`` and ``instance_id``: ``dataclasses.replace`` without
+        building and checking every other field again (a load does this once per instance)."""
+        _check_id(instance_id)
+        bound = object.__new__(MachineOptions)
+        for name in _FIELDS:
+            object.__setattr__(bound, name, getattr(self, name))
+        object.__setattr__(bound, "store", store)
+        object.__setattr__(bound, "instance_id", instance_id)
+        return bound
+
+
+#: Every field of :class:`MachineOptions`, in order.
+_FIELDS: tuple[str, ...] = tuple(MachineOptions.__dataclass_fields__)
+
+
+def _check_id(instance_id: str) -> None:
+    if not is_instance_id(instance_id):
+        raise ValueError(
+            f"instance_id {instance_id!r:.80} is no valid id: use 1-200 letters, "
+            "digits, '.', '_' or '-', starting with a letter or digit"
+        )

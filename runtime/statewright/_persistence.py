@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from statewright._compat import StrEnum
 from statewright._errors import Conflict, SnapshotError, StatewrightError
 from statewright._instance import BUSY_ROW, MachineInstance
-from statewright._snapshot import SNAPSHOT_FORMAT, history_json, incremental
+from statewright._snapshot import SNAPSHOT_FORMAT, history_json, incremental, own_store
+from statewright._stores.protocol import SnapshotUpdate
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -85,6 +86,7 @@ class PersistentMachine(MachineInstance[S, E, C]):
         from statewright._context import encode_context  # json and dataclasses: on first use
 
         spec = self._spec_table.spec
+        names = self._count_names()
         if self._parent is None:
             context, context_type = encode_context(self._context, self._options)
         else:
@@ -99,9 +101,7 @@ class PersistentMachine(MachineInstance[S, E, C]):
             "state": str(self._state),
             "previous": None if self._prev is None else str(self._prev),
             "total_transitions": self.total_transitions,
-            "counts": [
-                [str(s), str(e), str(t), n] for (s, e, t), n in self.transition_counts().items()
-            ],
+            "counts": [[*names[i], n] for i, n in enumerate(self._counts) if n],
         }
         if history is not None:
             data["history"] = history
@@ -130,6 +130,18 @@ class PersistentMachine(MachineInstance[S, E, C]):
                 data["children"] = encode_children(self, saved_at, head or history is None)
         return data
 
+    def _count_names(self) -> list[tuple[str, str, str]]:
+        """The ``(source, event, target)`` values of the class's counters, by counter index
+        (kept on the class; a statechart's grow as it meets new steps)."""
+        cls, table = type(self), self._spec_table
+        cached = cls.__dict__.get("_counter_names")
+        if cached is None or cached[0] is not table or len(cached[1]) != len(table.triples):
+            names = [(str(s), str(e), str(t)) for s, e, t in table.triples]
+            cached = (table, names)
+            cls._counter_names = cached  # type: ignore[attr-defined]  # a cache, by class
+        names_by_index: list[tuple[str, str, str]] = cached[1]
+        return names_by_index
+
     @classmethod
     def restore(
         cls: type[M],
@@ -149,13 +161,27 @@ class PersistentMachine(MachineInstance[S, E, C]):
         (:mod:`statewright._snapshot_versions`). A statechart gets its saved configuration,
         history memory, queued events and timers, and no entry action runs.
         """
-        import dataclasses  # dataclasses and the decoder: on first use (see the module docstring)
-
-        from statewright._context import decode_context
         from statewright._options import MachineOptions
 
         opts = options if options is not None else MachineOptions()
-        decoded = cls._decode(snapshot, opts)
+        return cls._restore(snapshot, handlers, opts, context)
+
+    @classmethod
+    def _restore(
+        cls: type[M],
+        snapshot: object,
+        handlers: object,
+        opts: MachineOptions,
+        context: Any,
+        own: bool = False,
+    ) -> M:
+        """:meth:`restore`; ``own``: a snapshot the runtime wrote itself, which a built-in store
+        read back under a checksum that matches (see ``statewright._snapshot.own_store``)."""
+        import dataclasses  # dataclasses and the decoder: on first use (see the module docstring)
+
+        from statewright._context import decode_context
+
+        decoded = cls._decode(snapshot, opts, own=own)
         if opts.instance_id is None:
             opts = dataclasses.replace(opts, instance_id=decoded.instance_id)
         if context is None:
@@ -172,10 +198,13 @@ class PersistentMachine(MachineInstance[S, E, C]):
         return machine
 
     @classmethod
-    def _decode(cls, snapshot: object, options: MachineOptions, child: bool = False) -> Decoded:
+    def _decode(
+        cls, snapshot: object, options: MachineOptions, child: bool = False, own: bool = False
+    ) -> Decoded:
         """A snapshot checked for this class (a ``child``'s: embedded in its parent's), its
         children's with it (:mod:`statewright._tree_snapshot`): its fingerprint accepted or
-        migrated from an older version (:mod:`statewright._snapshot_versions`)."""
+        migrated from an older version (:mod:`statewright._snapshot_versions`); ``own``: the
+        runtime's own (see :meth:`_restore`), JSON data already."""
         from statewright._snapshot_versions import (
             accept_fingerprint,
             migrate,
@@ -186,19 +215,21 @@ class PersistentMachine(MachineInstance[S, E, C]):
 
         table, engine = cls._classdata()
         spec = table.spec
-        data, changes = take_spec_changes(prepare(snapshot, spec.name, spec.version))
+        data, changes = take_spec_changes(prepare(snapshot, spec.name, spec.version, own))
         data = same_text(data, spec)
         came_from = (data["spec_version"], data.get("spec_hash"))
         data = accept_fingerprint(data, spec, options.compatible_fingerprints)
         data = migrate(data, spec.name, spec.version, options)
         children = data.pop("children", None) if cls._invoking else None
-        decoded = engine.decode(data, table)
+        # the runtime's own, of this very spec (nothing migrated): converted, not checked
+        own = own and came_from == (spec.version, spec.spec_hash)
+        decoded = engine.decode(data, table, own)
         decoded.spec_changes = (changes, came_from)
         decoded.children = ()
         if decoded.chart is not None:
             from statewright._tree_snapshot import decode_tree
 
-            decoded.children = decode_tree(cls, decoded, children, options, child)
+            decoded.children = decode_tree(cls, decoded, children, options, child, own)
         return decoded
 
     def _construct(
@@ -252,7 +283,12 @@ class PersistentMachine(MachineInstance[S, E, C]):
         """Restore the instance ``instance_id`` from ``store`` (which it then saves back to)."""
         from statewright._errors import UnknownInstance
 
-        snapshot = store.load(instance_id)
+        own = False
+        if own_store(type(store), "load", "_load"):  # a built-in store: it says if it vouches
+            found = store._load(instance_id)  # type: ignore[attr-defined]  # checked just above
+            snapshot, own = (None, False) if found is None else found
+        else:
+            snapshot = store.load(instance_id)
         if snapshot is None:
             raise UnknownInstance(instance_id, f"store {store!r}")
         stored_id = snapshot.get("instance_id")
@@ -261,13 +297,12 @@ class PersistentMachine(MachineInstance[S, E, C]):
                 f"the snapshot stored as {instance_id!r} is the one of {stored_id!r}",
                 field="instance_id",
             )
-        import dataclasses  # see restore
 
         from statewright._options import MachineOptions
 
         opts = options if options is not None else MachineOptions()
-        opts = dataclasses.replace(opts, store=store, instance_id=instance_id)
-        machine = cls.restore(Snapshot(snapshot), handlers, options=opts, context=context)
+        opts = opts._bound(store, instance_id)
+        machine = cls._restore(snapshot, handlers, opts, context, own)
         if snapshot.get("spec_version") == cls.spec.version:  # else migrated, its records too:
             machine._synced_store, machine._synced_total = store, machine.total_transitions
         return machine  # (so its next save replaces the stored records)
@@ -286,15 +321,15 @@ class PersistentMachine(MachineInstance[S, E, C]):
         keeps history as records, else the whole snapshot."""
         if not incremental(type(store)):
             return self._build_snapshot(self._history_json(0))
-        from statewright._stores.protocol import SnapshotUpdate
-
         total = self.total_transitions
         retained = len(self._history) if self._history else 0
         since = self._synced_total if self._synced_store is store else None
         after = total - retained if since is None else max(since, total - retained)
-        return SnapshotUpdate(
+        update = SnapshotUpdate(
             self._build_snapshot(None), self._history_json(after), retained, since
         )
+        update._own = own_store(type(store), "save_update")  # handed to it straight away
+        return update
 
     def _store_snapshot(self, store: Store, payload: Payload) -> int:
         """Save ``payload`` as the revision after this machine's; a :class:`Conflict` marks the

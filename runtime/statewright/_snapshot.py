@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     #: What a machine hands a store: a whole snapshot, or a head with its new records.
     Payload = dict[str, Any] | SnapshotUpdate
 
-__all__ = ["SNAPSHOT_FORMAT", "history_json", "incremental"]
+__all__ = ["SNAPSHOT_FORMAT", "history_json", "incremental", "own_store"]
 
 #: Version 2 added ``idempotency_keys`` and the ``lateness`` of history records of timers;
 #: version 3 the ``spec_hash`` of history records (absent from records written before).
@@ -74,13 +74,14 @@ def history_json(
     for item in reversed(newest):
         source, event, target = triples[item[0]]
         event_id += 1
+        payload = _plain(item[2])
         data = {
             "from": str(source),
             "event": str(event),
             "to": str(target),
             "timestamp": format_timestamp(item[1]),
             "event_id": event_id,
-            "payload": to_json_value(item[2]),
+            "payload": to_json_value(item[2]) if payload is None else payload,
             "epoch": item[1],
         }
         written_under: str | None = fingerprint
@@ -95,6 +96,27 @@ def history_json(
             data["spec_hash"] = written_under
         history.append(data)
     return history
+
+
+#: The value types a payload most often holds, which are their own JSON form (a float only when
+#: finite, an integer only when not too long to store: see :func:`_plain`).
+_SCALARS: Final = frozenset({str, int, bool, float, type(None)})
+
+
+def _plain(payload: Any) -> dict[str, Any] | None:
+    """A copy of ``payload`` when it is a dict of string keys and plain JSON scalars (most
+    are; an empty one too): what ``to_json_value`` makes of it, without its walk; else None."""
+    if type(payload) is not dict:
+        return None
+    for key, value in payload.items():
+        kind = type(value)
+        if type(key) is not str or kind not in _SCALARS:
+            return None
+        if kind is float and value - value != 0.0:  # NaN and the infinities: their repr
+            return None
+        if kind is int and value.bit_length() > 13_000:  # _jsondata.MAX_INT_BITS: a marker
+            return None
+    return dict(payload)
 
 
 #: Per store class: whether machines hand it :class:`SnapshotUpdate` s (see :func:`incremental`).
@@ -113,4 +135,33 @@ def incremental(store_class: type) -> bool:
         update_owner = owners["save_update"]
         known = update_owner is not None and issubclass(update_owner, owners["save"] or object)
         _INCREMENTAL[store_class] = known
+    return known
+
+
+#: The package whose stores the machines trust with their own snapshots (see :func:`own_store`).
+_BUILT_IN: Final = "statewright._stores."
+#: Per ``(store class, method names)``: whether they are all the built-in stores' own.
+_OWN: dict[tuple[type, tuple[str, ...]], bool] = {}
+
+
+def own_store(store_class: type, *names: str) -> bool:
+    """Whether each of the methods ``names`` of a store class is a built-in store's own (defined
+    in ``statewright._stores``, not overridden by a subclass): the machines' trust rule.
+
+    What a machine builds for a save is JSON data already (it checks what it encodes), and a
+    snapshot that a built-in store read back with a checksum that matches is what the runtime
+    itself wrote. Handed between a machine and such a store with nothing else in between, it is
+    not walked value by value again: a save's update is written as it is, a load's snapshot is
+    parsed and decoded without the JSON data check. A store of your own, a subclass that
+    overrides one of these methods, a snapshot without a checksum (written before checksums) or
+    one restored from elsewhere (``restore``) gets every check; a checksum that does not match is
+    a :class:`SnapshotError` either way."""
+    key = (store_class, names)
+    known = _OWN.get(key)
+    if known is None:
+        known = True
+        for name in names:
+            owner = next((c for c in store_class.__mro__ if name in c.__dict__), None)
+            known = known and owner is not None and owner.__module__.startswith(_BUILT_IN)
+        _OWN[key] = known
     return known

@@ -66,11 +66,15 @@ SPEC_CHANGE_KEYS: Final = frozenset(
 )
 
 
-def prepare(snapshot: object, name: str, version: int) -> dict[str, Any]:
+def prepare(snapshot: object, name: str, version: int, own: bool = False) -> dict[str, Any]:
     """Checked JSON data of the right format (format 1 upgraded), machine and a spec version
-    not above ``version``; the user's migrations then see the current format."""
+    not above ``version``; the user's migrations then see the current format. ``own``: a dict
+    the runtime wrote itself and a store read back under its checksum, JSON data already
+    (``statewright._snapshot.own_store``): copied, not walked."""
     data: Any
-    if isinstance(snapshot, (str, bytes, bytearray)):
+    if own and type(snapshot) is dict:
+        data = dict(snapshot)
+    elif isinstance(snapshot, (str, bytes, bytearray)):
         data = parse_json_text(snapshot, "snapshot")
     elif isinstance(snapshot, Mapping):
         data = json_data(dict(snapshot))
@@ -281,15 +285,17 @@ def _positional(data: dict[str, Any]) -> bool:
     """Whether ``data`` names a timer by position anywhere: in its counts (every event a
     history record names is counted) or its timers. Most snapshots do not, and are not copied."""
     counts = data.get("counts")
-    names = (
-        [entry[1] for entry in counts if type(entry) is list and entry[1:]]
-        if type(counts) is list
-        else []
-    )
+    if type(counts) is list:
+        for entry in counts:
+            if type(entry) is list and entry[1:] and _by_position(entry[1]):
+                return True
     chart = data.get("chart")
-    if type(chart) is dict and type(chart.get("timers")) is list:
-        names += [timer.get("id") for timer in chart["timers"] if type(timer) is dict]
-    return any(
-        type(name) is str and name.startswith("after.") and name.rpartition(".")[2].isdigit()
-        for name in names
+    timers = chart.get("timers") if type(chart) is dict else None
+    return type(timers) is list and any(
+        type(timer) is dict and _by_position(timer.get("id")) for timer in timers
     )
+
+
+def _by_position(name: Any) -> bool:
+    """Whether ``name`` is a timer named by its position (``after.<state>.<n>``)."""
+    return type(name) is str and name.startswith("after.") and name.rpartition(".")[2].isdigit()

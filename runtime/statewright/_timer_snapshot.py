@@ -84,13 +84,18 @@ def restart_timers(timers: dict[str, Pending], saved_at: float, now: float) -> N
 
 
 def decode_timers(
-    engine: ChartTables, table: Table, value: Any, active: set[int]
+    engine: ChartTables, table: Table, value: Any, active: set[int], own: bool = False
 ) -> dict[str, Pending]:
-    """The checked ``chart.timers`` of a snapshot whose active states are ``active``."""
+    """The checked ``chart.timers`` of a snapshot whose active states are ``active`` (``own``:
+    the runtime's own snapshot under this spec: a timer is converted, not checked against the
+    spec again; a message between machines always is)."""
     if type(value) is not list:
         raise SnapshotError("expected an array", field="chart.timers")
     timers: dict[str, Pending] = {}
     for i, item in enumerate(value):
+        if own and not item.keys() & MESSAGE_KEYS:
+            timers[item["id"]] = _own_timer(engine, table, item)
+            continue
         field = f"chart.timers[{i}]"
         extra = item.keys() & MESSAGE_KEYS if type(item) is dict else set()
         if type(item) is not dict or (item.keys() - extra) not in (TIMER_KEYS, DATA_TIMER_KEYS):
@@ -118,6 +123,18 @@ def decode_timers(
             sendid = timer_id
         timers[timer_id] = Pending(event, due, delay, policy, data, sendid)
     return timers
+
+
+def _own_timer(engine: ChartTables, table: Table, item: dict[str, Any]) -> Pending:
+    """A pending timer of the runtime's own snapshot, converted (what does not convert raises,
+    and the snapshot goes to the strict decoder: statewright._snapshot_own)."""
+    timer_id = item["id"]
+    sendid = None
+    if engine.expressive and made_up_kind(timer_id) in (None, LOCATED):
+        sendid = timer_id
+    data = stored(item["data"]) if "data" in item else None
+    event = table.events_by_value[item["event"]]
+    return Pending(event, item["due"], item["delay"], item["on_restore"], data, sendid)
 
 
 def _message(

@@ -79,14 +79,15 @@ def _history(child: Any) -> list[dict[str, Any]]:
 
 
 def decode_tree(
-    cls: Any, decoded: Decoded, value: Any, options: MachineOptions, as_child: bool
+    cls: Any, decoded: Decoded, value: Any, options: MachineOptions, as_child: bool, own: bool
 ) -> list[Decoded_child]:
     """The checked children of a statechart's ``decoded`` snapshot (``value``: its
     ``children``, None without), and its messages checked against them; ``as_child`` when the
-    snapshot is a child's (embedded in its parent's)."""
+    snapshot is a child's (embedded in its parent's); ``own`` when it is the runtime's own
+    (``PersistentMachine._restore``), as the children's are then."""
     engine = cls._classdata()[1]
     chart = decoded.chart[0]
-    found = _entries(cls, engine, chart.active, {} if value is None else value, options)
+    found = _entries(cls, engine, chart.active, {} if value is None else value, options, own)
     ids = {invokeid for invokeid, *_ in found}
     for i, timer in enumerate(chart.timers.values()):
         if type(timer) is Message:
@@ -109,7 +110,7 @@ def _check_message(message: Message, ids: set[str], as_child: bool, field: str) 
 
 
 def _entries(
-    cls: Any, engine: ChartTables, active: set[int], value: Any, options: MachineOptions
+    cls: Any, engine: ChartTables, active: set[int], value: Any, options: MachineOptions, own: bool
 ) -> list[Decoded_child]:
     if type(value) is not dict:
         raise SnapshotError("expected an object of invoke ids", field="children")
@@ -134,7 +135,9 @@ def _entries(
         taken.add((node, index))
         _check_id(invokeid, invokes[index].id, engine.names[node], field)
         child_cls = _child_class(cls, invokes[index], field)
-        found.append((invokeid, node, index, child_cls, _child(child_cls, entry, options, field)))
+        found.append(
+            (invokeid, node, index, child_cls, _child(child_cls, entry, options, field, own))
+        )
     for node in sorted(active & engine.invokers):
         for index in range(len(engine.nodes[node].invokes)):
             if (node, index) not in taken:
@@ -163,7 +166,7 @@ def _child_class(cls: Any, invoke: Any, field: str) -> Any:
         raise SnapshotError(f"cannot restore the child: {error}", field=field) from error
 
 
-def _child(cls: Any, entry: dict[str, Any], options: MachineOptions, field: str) -> Any:
+def _child(cls: Any, entry: dict[str, Any], options: MachineOptions, field: str, own: bool) -> Any:
     """The child's decoded snapshot (None for a child that ended), its errors named below
     ``field``."""
     snapshot = entry["snapshot"]
@@ -173,7 +176,7 @@ def _child(cls: Any, entry: dict[str, Any], options: MachineOptions, field: str)
     if type(snapshot) is not dict:
         raise SnapshotError("expected a child's snapshot or null", field=field)
     try:
-        decoded = cls._decode(snapshot, options, True)
+        decoded = cls._decode(snapshot, options, True, own)
     except SnapshotError as error:
         inner = f"{field}.{error.field}" if error.field else field
         raise SnapshotError(error.reason, field=inner) from None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -196,12 +197,30 @@ def test_a_corrupted_instance_is_stranded_by_its_checksum(folder: Path) -> None:
             "UPDATE statewright_history SET record = replace(record, 'PLAN', 'PLAM') "
             "WHERE instance_id = 'task-waiting'"
         )
+        _corrupt_kept_records(store, "task-waiting")
     write_module(folder, V2_BUMPED, _v2(folder))
     result = _check(folder, "sqlite:fleet.db", "--options", "tests.deploy.fleet:MIGRATED")
     assert result.code == 1
     stranded = _stranded(result)
     assert list(stranded) == ["task-waiting"]
     assert "does not match its checksum" in stranded["task-waiting"]
+
+
+def _corrupt_kept_records(store: SqliteStore, instance_id: str) -> None:
+    """The same change to the newest records, which the head row keeps (its text between the
+    brackets of ``"recent":[...]``, statewright._stores.layout), the checksum left as it was."""
+    (text,) = store._db.execute(
+        "SELECT snapshot FROM statewright_instances WHERE instance_id = ?", (instance_id,)
+    ).fetchone()
+    found = re.match(r'\{"stored_history":\{"recent_chars":(\d+),[^[]*\[', text)
+    assert found is not None
+    start, end = found.end(), found.end() + int(found[1])
+    changed = text[:start] + text[start:end].replace("PLAN", "PLAM") + text[end:]
+    assert changed != text
+    store._db.execute(
+        "UPDATE statewright_instances SET snapshot = ? WHERE instance_id = ?",
+        (changed, instance_id),
+    )
 
 
 def test_batches_hand_out_every_instance_once_in_id_order(folder: Path) -> None:

@@ -4,6 +4,7 @@ its own on the session's throwaway server, so tests never see each other's rows)
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -45,20 +46,30 @@ def open_kind(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iter
 
 
 def stored_rows(store: Store, instance_id: str) -> list[int]:
-    """The event ids of the history rows a database store holds for ``instance_id``."""
+    """The event ids of the history records a store holds for ``instance_id``, oldest first: a
+    database store's record rows and the newest records its head row keeps
+    (statewright._stores.layout), the memory store's record texts."""
     if isinstance(store, SqliteStore):
         rows = store._db.execute(
             "SELECT event_id FROM statewright_history WHERE instance_id = ? ORDER BY event_id",
             (instance_id,),
         ).fetchall()
+        head = store._db.execute(
+            "SELECT snapshot FROM statewright_instances WHERE instance_id = ?", (instance_id,)
+        ).fetchone()
     elif isinstance(store, PostgresStore):
         with store._lock, store._session("test") as db:
             rows = db.execute(
                 "SELECT event_id FROM statewright_history WHERE instance_id = %s ORDER BY event_id",
                 (instance_id,),
             ).fetchall()
+            head = db.execute(
+                "SELECT snapshot FROM statewright_instances WHERE instance_id = %s",
+                (instance_id,),
+            ).fetchone()
     else:
         assert isinstance(store, MemoryStore)
         first, texts = store._records.get(instance_id, (1, []))
         return list(range(first, first + len(texts)))
-    return [int(row[0]) for row in rows]
+    kept = [] if head is None else json.loads(head[0]).get("stored_history", {}).get("recent", [])
+    return [int(row[0]) for row in rows] + [int(record["event_id"]) for record in kept]

@@ -101,12 +101,15 @@ def test_claims_skip_rows_another_worker_holds(url: str) -> None:
 
     store = PostgresStore(url)
     with store._lock, store._session("test") as db:
-        for i in range(4):
+        for i in range(4):  # the due-timer index is two columns of the instance rows
             db.execute(
-                "INSERT INTO statewright_due (instance_id, next_due) VALUES (%s, %s)", (f"i{i}", i)
+                "INSERT INTO statewright_instances (instance_id, machine, revision, snapshot, "
+                "updated_at, checksum, split, next_due) "
+                "VALUES (%s, 'M', 1, '{}', 0, '', false, %s)",
+                (f"i{i}", i),
             )
     with psycopg.connect(url) as other:
-        other.execute("SELECT * FROM statewright_due WHERE instance_id = 'i0' FOR UPDATE")
+        other.execute("SELECT * FROM statewright_instances WHERE instance_id = 'i0' FOR UPDATE")
         started = time.monotonic()
         assert store.claim_due(10, 2, 60) == ["i1", "i2"]  # i0 skipped, not waited for
         assert time.monotonic() - started < 5

@@ -22,6 +22,7 @@ from statewright import (
     StoreError,
 )
 from statewright._stores.codec import PRUNE_EVERY
+from statewright._stores.layout import FLUSH_RECORDS
 
 from tests.runtime.machines import PlainTaskMachine, TaskEvent
 from tests.runtime.store_kinds import KINDS, RECORD_KINDS, open_kind, stored_rows
@@ -193,7 +194,7 @@ def test_a_lost_race_is_a_conflict_before_anything_else(store: Store) -> None:
 def test_missing_or_changed_rows_are_snapshot_errors(store: Store) -> None:
     machine = acting(store)
     machine.save()
-    beat(machine, 3)
+    beat(machine, FLUSH_RECORDS + 1)  # more than a head row keeps: the records become rows
     machine.save()
     if isinstance(store, MemoryStore):
         first, texts = store._records["m"]

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from statewright._errors import SnapshotError, StoreError
-from statewright._jsondata import json_data, parse_json_text
+from statewright._jsondata import json_data, parse_json_text, parse_own_json
 from statewright._stores.protocol import SnapshotUpdate, check_instance_id
 
 __all__ = [
@@ -37,11 +37,13 @@ __all__ = [
     "encode_snapshot",
     "new_revision",
     "prune_below",
+    "read_stored",
     "record_text",
     "retained_of",
     "stored_record",
     "stored_snapshot",
     "stored_update",
+    "verified_snapshot",
     "whole_history",
     "with_checksum",
 ]
@@ -56,9 +58,11 @@ STORED_HISTORY_KEY: Final = "stored_history"
 PRUNE_EVERY: Final = 64
 
 
-def new_revision(instance_id: str, expected_revision: int) -> int:
-    """``expected_revision + 1``, or :class:`StoreError` for an id or revision no store takes."""
-    check_instance_id(instance_id)  # same ids everywhere, so switching stores is safe
+def new_revision(instance_id: str, expected_revision: int, known_id: bool = False) -> int:
+    """``expected_revision + 1``, or :class:`StoreError` for an id or revision no store takes
+    (``known_id``: a machine's own id, checked when the machine got it)."""
+    if not known_id:
+        check_instance_id(instance_id)  # same ids everywhere, so switching stores is safe
     if type(expected_revision) is not int or not 0 <= expected_revision < MAX_REVISION:
         raise StoreError(
             f"instance {instance_id!r}: expected_revision must be an integer from 0 to "
@@ -68,15 +72,26 @@ def new_revision(instance_id: str, expected_revision: int) -> int:
 
 
 def checksum(text: str | bytes) -> str:
-    import hashlib  # here, not at the top: loading OpenSSL costs a few milliseconds
+    global _SHA256
+    if _SHA256 is None:
+        import hashlib  # here, not at the top: loading OpenSSL costs a few milliseconds
 
+        _SHA256 = hashlib.sha256
     raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
-    return "sha256:" + hashlib.sha256(raw).hexdigest()
+    digest: str = _SHA256(raw).hexdigest()
+    return "sha256:" + digest
+
+
+_SHA256: Any = None
+
+
+#: One encoder for every canonical text (``json.dumps`` with options builds one per call).
+_CANONICAL: Final = json.JSONEncoder(separators=(",", ":"), sort_keys=True, allow_nan=False)
 
 
 def canonical(data: Any) -> str:
     """Sorted keys, no spaces: the text checksums are taken over."""
-    return json.dumps(data, separators=(",", ":"), sort_keys=True, allow_nan=False)
+    return _CANONICAL.encode(data)
 
 
 def with_checksum(text: str) -> str:
@@ -87,7 +102,10 @@ def with_checksum(text: str) -> str:
 def _checked_mapping(snapshot: object) -> dict[str, Any]:
     if not isinstance(snapshot, Mapping):
         raise SnapshotError(f"a snapshot is a mapping, not {type(snapshot).__name__}")
-    data: dict[str, Any] = json_data(dict(snapshot))
+    return _reserved_free(json_data(dict(snapshot)))
+
+
+def _reserved_free(data: dict[str, Any]) -> dict[str, Any]:
     for reserved in (CHECKSUM_KEY, STORED_HISTORY_KEY):
         if reserved in data:
             raise SnapshotError("is reserved by the stores", field=reserved)
@@ -108,6 +126,8 @@ def checked_update(update: object) -> tuple[dict[str, Any], list[dict[str, Any]]
     each other up to the head's ``total_transitions``, and no more are retained than exist."""
     if not isinstance(update, SnapshotUpdate):
         raise SnapshotError(f"expected a SnapshotUpdate, not {type(update).__name__}")
+    if update._own:  # the machine's own, built for this save: JSON data, its records in order
+        return update.head, update.records, update.head["total_transitions"]
     head = _checked_mapping(update.head)
     head.pop("history", None)
     total = update.total
@@ -143,39 +163,99 @@ def stored_update(
 ) -> tuple[int, dict[str, Any], list[dict[str, Any]], int]:
     """What every store's ``save_update`` writes: the new revision, the checked head marked
     with it and with how many records it keeps, the new records and the newest event id."""
-    revision = new_revision(instance_id, expected_revision)
+    revision = new_revision(instance_id, expected_revision, update._own)
     head, records, total = checked_update(update)
     head["revision"] = revision
     head[STORED_HISTORY_KEY] = {"retained": update.retained}  # checked above
     return revision, head, records, total
 
 
+#: How a text with an embedded checksum starts: ``{"checksum":"sha256:<64 hex digits>",...``.
+_EMBEDDED: Final = '{"checksum":"'
+_DIGEST_END: Final = len(_EMBEDDED) + len("sha256:") + 64
+
+
+def read_stored(
+    text: str | bytes,
+    where: str,
+    column_checksum: str | None = None,
+    *,
+    what: str = "snapshot",
+    required: bool = False,
+) -> tuple[dict[str, Any], bool]:
+    """A stored JSON object, and whether a checksum vouched for it (the runtime wrote it):
+    :class:`SnapshotError` when it does not match, or when ``required`` and there is none.
+
+    ``column_checksum`` is a database's (over ``text`` as it is); the files and the memory store
+    keep theirs inside the text (over the canonical text without it, which is the text as
+    written: so the text after the checksum is hashed as it is, and only a text that was
+    reformatted since is parsed and written out again to be compared). A vouched-for text is
+    parsed, not walked (:func:`~statewright._jsondata.parse_own_json`); one without a checksum
+    (written before checksums) is checked value by value.
+    """
+    if column_checksum is not None:
+        if type(column_checksum) is not str or checksum(text) != column_checksum:
+            raise _mismatch(where, what)
+        return _json_object(parse_own_json(text, where), where, what), True
+    body = _embedded_body(text)
+    if body is not None and checksum(body) == _digest(text):
+        return _json_object(parse_own_json(body, where), where, what), True
+    data = _json_object(parse_json_text(text, where), where, what)
+    embedded = data.pop(CHECKSUM_KEY, None)
+    if embedded is None and not required:
+        return data, False
+    if type(embedded) is not str or checksum(canonical(data)) != embedded:
+        raise _mismatch(where, what)
+    return data, True
+
+
+def _embedded_body(text: str | bytes) -> str | bytes | None:
+    """``text`` without its leading ``"checksum"`` member, or None when it has none there."""
+    if isinstance(text, bytes):
+        if text[: len(_EMBEDDED)] != _EMBEDDED.encode() or text[_DIGEST_END:][:2] != b'",':
+            return None
+        return b"{" + text[_DIGEST_END + 2 :]
+    if not text.startswith(_EMBEDDED) or text[_DIGEST_END : _DIGEST_END + 2] != '",':
+        return None
+    return "{" + text[_DIGEST_END + 2 :]
+
+
+def _digest(text: str | bytes) -> str:
+    digest = text[len(_EMBEDDED) : _DIGEST_END]
+    return digest.decode("ascii", "replace") if isinstance(digest, bytes) else digest
+
+
+def _json_object(data: Any, where: str, what: str) -> dict[str, Any]:
+    if type(data) is not dict:
+        raise SnapshotError(f"{where}: the stored {what} is no JSON object")
+    return data
+
+
+def _mismatch(where: str, what: str) -> SnapshotError:
+    return SnapshotError(
+        f"{where}: the stored {what} does not match its checksum (corrupted or changed by hand)"
+    )
+
+
 def stored_snapshot(
     text: str | bytes, where: str, column_checksum: str | None = None
 ) -> dict[str, Any]:
-    """A stored snapshot (or head), verified against its checksum when it has one.
+    """A stored snapshot (or head), verified against its checksum when it has one
+    (:func:`read_stored`), with a valid revision."""
+    return verified_snapshot(text, where, column_checksum)[0]
 
-    ``column_checksum`` is a database's (over ``text`` as it is); the files and the memory store
-    keep theirs inside the text (over the canonical text without it).
-    """
-    data = parse_json_text(text, where)
-    if type(data) is not dict:
-        raise SnapshotError(f"{where}: the stored snapshot is no JSON object")
-    embedded = data.pop(CHECKSUM_KEY, None)
-    expected = column_checksum if column_checksum is not None else embedded
-    if expected is not None:
-        actual = checksum(text) if column_checksum is not None else checksum(canonical(data))
-        if type(expected) is not str or actual != expected:
-            raise SnapshotError(
-                f"{where}: the stored snapshot does not match its checksum (corrupted or "
-                "changed by hand)"
-            )
+
+def verified_snapshot(
+    text: str | bytes, where: str, column_checksum: str | None = None
+) -> tuple[dict[str, Any], bool]:
+    """:func:`stored_snapshot`, and whether a checksum vouched for it."""
+    data, verified = read_stored(text, where, column_checksum)
     revision = data.get("revision")
     if type(revision) is not int or not 1 <= revision <= MAX_REVISION:
         raise SnapshotError(
             f"{where}: the stored snapshot has no valid revision ({revision!r:.40})"
         )
-    return data
+    return data, verified
 
 
 def retained_of(stored: Any, head: Mapping[str, Any], where: str) -> int:
@@ -190,17 +270,9 @@ def retained_of(stored: Any, head: Mapping[str, Any], where: str) -> int:
 def stored_record(
     text: str | bytes, where: str, event_id: int, column_checksum: str | None = None
 ) -> dict[str, Any]:
-    """A stored history record, verified against its checksum, that has ``event_id``."""
-    data = parse_json_text(text, where)
-    if type(data) is not dict:
-        raise SnapshotError(f"{where}: the stored record is no JSON object")
-    embedded = data.pop(CHECKSUM_KEY, None)
-    expected = column_checksum if column_checksum is not None else embedded
-    actual = checksum(text) if column_checksum is not None else checksum(canonical(data))
-    if type(expected) is not str or actual != expected:
-        raise SnapshotError(
-            f"{where}: the stored record does not match its checksum (corrupted or changed by hand)"
-        )
+    """A stored history record, verified against its checksum (it must have one), that has
+    ``event_id``."""
+    data = read_stored(text, where, column_checksum, what="record", required=True)[0]
     if data.get("event_id") != event_id:
         raise SnapshotError(f"{where}: the stored record is not the one of event {event_id}")
     return data

@@ -1,28 +1,32 @@
 """Where SQLite and PostgreSQL differ, as data: one :class:`Dialect` for each, every statement once.
 
-The two SQL stores keep the same three tables (``statewright_instances``, ``statewright_history``,
-``statewright_due``) and run the same statements on them (:mod:`statewright._stores.sql`). What
-differs is a handful of words, and each is a field here rather than a branch in a store:
+The two SQL stores keep the same tables (``statewright_instances``, ``statewright_history``) and
+run the same statements on them (:mod:`statewright._stores.sql`, the layout in
+:mod:`statewright._stores.layout`). What differs is a handful of words, and each is a field
+here rather than a branch in a store:
 
 - placeholders: ``?`` (sqlite3) or ``%s`` (psycopg);
 - column types: SQLite's ``TEXT``/``INTEGER``/``REAL``, PostgreSQL's ``text``/``bigint``/
-  ``double precision``; SQLite keeps statewright 0.2's instance table (a nullable checksum, no
-  more columns), PostgreSQL's has two more from its start: ``split`` (the row is a head whose
-  records are rows) and ``total_transitions`` (where those rows end); SQLite's history table is
-  ``WITHOUT ROWID``;
-- the lock a save holds while it reads what it needs of the stored instance: SQLite's
-  ``BEGIN IMMEDIATE`` takes the database's write lock; PostgreSQL's ``BEGIN`` takes none, so a
-  save first selects the instance's row ``FOR UPDATE`` (the revision is checked either way by
-  the head's ``UPDATE ... WHERE revision = ?``);
+  ``double precision``; SQLite keeps statewright 0.2's instance table (a nullable checksum) with
+  the columns added since, PostgreSQL's has two more from its start: ``split`` (the row is a
+  head, not a whole snapshot) and ``total_transitions``; SQLite's history table is
+  ``WITHOUT ROWID``; adding a column: SQLite has no ``IF NOT EXISTS`` there (its store asks
+  first);
+- the lock a save that reads the stored row holds: SQLite's ``BEGIN IMMEDIATE`` takes the
+  database's write lock; PostgreSQL's ``BEGIN`` takes none, so the row is selected ``FOR
+  UPDATE`` (the revision is checked either way by the head's ``UPDATE ... WHERE revision = ?``);
 - the due-timer claim, a ``SELECT`` of due rows then an ``UPDATE`` of their leases in one write
   transaction: PostgreSQL's ``SELECT`` ends in ``FOR UPDATE SKIP LOCKED`` (workers never wait
   for each other's claims), SQLite's needs nothing (its write lock makes the two one step);
-- how a load reads the head and its records from one snapshot: SQLite's ``BEGIN`` does,
+- how a load reads the head and its record rows from one snapshot: SQLite's ``BEGIN`` does,
   PostgreSQL needs ``REPEATABLE READ``.
 
-Upserts are the same words in both (``INSERT ... ON CONFLICT ... DO UPDATE``, SQLite 3.24 or
-later), and so is everything else. Statements are written below with ``?`` and rendered for each
-dialect once, when the module is imported.
+The due-timer index is two columns of the instance's row (``next_due``, ``lease_until``), so
+the save that moves an instance's timers writes them in its one statement; the table
+``statewright_due`` that held them before layout 2 is kept, empty (opening an older store
+moves its rows). Upserts are the same words in both (``INSERT ... ON CONFLICT ... DO UPDATE``,
+SQLite 3.24 or later), and so is everything else. Statements are written below with ``?`` and
+rendered for each dialect once, when the module is imported.
 """
 
 from __future__ import annotations
@@ -31,9 +35,11 @@ from typing import Final
 
 __all__ = ["POSTGRES", "SQLITE", "Dialect"]
 
-#: The instance columns of statewright 0.2 that every insert and update of a head writes (the
-#: ``instance_id`` aside), in this order, then a dialect's ``extra_columns``.
-HEAD_COLUMNS: Final = ("machine", "revision", "snapshot", "updated_at", "checksum")
+#: The instance columns that every insert and update of a head writes (the ``instance_id``
+#: aside), in this order, then a dialect's ``extra_columns``: 0.2's, and ``next_due``.
+HEAD_COLUMNS: Final = ("machine", "revision", "snapshot", "updated_at", "checksum", "next_due")
+#: The columns layout 2 added to the instance table, and their types by dialect.
+ADDED_COLUMNS: Final = ("next_due", "lease_until")
 
 
 class Dialect:
@@ -41,29 +47,30 @@ class Dialect:
     stores run, rendered from them (the other attributes)."""
 
     __slots__ = (
+        "add_columns",
         "begin_read",
         "begin_write",
-        "claim_lock",
-        "delete_due",
         "delete_instance",
         "delete_records",
         "extra_columns",
+        "flush",
+        "index",
         "insert_head",
         "lease",
         "list_ids",
         "lock_head",
+        "move_due",
         "name",
         "placeholder",
         "prune_records",
         "release",
-        "row_lock",
+        "row_chars",
         "schema",
         "select_due",
         "select_head",
         "select_records",
         "select_revision",
         "update_head",
-        "upsert_due",
         "upsert_record",
     )
 
@@ -78,19 +85,23 @@ class Dialect:
         checksum_constraint: str,
         extra_columns: tuple[tuple[str, str], ...],
         history_options: str,
+        add_column: str,
         begin_read: str,
         begin_write: str,
         row_lock: str,
         claim_lock: str,
+        one_statement_flush: bool,
+        row_chars: int,
     ) -> None:
         self.name = name
         self.placeholder = placeholder
-        #: The instance columns beyond 0.2's layout, ``(name, type)``: a save writes them too.
+        #: How long a head row's text may grow with the records it keeps (layout 2).
+        self.row_chars = row_chars
+        #: The instance columns beyond 0.2's layout and ``next_due``, ``(name, type)``: a save
+        #: writes them too.
         self.extra_columns = tuple(column for column, _ in extra_columns)
         self.begin_read = begin_read
         self.begin_write = begin_write
-        self.row_lock = row_lock
-        self.claim_lock = claim_lock
         extra_definitions = "".join(f",\n    {c} {kind}" for c, kind in extra_columns)
         self.schema = (
             "CREATE TABLE IF NOT EXISTS statewright_instances (\n"
@@ -99,7 +110,9 @@ class Dialect:
             f"    revision {integer} NOT NULL,\n"
             f"    snapshot {text} NOT NULL,\n"
             f"    updated_at {real} NOT NULL,\n"
-            f"    checksum {text}{checksum_constraint}{extra_definitions}\n"
+            f"    checksum {text}{checksum_constraint}{extra_definitions},\n"
+            f"    next_due {real},\n"
+            f"    lease_until {real}\n"
             ")",
             "CREATE TABLE IF NOT EXISTS statewright_history (\n"
             f"    instance_id {text} NOT NULL,\n"
@@ -108,30 +121,44 @@ class Dialect:
             f"    checksum {text} NOT NULL,\n"
             "    PRIMARY KEY (instance_id, event_id)\n"
             f"){history_options}",
+            # Before layout 2 the due-timer index; kept (empty) for what still looks for it.
             "CREATE TABLE IF NOT EXISTS statewright_due (\n"
             f"    instance_id {text} PRIMARY KEY,\n"
             f"    next_due {real} NOT NULL,\n"
             f"    lease_until {real}\n"
             ")",
-            "CREATE INDEX IF NOT EXISTS statewright_due_by_time ON statewright_due (next_due)",
+        )
+        #: Created once the instance table has its due-time columns (after ``add_columns``).
+        self.index = (
+            "CREATE INDEX IF NOT EXISTS statewright_instances_by_due ON statewright_instances "
+            "(next_due, instance_id) WHERE next_due IS NOT NULL"
+        )
+        #: Bringing an instance table from before layout 2 up to date: its columns (a store
+        #: that cannot say ``IF NOT EXISTS`` runs those it lacks), then the due times moved in.
+        self.add_columns = {
+            column: f"ALTER TABLE statewright_instances ADD COLUMN {add_column}{column} {real}"
+            for column in ADDED_COLUMNS
+        }
+        self.move_due = (
+            "UPDATE statewright_instances SET "
+            + ", ".join(
+                f"{column} = (SELECT d.{column} FROM statewright_due d "
+                "WHERE d.instance_id = statewright_instances.instance_id)"
+                for column in ADDED_COLUMNS
+            )
+            + " WHERE instance_id IN (SELECT instance_id FROM statewright_due)",
+            "DELETE FROM statewright_due",
         )
         written = (*HEAD_COLUMNS, *self.extra_columns)
         sql = self._render
         self.select_head = sql(
             "SELECT revision, snapshot, checksum FROM statewright_instances WHERE instance_id = ?"
         )
+        #: The stored row a save reads, locked against the row's other writers.
+        self.lock_head = self.select_head + row_lock
         self.select_records = sql(
             "SELECT event_id, record, checksum FROM statewright_history "
             "WHERE instance_id = ? AND event_id > ? AND event_id <= ? ORDER BY event_id"
-        )
-        #: Locks the row a save reads, or None where ``begin_write`` locked the database.
-        self.lock_head = (
-            sql(
-                f"SELECT revision, {', '.join(self.extra_columns)} FROM statewright_instances "
-                f"WHERE instance_id = ?{row_lock}"
-            )
-            if row_lock
-            else None
         )
         self.select_revision = sql(
             "SELECT revision FROM statewright_instances WHERE instance_id = ?"
@@ -140,9 +167,10 @@ class Dialect:
             f"INSERT INTO statewright_instances (instance_id, {', '.join(written)}) "
             f"VALUES (?{', ?' * len(written)}) ON CONFLICT (instance_id) DO NOTHING"
         )
+        #: A save ends any lease on the instance: whoever fires its timers next loads this.
         self.update_head = sql(
-            f"UPDATE statewright_instances SET {', '.join(f'{c} = ?' for c in written)} "
-            "WHERE instance_id = ? AND revision = ?"
+            f"UPDATE statewright_instances SET {', '.join(f'{c} = ?' for c in written)}, "
+            "lease_until = NULL WHERE instance_id = ? AND revision = ?"
         )
         self.delete_records = sql("DELETE FROM statewright_history WHERE instance_id = ?")
         self.upsert_record = sql(
@@ -153,20 +181,39 @@ class Dialect:
         self.prune_records = sql(
             "DELETE FROM statewright_history WHERE instance_id = ? AND event_id < ?"
         )
-        self.upsert_due = sql(
-            "INSERT INTO statewright_due (instance_id, next_due) VALUES (?, ?) "
-            "ON CONFLICT (instance_id) DO UPDATE SET next_due = excluded.next_due"
-        )
-        self.delete_due = sql("DELETE FROM statewright_due WHERE instance_id = ?")
         self.delete_instance = sql("DELETE FROM statewright_instances WHERE instance_id = ?")
         self.list_ids = sql("SELECT instance_id FROM statewright_instances ORDER BY instance_id")
+        #: A flush as one statement (see :mod:`statewright._stores.layout`), where the database
+        #: has one: PostgreSQL's data-modifying ``WITH`` updates the head (compare and swap),
+        #: inserts the records (arrays of event ids, texts, checksums) and deletes the rows
+        #: below an event id, all or nothing, and returns how many heads it updated (0: a lost
+        #: race). SQLite has none: its flush is a transaction of those statements.
+        self.flush = (
+            sql(
+                "WITH head AS (UPDATE statewright_instances SET "
+                f"{', '.join(f'{c} = ?' for c in written)}, lease_until = NULL "
+                "WHERE instance_id = ? AND revision = ? RETURNING instance_id), "
+                "added AS (INSERT INTO statewright_history "
+                "SELECT head.instance_id, r.event_id, r.record, r.checksum FROM head, "
+                "unnest(?::bigint[], ?::text[], ?::text[]) AS r(event_id, record, checksum) "
+                "ON CONFLICT (instance_id, event_id) DO UPDATE "
+                "SET record = excluded.record, checksum = excluded.checksum), "
+                "pruned AS (DELETE FROM statewright_history "
+                "WHERE instance_id IN (SELECT instance_id FROM head) AND event_id < ?) "
+                "SELECT count(*) FROM head"
+            )
+            if one_statement_flush
+            else None
+        )
         self.select_due = sql(
-            "SELECT instance_id FROM statewright_due WHERE next_due <= ? "
+            "SELECT instance_id FROM statewright_instances WHERE next_due <= ? "
             "AND (lease_until IS NULL OR lease_until <= ?) "
             f"ORDER BY next_due, instance_id LIMIT ?{claim_lock}"
         )
-        self.lease = sql("UPDATE statewright_due SET lease_until = ? WHERE instance_id = ?")
-        self.release = sql("UPDATE statewright_due SET lease_until = NULL WHERE instance_id = ?")
+        self.lease = sql("UPDATE statewright_instances SET lease_until = ? WHERE instance_id = ?")
+        self.release = sql(
+            "UPDATE statewright_instances SET lease_until = NULL WHERE instance_id = ?"
+        )
 
     def _render(self, statement: str) -> str:
         return statement.replace("?", self.placeholder)
@@ -182,12 +229,15 @@ SQLITE: Final = Dialect(
     integer="INTEGER",
     real="REAL",
     checksum_constraint="",  # rows written before checksums have none (they load unverified)
-    extra_columns=(),  # statewright 0.2's layout, so that 0.2 can still read what it wrote
+    extra_columns=(),  # statewright 0.2's layout and the columns added since (nullable)
     history_options=" WITHOUT ROWID",
+    add_column="",
     begin_read="BEGIN",
     begin_write="BEGIN IMMEDIATE",
     row_lock="",
     claim_lock="",
+    one_statement_flush=False,
+    row_chars=3800,  # a 4,096-byte page, less the row's other columns: no overflow page
 )
 
 POSTGRES: Final = Dialect(
@@ -199,8 +249,11 @@ POSTGRES: Final = Dialect(
     checksum_constraint=" NOT NULL",
     extra_columns=(("split", "boolean NOT NULL"), ("total_transitions", "bigint")),
     history_options="",
+    add_column="IF NOT EXISTS ",
     begin_read="BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
     begin_write="BEGIN",
     row_lock=" FOR UPDATE",
     claim_lock=" FOR UPDATE SKIP LOCKED",
+    one_statement_flush=True,
+    row_chars=1900,  # below the ~2 kB from which a row's text is compressed (TOAST)
 )

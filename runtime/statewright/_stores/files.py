@@ -31,7 +31,7 @@ from statewright._stores.codec import (
     earliest_due,
     encode_snapshot,
     new_revision,
-    stored_snapshot,
+    verified_snapshot,
     with_checksum,
 )
 from statewright._stores.protocol import INSTANCE_ID_PATTERN, check_instance_id, is_instance_id
@@ -113,6 +113,12 @@ class JsonFileStore:
                 os.close(fd)
 
     def load(self, instance_id: str, /) -> dict[str, Any] | None:
+        found = self._load(instance_id)
+        return None if found is None else found[0]
+
+    def _load(self, instance_id: str, /) -> tuple[dict[str, Any], bool] | None:
+        """The snapshot, and whether its checksum vouched for it (``statewright._snapshot``'s
+        trust rule); None when there is no file."""
         path = self._path(instance_id)
         try:
             text = path.read_bytes()
@@ -120,7 +126,7 @@ class JsonFileStore:
             return None
         except OSError as exc:
             raise StoreError(f"cannot read {path}: {exc}") from exc
-        return stored_snapshot(text, str(path))
+        return verified_snapshot(text, str(path))
 
     def save(self, instance_id: str, snapshot: Mapping[str, Any], expected_revision: int, /) -> int:
         path = self._path(instance_id)

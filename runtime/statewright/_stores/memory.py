@@ -21,9 +21,11 @@ from statewright._stores.codec import (
     encode_snapshot,
     new_revision,
     record_text,
+    retained_of,
     stored_record,
     stored_snapshot,
     stored_update,
+    verified_snapshot,
     whole_history,
     with_checksum,
 )
@@ -46,6 +48,12 @@ class MemoryStore:
         self._lock = threading.Lock()
 
     def load(self, instance_id: str, /) -> dict[str, Any] | None:
+        found = self._load(instance_id)
+        return None if found is None else found[0]
+
+    def _load(self, instance_id: str, /) -> tuple[dict[str, Any], bool] | None:
+        """The snapshot, and whether its checksum vouched for it (``statewright._snapshot``'s
+        trust rule); None when the instance is not stored."""
         where = f"memory:{instance_id}"
         with self._lock:
             item = self._data.get(instance_id)
@@ -53,18 +61,18 @@ class MemoryStore:
                 return None
             first, records = self._records.get(instance_id, (1, deque()))
             texts = list(records)
-        data = stored_snapshot(item[1], where)
+        data, verified = verified_snapshot(item[1], where)
         stored = data.pop(STORED_HISTORY_KEY, None)
         if stored is None:
-            return data
-        retained = stored["retained"]
+            return data, verified
+        retained = retained_of(stored, data, where)
         start = data["total_transitions"] - retained + 1
         kept = texts[max(0, start - first) :] if retained else []
         parsed = [
             stored_record(text, f"{where} record {start + i}", start + i)
             for i, text in enumerate(kept)
         ]
-        return assemble(data, parsed, retained, where)
+        return assemble(data, parsed, retained, where), verified
 
     def save(self, instance_id: str, snapshot: Mapping[str, Any], expected_revision: int, /) -> int:
         revision = new_revision(instance_id, expected_revision)
@@ -137,12 +145,18 @@ class MemoryStore:
     def claim_due(self, now: float, limit: int, lease_seconds: float) -> list[str]:
         """Instances with a timer due at ``now``, earliest first, leased for ``lease_seconds``
         to the caller (none that another caller holds a lease on)."""
+        import heapq  # the earliest ``limit`` of them, without sorting every due instance
+
         with self._lock:
-            due = sorted(
-                (when, instance_id)
-                for instance_id, when in self._due.items()
-                if when <= now and self._leases.get(instance_id, now) <= now
-            )[: max(0, limit)]
+            leases = self._leases
+            due = heapq.nsmallest(
+                max(0, limit),
+                (
+                    (when, instance_id)
+                    for instance_id, when in self._due.items()
+                    if when <= now and (not leases or leases.get(instance_id, now) <= now)
+                ),
+            )
             for _, instance_id in due:
                 self._leases[instance_id] = now + lease_seconds
             return [instance_id for _, instance_id in due]

@@ -15,7 +15,7 @@ protocol that names it, so that ``codec`` imports this module and never the othe
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final, Protocol, TypeVar, runtime_checkable
 
 from statewright._errors import SnapshotError, StoreError
@@ -36,9 +36,21 @@ INSTANCE_ID_PATTERN: Final = r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}"
 
 
 def is_instance_id(value: object) -> bool:
-    import re  # here, not at the top: generated modules import this module
+    return isinstance(value, str) and _instance_id_match()(value) is not None
 
-    return isinstance(value, str) and re.fullmatch(INSTANCE_ID_PATTERN, value) is not None
+
+def _instance_id_match() -> Callable[[str], object]:
+    """The compiled pattern's ``fullmatch``, compiled on first use (generated modules import
+    this module, and ``re`` with it would cost them)."""
+    global _MATCH
+    if _MATCH is None:
+        import re
+
+        _MATCH = re.compile(INSTANCE_ID_PATTERN).fullmatch
+    return _MATCH
+
+
+_MATCH: Callable[[str], object] | None = None
 
 
 def check_instance_id(instance_id: str) -> str:
@@ -63,7 +75,7 @@ class SnapshotUpdate:
     record and the store replaces what it had.
     """
 
-    __slots__ = ("head", "records", "retained", "since")
+    __slots__ = ("_own", "head", "records", "retained", "since")
 
     def __init__(
         self,
@@ -76,6 +88,11 @@ class SnapshotUpdate:
         self.records = records
         self.retained = retained
         self.since = since
+        #: Set by a machine that built this update for this save and hands it straight to a
+        #: built-in store (``statewright._snapshot.own_store``): its head and records are JSON
+        #: data already (the machine checked what it encoded), so the store writes them without
+        #: walking them again. An update made anywhere else is checked value by value.
+        self._own = False
 
     @property
     def total(self) -> int:

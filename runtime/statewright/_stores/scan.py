@@ -26,7 +26,7 @@ from typing import Any, Final, NamedTuple
 
 from statewright._errors import SnapshotError, StoreError
 from statewright._stores import sql
-from statewright._stores.codec import STORED_HISTORY_KEY, retained_of, stored_snapshot
+from statewright._stores.codec import stored_snapshot
 from statewright._stores.dialect import POSTGRES, SQLITE, Dialect
 from statewright._stores.protocol import is_instance_id
 from statewright._stores.url import store_location
@@ -208,20 +208,13 @@ class _SqlScan(StoreScan):
     def _instance(self, cursor: Any, instance_id: str, row: list[Any]) -> StoredInstance:
         where = f"{self._reader.where}: {instance_id!r:.80}"
         try:
-            data = sql.head_of_row(row, where)
-            stored = data.pop(STORED_HISTORY_KEY, None)
-            if stored is None:
-                return StoredInstance(instance_id, data, None)
-            retained = retained_of(stored, data, where)
-            total = data["total_transitions"]
-            records = []
-            if retained and self._reader.has_history:
-                records = cursor.execute(
-                    self._reader.dialect.select_records, (instance_id, total - retained, total)
+            found = sql.Found(row, where)
+            span = found.missing()
+            if span is not None and self._reader.has_history:
+                found.rows = cursor.execute(
+                    self._reader.dialect.select_records, (instance_id, *span)
                 ).fetchall()
-            return StoredInstance(
-                instance_id, sql.snapshot_of(data, retained, records, where), None
-            )
+            return StoredInstance(instance_id, sql.snapshot_of(found, where), None)
         except SnapshotError as error:
             return StoredInstance(instance_id, None, error)
 

@@ -3,22 +3,22 @@
 SQLite ships with Python, survives process crashes (a transaction is either in the file or not)
 and lets several processes share one database; WAL mode keeps readers from blocking the writer.
 
-Tables: ``statewright_instances`` (one row per instance: the head, or a whole snapshot written by
-``save`` or by an earlier release, its revision and checksum; the layout of 0.2.0),
-``statewright_history`` (one row per history record, keyed by instance and event id, each with
-its checksum) and ``statewright_due`` (the earliest due timer of each instance that has one, and
-the lease of the worker that claimed it). A save is one ``BEGIN IMMEDIATE`` transaction (the
-database's write lock): the revision is checked (a lost race: :class:`Conflict`, nothing
-written), the head row written, the new records inserted, and once every ``PRUNE_EVERY`` events
-the records that fell out of the window are deleted. The statements and the steps are the
-PostgreSQL store's too (:mod:`statewright._stores.sql` over the ``SQLITE`` dialect); what is
-SQLite's own is here: the connection, bringing old databases up to date, and where an
-instance's record rows end (asked of the history table, unless this store object wrote them).
+Tables: ``statewright_instances`` (one row per instance: the head, with its newest history
+records, or a whole snapshot written by ``save`` or by an earlier release; its revision and
+checksum; its earliest due timer and the lease of the worker that claimed it) and
+``statewright_history`` (the older history records, one row each, keyed by instance and event
+id, each with its checksum). A save is usually one statement, the compare-and-swap ``UPDATE``
+of the head row (a lost race: :class:`Conflict`, nothing written); the layout and when records
+move to rows are :mod:`statewright._stores.layout`'s, the statements and the steps the
+PostgreSQL store's too (:mod:`statewright._stores.sql` over the ``SQLITE`` dialect). What is
+SQLite's own is here: the connection, and bringing old databases up to date.
 
 Every ``sqlite3`` failure is a :class:`StoreError`; wrong content (not JSON, a checksum that does
 not match, a revision column that disagrees with the snapshot, missing history rows) is a
 :class:`SnapshotError`. Older databases get what they lack on first open (the ``checksum``
-column, the two new tables), in one transaction; a read-only one still loads.
+column, the history table, the due-timer columns, their due times moved from the table that
+held them before), in one transaction, which records the layout as the database's
+``user_version``; a read-only one still loads.
 """
 
 from __future__ import annotations
@@ -27,22 +27,23 @@ import contextlib
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from typing import Any, Final, Literal
 
-from statewright._errors import StoreError
-from statewright._stores import sql
-from statewright._stores.dialect import SQLITE
+from statewright._errors import Conflict, SnapshotError, StoreError
+from statewright._stores import sql, sql_save
+from statewright._stores.dialect import ADDED_COLUMNS, SQLITE
+from statewright._stores.layout import LAYOUT
 from statewright._stores.protocol import SnapshotUpdate
 
 __all__ = ["SqliteStore"]
 
-#: Where an instance's record rows end (SQLite's instance table has no column saying so).
-_RECORDS_END: Final = "SELECT max(event_id) FROM statewright_history WHERE instance_id = ?"
 #: A head in a database not yet migrated from before checksums: its rows load unverified.
 _SELECT_UNVERIFIED: Final = (
     "SELECT revision, snapshot, NULL FROM statewright_instances WHERE instance_id = ?"
 )
+#: How many instances' heads a store object remembers (see ``SqliteStore._heads``).
+KNOWN_HEADS: Final = 4096
 
 
 class SqliteStore:
@@ -63,10 +64,12 @@ class SqliteStore:
     ) -> None:
         self.path = os.fspath(path)
         self._lock = threading.Lock()
-        #: ``instance id -> (revision, newest event id of its rows)`` as this store object last
-        #: loaded or saved it: while the revision is the same, the rows end there, so a save
-        #: need not ask (what ``load`` and ``save_update`` learn; bounded).
-        self._ends: dict[str, tuple[int, int]] = {}
+        #: What this store object learnt of each instance's head row when it last loaded or
+        #: saved it (``sql.Head``): while the revision is the same, a save need not read the
+        #: row (bounded: forgetting costs one read).
+        self._heads: dict[str, sql.Head] = {}
+        #: Instances this store object claimed whose lease no save has ended since.
+        self._leased: set[str] = set()
         try:
             self._db = sqlite3.connect(
                 self.path, timeout=timeout, isolation_level=None, check_same_thread=False
@@ -106,42 +109,47 @@ class SqliteStore:
         self.close()
 
     def load(self, instance_id: str, /) -> dict[str, Any] | None:
+        found = self._load(instance_id)
+        return None if found is None else found[0]
+
+    def _load(self, instance_id: str, /) -> tuple[dict[str, Any], bool] | None:
+        """The snapshot, and whether its checksum vouched for it (``statewright._snapshot``'s
+        trust rule); None when the instance is not stored."""
         where = f"{self.path}: {instance_id!r:.80}"
         with self._session(f"load {instance_id!r:.80}") as cursor:
             found = sql.read(cursor, SQLITE, self._select_head, instance_id, where)
+            if found is not None:
+                self._learn(instance_id, found.head)
         if found is None:
             return None
-        snapshot = sql.snapshot_of(*found, where)
-        if found[1] is not None:  # a head: its rows end at its total_transitions
-            self._learn(instance_id, snapshot["revision"], snapshot["total_transitions"])
-        return snapshot
+        return sql.snapshot_of(found, where), found.verified
 
     def save(self, instance_id: str, snapshot: Mapping[str, Any], expected_revision: int, /) -> int:
-        return self._save(sql.Write.whole(instance_id, snapshot, expected_revision))
+        return self._save(sql_save.Write.whole(instance_id, snapshot, expected_revision))
 
     def save_update(
         self, instance_id: str, update: SnapshotUpdate, expected_revision: int, /
     ) -> int:
-        """Update the head row and insert the new records (see :class:`SnapshotUpdate`)."""
-        return self._save(sql.Write.update(instance_id, update, expected_revision))
+        """Update the head row and its records (see :class:`SnapshotUpdate`)."""
+        return self._save(sql_save.Write.update(instance_id, update, expected_revision))
 
-    def _save(self, write: sql.Write) -> int:
+    def _save(self, write: sql_save.Write) -> int:
         instance_id = write.instance_id
         with self._lock:  # no context manager of its own: this runs on every save
             try:
                 if not self._migrated:
                     self._migrate_again()
-                cursor = self._db.cursor()
-                with sql.Transaction(cursor, SQLITE.begin_write):
-                    sql.save(
-                        cursor, SQLITE, write, f"{self.path}: {instance_id!r}", self._records_end
-                    )
-                    self._ends.pop(instance_id, None)  # learnt again once committed
+                known = self._heads.get(instance_id)
+                where = f"{self.path}: {instance_id!r}"
+                head = sql_save.save(self._db.cursor(), SQLITE, write, known, where)
+            except (Conflict, SnapshotError):
+                self._heads.pop(instance_id, None)
+                raise
             except sqlite3.Error as exc:
+                self._heads.pop(instance_id, None)
                 raise StoreError(f"{self.path}: cannot save {instance_id!r}: {exc}") from exc
-        total = write.total_transitions
-        if write.split and total is not None:
-            self._learn(instance_id, write.revision, total)
+            self._learn(instance_id, head)
+            self._leased.discard(instance_id)  # the save ended the lease
         return write.revision
 
     def _migrate_again(self) -> None:
@@ -151,18 +159,14 @@ class SqliteStore:
             raise StoreError(f"{self.path}: cannot add the tables this version needs")
         self._select_head = SQLITE.select_head
 
-    def _records_end(
-        self, cursor: sql.Cursor, old: Sequence[Any] | None, write: sql.Write
-    ) -> int | None:
-        if self._ends.get(write.instance_id) == (write.expected_revision, write.since):
-            return write.since  # this store object wrote or read them at that revision
-        end: int | None = cursor.execute(_RECORDS_END, (write.instance_id,)).fetchone()[0]
-        return end
-
-    def _learn(self, instance_id: str, revision: int, total: int) -> None:
-        if len(self._ends) >= 4096:
-            self._ends.clear()
-        self._ends[instance_id] = (revision, total)
+    def _learn(self, instance_id: str, head: sql.Head | None) -> None:
+        """Remember ``head`` for ``instance_id`` (None: forget it; caller holds the lock)."""
+        if head is None:
+            self._heads.pop(instance_id, None)
+            return
+        if len(self._heads) >= KNOWN_HEADS:
+            self._heads.clear()
+        self._heads[instance_id] = head
 
     def delete(self, instance_id: str, /) -> bool:
         with (
@@ -170,7 +174,8 @@ class SqliteStore:
             sql.Transaction(cursor, SQLITE.begin_write),
         ):
             deleted = sql.delete(cursor, SQLITE, instance_id, records=self._migrated)
-            self._ends.pop(instance_id, None)
+            self._heads.pop(instance_id, None)
+            self._leased.discard(instance_id)
         return deleted
 
     def list_ids(self) -> list[str]:
@@ -185,41 +190,51 @@ class SqliteStore:
         with self._session("claim due timers") as cursor:
             if not self._migrated:
                 return []
-            return sql.claim_due(cursor, SQLITE, now, limit, lease_seconds)
+            claimed = sql.claim_due(cursor, SQLITE, now, limit, lease_seconds)
+            self._leased.update(claimed)
+            return claimed
 
     def release(self, instance_id: str, /) -> None:
-        """End the caller's lease on ``instance_id`` (see :meth:`claim_due`)."""
+        """End the caller's lease on ``instance_id`` (see :meth:`claim_due`): nothing to write
+        when this store object saved the instance since (the save ended it)."""
         with self._session(f"release {instance_id!r}") as cursor:
-            if self._migrated:
+            if self._migrated and instance_id in self._leased:
                 cursor.execute(SQLITE.release, (instance_id,))
+                self._leased.discard(instance_id)
 
     def __repr__(self) -> str:
         return f"SqliteStore({self.path!r})"
 
 
 def _migrate(db: sqlite3.Connection) -> bool:
-    """Create or complete the tables (``SQLITE.schema``); False when the database cannot be
-    written (read-only). ``sqlite3.Error`` escapes only from the first statement (a file that is
-    no database).
+    """Create or complete the tables (``SQLITE.schema``) up to layout 2; False when the
+    database cannot be written (read-only). ``sqlite3.Error`` escapes only from the first
+    statement (a file that is no database).
 
     ``statewright_instances`` keeps the layout of statewright 0.2, so that 0.2 can still read
-    what it wrote; later versions add tables of their own, and the ``checksum`` column that 0.2's
-    later releases added, in one ``BEGIN IMMEDIATE`` transaction (one process migrates, the
-    others then find it done).
+    what it wrote; later versions add tables of their own and nullable columns (0.2's later
+    releases the ``checksum``, layout 2 the due-timer columns, whose values it moves in from
+    the table that held them), in one ``BEGIN IMMEDIATE`` transaction (one process migrates,
+    the others then find it done), which sets the database's ``user_version`` to the layout.
     """
     instances, *added = SQLITE.schema
     db.execute(instances)  # a no-op on a read-only database that has it
-    if _has_checksums(db) and _has_added_tables(db):
+    if db.execute("PRAGMA user_version").fetchone()[0] >= LAYOUT:
         return True
     try:
         db.execute("BEGIN IMMEDIATE")
     except sqlite3.Error:
         return False
     try:
-        if not _has_checksums(db):
+        columns = _columns(db)
+        if "checksum" not in columns:
             db.execute("ALTER TABLE statewright_instances ADD COLUMN checksum TEXT")
-        for statement in added:
+        for column in ADDED_COLUMNS:
+            if column not in columns:
+                db.execute(SQLITE.add_columns[column])
+        for statement in (*added, SQLITE.index, *SQLITE.move_due):
             db.execute(statement)
+        db.execute(f"PRAGMA user_version = {LAYOUT}")
         db.execute("COMMIT")
     except sqlite3.Error:
         with contextlib.suppress(sqlite3.Error):
@@ -228,14 +243,9 @@ def _migrate(db: sqlite3.Connection) -> bool:
     return True
 
 
+def _columns(db: sqlite3.Connection) -> set[str]:
+    return {row[1] for row in db.execute("PRAGMA table_info(statewright_instances)")}
+
+
 def _has_checksums(db: sqlite3.Connection) -> bool:
-    rows = db.execute("PRAGMA table_info(statewright_instances)").fetchall()
-    return any(row[1] == "checksum" for row in rows)
-
-
-def _has_added_tables(db: sqlite3.Connection) -> bool:
-    tables = db.execute(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
-        "('statewright_history', 'statewright_due')"
-    ).fetchone()
-    return bool(tables[0] == 2)
+    return "checksum" in _columns(db)

@@ -1,0 +1,131 @@
+"""The decoder's trusted path: a snapshot the runtime wrote itself, under this very spec.
+
+The strict decoder (:mod:`statewright._snapshot_decode`) checks every field of a snapshot
+before a machine is built from it, because a snapshot may come from anywhere. One that a
+built-in store read back under a checksum that matches was written by the runtime, which wrote
+only what a run of the machine produced (``statewright._snapshot.own_store`` says when that
+holds); and when it was written under this machine's spec version and fingerprint (nothing
+migrated, no other spec's accepted), its states, events and steps are this spec's. Such a
+snapshot is converted into the machine's terms without the checks that cannot fail for it
+(exact key sets, value types and ranges, timestamps against epochs, counts against history,
+the walk). A chart's part is decoded by :mod:`statewright._chart_snapshot` as always.
+
+Anything that does not convert (a name this spec lacks, a value of the wrong shape: a text
+someone rewrote together with its checksum) goes to the strict decoder, which names the field
+in a :class:`SnapshotError`: the trusted path never ends in a traceback.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from statewright._snapshot_decode import Decoded, decode
+
+if TYPE_CHECKING:
+    from statewright._chart_tables import ChartTables
+    from statewright._table import Table
+
+__all__ = ["decode_own"]
+
+
+def decode_own(data: dict[str, Any], table: Table, chart_tables: ChartTables | None) -> Decoded:
+    """:func:`~statewright._snapshot_decode.decode` for a snapshot of the runtime's own under
+    this spec (see the module): converted, not checked; the strict decoder's result for
+    anything that does not convert."""
+    try:
+        return _converted(data, table, chart_tables)
+    except (LookupError, TypeError, ValueError, AttributeError):
+        return decode(data, table, chart_tables)
+
+
+def _converted(data: dict[str, Any], table: Table, chart_tables: ChartTables | None) -> Decoded:
+    states = table.states_by_value
+    state = states[_string(data["state"])]
+    previous = data["previous"]
+    if previous is not None:
+        previous = states[_string(previous)]
+    chart = chart_tables is not None
+    entries = data["counts"]
+    indexes = [_index(table, entry, chart) for entry in entries]
+    counts = [0] * len(table.triples)
+    for index, entry in zip(indexes, entries, strict=True):
+        counts[index] = _integer(entry[3])
+    history = [_raw(table, item, chart) for item in data["history"]]
+    context_type = data["context_type"]
+    if context_type is not None:
+        context_type = _string(context_type)
+    chart_state = None
+    if chart_tables is not None:
+        from statewright._chart_snapshot import decode_chart
+
+        values = None
+        if table.spec.data is not None:
+            from statewright._data_values import decode_data
+
+            values = decode_data(data["data"], table.spec.data)
+        chart_state = decode_chart(data["chart"], chart_tables, table, state, values, own=True)
+    return Decoded(
+        state=state,
+        previous=previous,
+        counts=counts,
+        history=history,
+        revision=_integer(data["revision"]),
+        instance_id=_string(data["instance_id"]),
+        context=data["context"],
+        context_type=context_type,
+        keys=[(_string(key), _integer(event_id)) for key, event_id in data["idempotency_keys"]],
+        chart=chart_state,
+    )
+
+
+def _integer(value: Any) -> int:
+    if type(value) is not int:
+        raise TypeError("expected an integer")
+    return value
+
+
+def _string(value: Any) -> str:
+    if type(value) is not str:
+        raise TypeError("expected a string")
+    return value
+
+
+def _number(value: Any) -> float:
+    if type(value) is not float and type(value) is not int:
+        raise TypeError("expected a number")
+    return float(value)
+
+
+def _index(table: Table, step: Any, chart: bool) -> int:
+    """The counter index of a step (``[from, event, to, ...]``) named by its values."""
+    states = table.states_by_value
+    triple = (states[step[0]], table.events_by_value[step[1]], states[step[2]])
+    index = table.counter_index.get(triple)
+    if index is None:
+        if not chart:  # a flat machine's steps are all known: not this spec's
+            raise LookupError(triple)
+        index = table.learn_triple(triple)
+    return index
+
+
+def _raw(table: Table, item: dict[str, Any], chart: bool) -> tuple[Any, ...]:
+    """A history record as the machine keeps it (see ``_snapshot_decode._history``)."""
+    index = _index(table, (item["from"], item["event"], item["to"]), chart)
+    epoch = _number(item["epoch"])
+    payload = item["payload"]
+    if type(payload) is not dict:
+        raise TypeError("a payload is an object")
+    error = item.get("error")
+    if error is not None:
+        error = _string(error)
+    lateness = item.get("lateness")
+    if lateness is not None:
+        lateness = _number(lateness)
+    written_under = item.get("spec_hash")
+    if written_under != table.spec.spec_hash:  # made under another spec: the record says which
+        return (index, epoch, payload, error, lateness, written_under)
+    if lateness is not None:
+        return (index, epoch, payload, error, lateness)
+    if error is not None:
+        return (index, epoch, payload, error)
+    return (index, epoch, payload)
