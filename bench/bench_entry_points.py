@@ -32,7 +32,7 @@ import notebook_bcc_v2 as module  # noqa: E402
 from notebook_bcc_v2 import NotebookBccV2Event as Event  # noqa: E402
 from notebook_bcc_v2 import NotebookBccV2State as State  # noqa: E402
 
-from bench.results import Results, add_json_argument  # noqa: E402
+from bench.json_results import row, write  # noqa: E402
 
 #: A cycle of the table, from and back to behavior_running (four events).
 CYCLE = [
@@ -176,7 +176,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=50_000)
     parser.add_argument("--repeat", type=int, default=15)
-    add_json_argument(parser)
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     arguments = parser.parse_args()
     n = len(stream(arguments.events))
     best = dict.fromkeys(VARIANTS, float("inf"))
@@ -197,12 +197,17 @@ def main() -> None:
         if name.startswith("transition_targets") or name.startswith("allowed_events"):
             target += f"; vs send {ns / send_ns:.2f}x"
         print(f"{name:45} {ns:9.1f} {ns / send_ns:7.2f} {ns / floor_ns:8.1f}  {target}")
-    results = Results("bench_entry_points", events=n, rounds=f"best of {arguments.repeat}")
-    references = {reference for reference, _ in TARGETS.values()}
-    for name in sorted(per_event, key=lambda name: name not in references):
-        goal: tuple[str | None, float | None] = TARGETS.get(name, (None, None))
-        results.add(name, per_event[name], "ns", against=goal[0], target=goal[1])
-    results.write(arguments.json)
+    if arguments.json:
+        rows = []
+        for name, ns in per_event.items():
+            reference, limit = TARGETS.get(name, ("", 0.0))
+            share: float | None = ns / per_event[reference] if reference else None
+            rows.append(
+                row(name, ns, "ns", against=reference or None, ratio=share,
+                    target=limit or None, target_op="<=" if limit else None)
+            )  # fmt: skip
+        settings = {"events": str(n), "rounds": f"best of {arguments.repeat}"}
+        write(arguments.json, "bench_entry_points", settings, rows)
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.results import Results, add_json_argument  # noqa: E402
+from bench.json_results import row, write  # noqa: E402
 
 FLOOR = "python -c pass (floor)"
 
@@ -101,7 +101,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30, help="interleaved rounds; best counts")
     parser.add_argument("--module", default="remem", help="generated module to import")
-    add_json_argument(parser)
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = parser.parse_args()
     env = child_env()
     ours = {f"import {args.module} (generated)": args.module, "import statewright": "statewright"}
@@ -146,13 +146,20 @@ def main() -> None:
         for mine in ours:
             ratio = over[mine] / over[peer] if over[peer] > 0 else float("inf")
             print(f"{mine} costs {ratio:.2f}x of {peer} (ms over floor)")
-    results = Results("bench_import", module=args.module, rounds=f"best of {args.rounds}")
-    results.add(FLOOR, best[FLOOR], "ms")
-    reference = next(iter(peers), None)  # transitions: the import target is against it
-    for name in [*peers, *ours, *runs]:
-        against = f"{reference}, over the floor" if reference and name in ours else None
-        results.add(f"{name}, over the floor", over[name], "ms", against=against)
-    results.write(args.json)
+    if args.json:
+        reference = next(iter(peers), None)  # transitions: the import target is against it
+        rows = [row(FLOOR, best[FLOOR], "ms")]
+        for name in [*peers, *ours, *runs]:
+            against = reference if reference and name in ours else None
+            share: float | None = (
+                over[name] / over[against] if against and over[against] > 0 else None
+            )
+            rows.append(
+                row(f"{name}, over the floor", over[name], "ms",
+                    against=against and f"{against}, over the floor", ratio=share)
+            )  # fmt: skip
+        settings = {"module": args.module, "rounds": f"best of {args.rounds}"}
+        write(args.json, "bench_import", settings, rows)
 
 
 if __name__ == "__main__":

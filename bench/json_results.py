@@ -58,4 +58,5 @@ def write(
         "settings": {str(key): str(value) for key, value in settings.items()},
         "results": rows,
     }
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")

@@ -1,6 +1,6 @@
 """Write docs/performance.md from what the benches measured (``make bench``).
 
-Each bench run with ``--json FILE`` leaves its rows in FILE (bench/results.py); ``make bench``
+Each bench run with ``--json FILE`` leaves its rows in FILE (bench/json_results.py); ``make bench``
 puts them in ``.cache/bench/`` and then runs this, which writes the page: the machine it ran on
 (processor, cores, system, the cost of an fsync measured on the spot, since a save with
 ``synchronous=FULL`` waits for one), the date, a summary of every target the benches check, and
