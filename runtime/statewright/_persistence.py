@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from statewright._compat import StrEnum
-from statewright._errors import Conflict, SnapshotError, StatewrightError
+from statewright._errors import ChildMachineError, Conflict, SnapshotError, StatewrightError
 from statewright._instance import BUSY_ROW, MachineInstance
 from statewright._snapshot import SNAPSHOT_FORMAT, history_json, incremental, own_store
 from statewright._stores.protocol import SnapshotUpdate
@@ -311,6 +311,7 @@ class PersistentMachine(MachineInstance[S, E, C]):
 
     def _save_locked(self) -> int:
         """Save to the configured store with optimistic concurrency (caller holds the lock)."""
+        self._refuse_child()
         store = self._options.store
         if store is None:
             raise StatewrightError("no store configured: pass MachineOptions(store=...)")
@@ -319,6 +320,7 @@ class PersistentMachine(MachineInstance[S, E, C]):
     def _save_payload(self, store: Store) -> Payload:
         """What saving to ``store`` writes now: the head and the new records for a store that
         keeps history as records, else the whole snapshot."""
+        self._refuse_child()
         if not incremental(type(store)):
             return self._build_snapshot(self._history_json(0))
         total = self.total_transitions
@@ -330,6 +332,15 @@ class PersistentMachine(MachineInstance[S, E, C]):
         )
         update._own = own_store(type(store), "save_update")  # handed to it straight away
         return update
+
+    def _refuse_child(self) -> None:
+        """A child machine is saved in its parent's snapshot: a row of its own would be a
+        snapshot without its context (its parent's) that no parent knows of."""
+        if self._parent is not None:
+            raise ChildMachineError(
+                f"{type(self).__name__} {self._instance_id!r} is a child machine: save its "
+                "parent, whose snapshot holds it"
+            )
 
     def _store_snapshot(self, store: Store, payload: Payload) -> int:
         """Save ``payload`` as the revision after this machine's; a :class:`Conflict` marks the

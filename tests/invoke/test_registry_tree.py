@@ -150,3 +150,22 @@ def test_removing_or_cleaning_up_a_parent_takes_its_children(flavour: str) -> No
         assert store.list_ids() == []
 
     run(scenario)
+
+
+@FLAVOURS
+def test_a_child_is_not_saved_on_its_own(flavour: str) -> None:
+    """A child's row would be a snapshot without its context that no parent knows of."""
+
+    async def scenario() -> None:
+        store = MemoryStore()
+        machine = await new(DEEP, flavour, store=store)
+        await act(machine.send(BossEvent.GO))
+        worker = machine.children["worker"]
+        for target in (None, store):
+            with pytest.raises(ChildMachineError, match="save its parent"):
+                await act(worker.save(target))
+        assert store.list_ids() == []
+        await act(machine.save())
+        assert store.list_ids() == [machine.instance_id]
+
+    run(scenario)
