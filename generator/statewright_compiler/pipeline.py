@@ -16,6 +16,7 @@ from statewright_compiler.codegen.render import render_module
 from statewright_compiler.diagnostics import Diagnostic, SpecError
 from statewright_compiler.emit import Artifact
 from statewright_compiler.model import Machine
+from statewright_compiler.model.invoke_cycles import handler_cuts
 
 __all__ = ["BuildResult", "build", "display_path", "module_source"]
 
@@ -32,9 +33,9 @@ def display_path(path: Path, root: Path | None = None) -> str:
     return path.as_posix()
 
 
-def module_source(machine: Machine) -> str:
+def module_source(machine: Machine, cut: frozenset[tuple[str, str]] = frozenset()) -> str:
     """The generated module for ``machine``: rendered, then laid out (steps 4 and 5)."""
-    return format_source(render_module(machine))
+    return format_source(render_module(machine, cut))
 
 
 @dataclass
@@ -75,8 +76,11 @@ def build(specs: Sequence[Path], output: Path, docs: Path | None, root: Path) ->
             continue
         modules[machine.module_name] = shown
         result.machines.append(machine)
+    cuts = handler_cuts(result.machines)
+    for machine in result.machines:
         module_path = output / f"{machine.module_name}.py"
-        result.artifacts.append(Artifact(module_path, module_source(machine)))
+        source = module_source(machine, cuts[machine.module_name])
+        result.artifacts.append(Artifact(module_path, source))
         if docs is not None:
             from statewright_compiler.docs.page import render_markdown
 

@@ -19,8 +19,11 @@ import pytest
 from statewright_compiler.check.validate import compile_spec, validate_source
 from statewright_compiler.diagnostics import Severity
 from statewright_compiler.model import Machine
-from statewright_compiler.pipeline import module_source
+from statewright_compiler.model.invoke_cycles import handler_cuts
+from statewright_compiler.pipeline import BuildResult, build, module_source
 from statewright_compiler.spec.load import parse_spec_text
+
+from tests.typing import run_mypy
 
 REPO = Path(__file__).resolve().parents[2]
 CASE = REPO / "tests" / "cases" / "invoke_task"
@@ -215,3 +218,53 @@ def test_machines_that_invoke_each_other_or_themselves_import_and_share_the_hand
     finally:
         for module in machines:
             sys.modules.pop(module, None)
+
+
+@pytest.mark.slow  # mypy
+@pytest.mark.main_only  # the bases' shape, the same for every target Python
+def test_machines_invoking_each_other_type_check_their_protocols_cut_where_the_cycle_closes(
+    tmp_path: Path,
+) -> None:
+    """A two-machine cycle (ping <-> pong), a three-machine one (red -> green -> blue -> red) and
+    a machine invoking itself, compiled together: the walk cuts each cycle at the edge that
+    closes it, so the protocols' bases have no cycle and every module passes mypy --strict."""
+    machines = {
+        "ping": ("Ping", "pong:PongMachine"),
+        "pong": ("Pong", "ping:PingMachine"),
+        "red": ("Red", "green:GreenMachine"),
+        "green": ("Green", "blue:BlueMachine"),
+        "blue": ("Blue", "red:RedMachine"),
+        "nest": ("Nest", "nest:NestMachine"),
+    }
+    specs = []
+    for module, (name, callee) in machines.items():
+        spec = tmp_path / "spec" / f"{module}.toml"
+        spec.parent.mkdir(exist_ok=True)
+        spec.write_text(CALLER.format(name=name, module=module, callee=callee), encoding="utf-8")
+        specs.append(spec)
+    built = build(specs, tmp_path / "out", None, tmp_path)
+    assert not built.failed, built.diagnostics
+    # walked from blue (by module name): blue -> red -> green, whose edge to blue closes that
+    # cycle; then ping -> pong, whose edge to ping closes the other
+    assert {m.module_name: sorted(c) for m, c in _cuts(built).items()} == {
+        "blue": [],
+        "green": [("blue", "Blue")],
+        "nest": [],
+        "ping": [],
+        "pong": [("ping", "Ping")],
+        "red": [],
+    }
+    for artifact in built.artifacts:
+        artifact.path.parent.mkdir(exist_ok=True)
+        artifact.path.write_text(artifact.content, encoding="utf-8")
+    sources = {path.stem: path.read_text(encoding="utf-8") for path in (tmp_path / "out").iterdir()}
+    assert "_invoked_pong.PongInvokedHandlers" in sources["ping"]
+    assert "_invoked_ping.PingInvokedHandlers" not in sources["pong"]
+    files = [f"out/{module}.py" for module in machines]
+    result, _ = run_mypy(files, tmp_path)
+    assert result.code == 0, result.output
+
+
+def _cuts(built: BuildResult) -> dict[Machine, frozenset[tuple[str, str]]]:
+    cuts = handler_cuts(built.machines)
+    return {machine: cuts[machine.module_name] for machine in built.machines}

@@ -68,6 +68,8 @@ class InvokeView:
     """Needs the module view's ``machine`` and ``function_name``."""
 
     machine: Machine
+    #: Invoked machines (module, name) whose protocols this one's leaves out: an invoke cycle.
+    cut: frozenset[tuple[str, str]]
 
     if TYPE_CHECKING:
 
@@ -107,12 +109,15 @@ class InvokeView:
     def child_handlers(self, asynchronous: bool) -> list[str]:
         """The handlers protocol of each machine this one invokes, each once, typed by this
         machine's context (a child runs on its parent's handlers object and context). A chart
-        that invokes itself is left out: its protocol is already this one."""
+        that invokes itself is left out: its protocol is already this one; so is a machine in
+        :attr:`cut` (it invokes this one, directly or not: including each other's protocols would
+        be a cycle of bases)."""
         machine = self.machine
+        left_out = {(machine.module_name, machine.name), *self.cut}
         found = {
             invoke.machine: None
             for _, invoke in self.invokes()
-            if (invoke.machine.module, invoke.machine.name) != (machine.module_name, machine.name)
+            if (invoke.machine.module, invoke.machine.name) not in left_out
         }
         protocols = [self.child_class(c, c.invoked_handlers_class(asynchronous)) for c in found]
         return [f"{protocol}[ContextT_contra]" for protocol in protocols]

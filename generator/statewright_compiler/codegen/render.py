@@ -121,8 +121,9 @@ def _python_guard(
 class _ModuleView(DispatchView, ChartView, DataView, InvokeView, LargeMachineView, FlavourView):
     """Names and literals for ``module.py.jinja``, derived once from the machine."""
 
-    def __init__(self, machine: Machine) -> None:
+    def __init__(self, machine: Machine, cut: frozenset[tuple[str, str]] = frozenset()) -> None:
         self.machine = machine
+        self.cut = cut
         leaves = [state for state in machine.states if state.is_leaf]
         self.state_class = f"{machine.name}State"
         self.event_class = f"{machine.name}Event"
@@ -305,9 +306,11 @@ class _ModuleView(DispatchView, ChartView, DataView, InvokeView, LargeMachineVie
         )
 
 
-def render_module(machine: Machine) -> str:
-    """The generated Python module for ``machine`` (before formatting)."""
-    view = _ModuleView(machine)
+def render_module(machine: Machine, cut: frozenset[tuple[str, str]] = frozenset()) -> str:
+    """The generated Python module for ``machine`` (before formatting); ``cut``: the invoked
+    machines (module, name) whose handlers protocols its own leaves out (see
+    :func:`statewright_compiler.model.invoke_cycles.handler_cuts`)."""
+    view = _ModuleView(machine, cut)
     generated_note = (
         f"Generated from {machine.source_path} by statewright {GENERATOR_VERSION}; do not edit."
     )
