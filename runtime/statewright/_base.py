@@ -168,8 +168,10 @@ class BaseMachine(PersistentMachine[S, E, C]):
                 history.append((index, stamp, payload, error, lateness))
             elif error is not None:
                 history.append((index, stamp, payload, error))
-            else:
+            elif payload:
                 history.append((index, stamp, payload))
+            else:  # see statewright._history.RawRecord
+                history.append((index, stamp))
         if working is not None:
             self._chart = working
         if target is not source:

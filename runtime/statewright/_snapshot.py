@@ -80,7 +80,7 @@ def history_json(
             "to": str(target),
             "timestamp": format_timestamp(item[1]),
             "event_id": event_id,
-            "payload": to_json_value(item[2]),
+            "payload": to_json_value(item[2]) if len(item) > 2 else {},
             "epoch": item[1],
         }
         written_under: str | None = fingerprint

@@ -47,7 +47,8 @@ if history is not None:  # first: a clock that raises leaves nothing half-record
     # A plain attribute load: CPython does not specialise ``self._clock()`` on an instance
     # attribute holding a C function.
     clock = self._clock
-    history.append((index, clock(), payload))
+    # A record without a payload leaves it out: its dict would be most of the record.
+    history.append((index, clock(), payload) if payload else (index, clock()))
 source = self._state
 if moves:
     self._prev = source
