@@ -78,10 +78,6 @@ class ChartEngine(ChartAlgorithm):
         system = System(session, self.name)
         return kind(DataState(data, system, given=frozenset(given)), clock=clock)
 
-    def may_take(self, state: Any, member: Any) -> bool:
-        """Always worth a macrostep: an ancestor, an internal queue or an error may take it."""
-        return True
-
     def step(
         self,
         state: Any,

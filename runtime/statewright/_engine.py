@@ -98,8 +98,6 @@ if TYPE_CHECKING:  # a type only: defining a Protocol class costs time at import
 
         def start(self, working: Any) -> Generator[Request, Any, object]: ...
 
-        def may_take(self, state: Any, member: Any) -> bool: ...
-
         def step(
             self,
             state: Any,

@@ -50,10 +50,6 @@ class FlatEngine:
         """Nothing to enter: the initial state has no entry actions that run at construction."""
         yield from ()  # a generator, like the statechart's start
 
-    def may_take(self, state: Any, member: Any) -> bool:
-        """Whether ``member`` has alternatives in ``state`` (a rejection needs no step)."""
-        return member in self.table.rows[state]
-
     def step(
         self,
         state: Any,

@@ -23,8 +23,12 @@ from statewright._spec import Alternative, MachineSpec, Previous
 
 __all__ = ["CompiledAlt", "Plan", "Table", "compile_spec", "internal_events"]
 
-#: A trivial transition: ``(event, target, target_fast_row, counter_index, sets_previous)``.
-Fast = tuple[Any, Any, "dict[Any, Fast]", int, bool]
+#: A trivial transition: ``(event, target, target_fast_row, counter_index, sets_previous)``;
+#: or a rejection: ``(None, event, arguments of its InvalidTransition, -1, False)``, put in a
+#: flat machine's fast row the first time the state rejects an event it has no transition for,
+#: so that the next one is raised at once (a missing entry costs a ``KeyError``, as much as the
+#: rejection itself).
+Fast = tuple[Any, Any, Any, int, bool]
 
 
 _set = object.__setattr__

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from statewright._errors import InvalidTransition
 from statewright._listeners import INFO, refuse_async_listeners
 
 __all__ = [
@@ -93,13 +94,28 @@ def {name}(self, event, /, **payload):
 """
 
 #: For entry points that take the event as an argument: an event found by value that is neither
-#: the member nor a plain string (a member of another enum, a str subclass) goes the general way.
+#: the member nor a plain string (a member of another enum, a str subclass), or a rejection's
+#: entry (no member: statewright._table.REJECTED) goes the general way.
 _IDENTITY: Final = """\
-if member is not event and type(event) is not str:
-    # The checked path decides, as it does for guarded events (an identity test keeps the
-    # usual case free).
-    return self.{general}(event, payload)
+if member is not event:
+    if member is None:  # a rejection's entry (see statewright._table.Fast)
+        if target is event:
+            {refuse}
+        return self.{general}(event, payload)
+    if type(event) is not str:
+        # The checked path decides, as it does for guarded events (an identity test keeps
+        # the usual case free).
+        return self.{general}(event, payload)
 """
+#: For event methods: the event is built in, so only a rejection's entry is special.
+_REJECTION: Final = """\
+if member is None:  # a rejection's entry (see statewright._table.Fast)
+    {refuse}
+"""
+#: What ``send`` does with a rejection's entry (``fast`` holds the error's arguments): raise it
+#: at once, logged like every rejection; ``try_send`` answers False.
+_RAISE: Final = "raise self._logged(InvalidTransition(*fast))"
+_ANSWER: Final = "self._rejected_quietly(target)\nreturn False"
 
 #: The asyncio entry point: inline when no other task is inside a transition of this machine
 #: (nothing in the commit awaits, so nothing can interleave), else under the asyncio lock.
@@ -112,7 +128,7 @@ async def send(self, event, /, **payload):
         except (KeyError, TypeError):
             pass  # guarded, with actions, rejected or not an event: the general path
         else:
-            if member is event or type(event) is str:
+            if member is event or (type(event) is str and member is not None):
                 {commit}
                 return target
     return await self._send_general(event, payload)
@@ -160,17 +176,20 @@ def _compile(source: str, name: str, constants: Mapping[str, Any]) -> Callable[.
 _COMPILED: dict[tuple[str, str], Callable[..., Any]] = {}
 
 
-def sync_source(name: str, general: str, result: str, fields: tuple[str, ...] | None) -> str:
+def sync_source(
+    name: str, general: str, result: str, fields: tuple[str, ...] | None, refuse: str = _RAISE
+) -> str:
     """The text of a sync entry point. ``fields`` (an event method's payload fields, optional
     ones last) makes it an event method with the event built in; None takes the event as an
-    argument."""
+    argument. ``general`` is the method an event off the trivial path goes to, ``refuse`` what
+    a rejection's entry does."""
     if fields is None:
         parameters, payload, event = ", event, /, **payload", "", "event"
-        identity = _IDENTITY.format(general=general)
+        identity = _fill(_IDENTITY, {"general": general, "refuse": refuse})
     else:
         parameters = f", *, {', '.join(fields)}" if fields else ""
         payload = "payload = {" + ", ".join(f"{_name(f)!r}: {_name(f)}" for f in fields) + "}"
-        event, identity = "EVENT", ""
+        event, identity = "EVENT", _fill(_REJECTION, {"refuse": refuse})
     commit = _fill(COMMIT, {"listeners": _REFUSE})
     parts = {
         "name": name,
@@ -201,7 +220,7 @@ def compile_send() -> Callable[..., Any]:
 
 
 def compile_try_send() -> Callable[..., Any]:
-    source = sync_source("try_send", "_try_slow", "True", None)
+    source = sync_source("try_send", "_try_slow", "True", None, _ANSWER)
     return _compile(source, "try_send", _CONSTANTS)
 
 
@@ -218,7 +237,11 @@ def compile_async_send() -> Callable[..., Any]:
     return _compile(async_source(), "send", _CONSTANTS)
 
 
-_CONSTANTS: Final = {"INFO": INFO, "refuse_async_listeners": refuse_async_listeners}
+_CONSTANTS: Final = {
+    "INFO": INFO,
+    "InvalidTransition": InvalidTransition,
+    "refuse_async_listeners": refuse_async_listeners,
+}
 
 
 class Compiled:
