@@ -101,8 +101,12 @@ class BaseMachine(PersistentMachine[S, E, C]):
                 self._remember_key(key)
         finally:
             self._busy = False
-            if self._stale is None:
-                self._fast = self._spec_table.fast_rows[self._state]
+            if self._stale is None:  # a planning statechart's row is its configuration's
+                engine = self._engine
+                if engine.planned:
+                    self._fast = engine.row(self._state, self._chart)
+                else:
+                    self._fast = self._spec_table.fast_rows[self._state]
         pending: list[Awaitable[object]] = []
         if self._listeners or self._log_cache.get(INFO, True):
             pending = self._announce(source, member, target, payload, error, stamp)

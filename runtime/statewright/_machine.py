@@ -139,7 +139,7 @@ class Machine(BaseMachine[S, E, C]):
             return
         if getattr(spec, "chart", None) is None:
             install_event_methods(cls, spec)
-        else:  # a statechart: every event is a macrostep, none goes through a fast row
+        else:  # a statechart: its planned events are in its configurations' fast rows
             Compiled.install(cls, "send", compile_chart_send, _SEND_DOC)
             Compiled.install(cls, "try_send", compile_chart_try_send, _TRY_SEND_DOC)
             if any(node.invokes for node in spec.chart.nodes):
