@@ -103,7 +103,7 @@ class BaseMachine(PersistentMachine[S, E, C]):
             self._busy = False
             if self._stale is None:  # a planning statechart's row is its configuration's
                 engine = self._engine
-                if engine.planned:
+                if engine.planned and self._parent is None:  # (a child's events go via its tree)
                     self._fast = engine.row(self._state, self._chart)
                 else:
                     self._fast = self._spec_table.fast_rows[self._state]

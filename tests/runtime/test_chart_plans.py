@@ -11,7 +11,17 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from statewright import MachineOptions, TransitionRecord, _chart_plans
+from statewright import (
+    Chart,
+    ChartNode,
+    Invoke,
+    Machine,
+    MachineOptions,
+    MachineSpec,
+    StrEnum,
+    TransitionRecord,
+    _chart_plans,
+)
 
 from tests.runtime.chart_specs import compile_chart
 from tests.runtime.machines import FakeClock
@@ -314,3 +324,46 @@ def test_an_asyncio_chart_takes_the_algorithm_for_planned_events_too(tmp_path: P
             assert _seen(machine) == _seen(sync)
 
     asyncio.run(run())
+
+
+class ParentState(StrEnum):
+    RUNNING = "running"
+
+
+class ParentEvent(StrEnum):
+    NOTHING = "NOTHING"
+
+
+def test_a_child_machine_s_events_go_through_its_tree(tmp_path: Path) -> None:
+    """A child machine's events are delivered through its tree (statewright._tree), which a
+    committed-inline event would skip: a chart class the parent invokes plans for its own
+    machines only."""
+    planned = compile_chart(tmp_path, PARALLEL, "planned")
+    warm = _machine(planned, "Planned")
+    for name in CYCLE * 3:
+        warm.send(name)
+    invoke = Invoke(lambda: planned.PlannedMachine, lambda: planned.PlannedAsyncMachine, "c")
+    running = ChartNode("running", "atomic", member=ParentState.RUNNING, invokes=(invoke,))
+    spec: MachineSpec[Any, Any] = MachineSpec(
+        name="Parent",
+        version=1,
+        spec_hash="0" * 64,
+        state_type=ParentState,
+        event_type=ParentEvent,
+        initial=ParentState.RUNNING,
+        final_states=frozenset(),
+        transitions={},
+        entry_actions={},
+        exit_actions={},
+        error_routes={},
+        tags={},
+        chart=Chart((running,), (), (0,)),
+    )
+    parent = type("ParentMachine", (Machine,), {"spec": spec})(None, Handlers())
+    child = parent.children["c"]
+    counting = child._engine = Steps(child._engine)
+    for name in CYCLE * 3:
+        assert child.send(name) == warm.send(name)
+        assert child.active_states == warm.active_states
+    assert counting.steps == len(CYCLE) * 3
+    assert warm.send("START") is planned.PlannedState.FETCHING  # its own machines still plan
