@@ -5,11 +5,10 @@ one configuration (its active states and history memory) to another and nothing 
 event's macrostep depends on the configuration alone, so the engine works it out once, by
 running SCXML's algorithm itself on a scratch state, and keeps the outcome in the
 configuration's fast row (a :class:`~statewright._chart_state.Configuration`, interned per
-machine class). From then on the
-machine commits the event inline, as a flat machine commits a trivial transition
-(:mod:`statewright._trivial`): no generator, no working copy, no selection; its chart state takes
-the next configuration's sets, which nothing changes (a macrostep changes only its own copy:
-:mod:`statewright._chart_state`).
+machine class). From then on the machine commits the event inline, as a flat machine commits a
+trivial transition (:mod:`statewright._trivial`): no generator, no working copy, no selection;
+its chart state takes the next configuration's sets, which nothing changes (a macrostep changes
+only its own copy: :mod:`statewright._chart_state`).
 
 An event is planned from a configuration only when that is provably all it does:
 

@@ -133,7 +133,7 @@ class Message(Pending):
 #: A planned event's entry in its configuration's fast row: ``(event, target, the next
 #: configuration's row, counter index, whether it moves, the next configuration)``, a flat
 #: machine's fast entry and the configuration the event leads to (or the entry of an event
-#: that is not planned: statewright._chart_plans.UNPLANNED).
+#: that is not planned: statewright._table.UNPLANNED).
 PlannedEntry = tuple[Any, Any, "dict[Any, PlannedEntry]", int, bool, "Configuration | None"]
 
 

@@ -31,9 +31,10 @@ __all__ = ["UNPLANNED", "CompiledAlt", "Plan", "Table", "compile_spec", "interna
 Fast = tuple[Any, Any, Any, int, bool]
 #: A statechart's fast row holds entries of its configurations' planned events (six items:
 #: :mod:`statewright._chart_plans`), and this one for an event that runs SCXML's algorithm
-#: where the machine is: its event and target (None: no event found the entry is None) send it
-#: the general way at once (a missing entry would cost a ``KeyError`` on every such event).
-#: Every state's row in a statechart's table holds it for every event.
+#: where the machine is: its event, None, sends the event the general way at once (a missing
+#: entry would cost a ``KeyError`` on every such event), and so does its target, None (no event
+#: that finds an entry is None, so it is never taken for a rejection's). Every state's row in a
+#: statechart's table holds it for every event.
 UNPLANNED: Final[tuple[Any, ...]] = (None, None, {}, -1, False, None)
 
 

@@ -108,11 +108,11 @@ _ERRORS: Final = "KeyError, TypeError, ValueError"
 _CHART_ERRORS: Final = "KeyError, TypeError, ValueError, IndexError"
 
 #: For entry points that take the event as an argument: an event found by value that is neither
-#: the member nor a plain string (a member of another enum, a str subclass), or a rejection's
-#: entry (see statewright._table.Fast) goes the general way.
+#: the member nor a plain string (a member of another enum, a str subclass) goes the general way;
+#: so does a statechart's event that is not planned (statewright._table.UNPLANNED).
 _IDENTITY: Final = """\
 if member is not event:
-    if member is None:  # a rejection's entry (see statewright._table.Fast)
+    if member is None:  # a rejection's entry (statewright._table.Fast), or UNPLANNED
         if target is event:
             {refuse}
         return self.{general}(event, payload)
