@@ -200,6 +200,7 @@ bench: setup venvs
 	  [ -x $$venv/bin/python ] || continue; \
 	  $(QUIETLY) "bench: installing the peers into $$venv" $(UV) --python $$venv/bin/python -e '.[bench]'; \
 	  $$venv/bin/python bench/bench_send.py; echo; \
+	  $$venv/bin/python bench/bench_history.py; echo; \
 	  $$venv/bin/python bench/bench_entry_points.py; echo; \
 	  $$venv/bin/python bench/bench_chart_send.py; echo; \
 	  $$venv/bin/python bench/bench_import.py; echo; \
