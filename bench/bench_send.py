@@ -3,8 +3,13 @@
 Everything runs in ONE process on the same seed-000-like machine (14 states, 22 events, from
 tests/runtime/machines.py) and the same event stream, so the ratios are comparable even on a
 noisy host. Each variant is timed several times; the best run is reported (the least disturbed).
+A rejected event is timed too: ``send`` of an event the state has no transition for, raising
+:class:`InvalidTransition` (caught by the loop), and ``try_send`` of it (answering False).
 
-    PYTHONPATH=runtime python bench/bench_send.py [--events N] [--repeat R]
+    PYTHONPATH=runtime python bench/bench_send.py [--events N] [--rounds R] [--json FILE]
+
+Targets (issue #22): a rejected ``send`` at most 3x an accepted one; ``send`` at least 20x
+faster than transitions and 250x faster than python-statemachine.
 
 Peers (python-statemachine, transitions) are optional bench-only dependencies
 (``pip install python-statemachine==3.2.2 transitions==0.9.3``); missing ones are reported and
@@ -27,8 +32,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "runtime"), str(ROOT)]
 
-from statewright import MachineOptions  # noqa: E402
+from statewright import InvalidTransition, MachineOptions  # noqa: E402
 
+from bench import json_results  # noqa: E402
 from tests.runtime.machines import TASK_TABLE, PlainTaskMachine, TaskEvent, TaskState  # noqa: E402
 
 Ev, St = TaskEvent, TaskState
@@ -166,6 +172,41 @@ def make_statewright(options: MachineOptions) -> Runner:
     return run
 
 
+#: Not accepted in ``acting``, where the stream leaves the machine: what the rejected variants send.
+REJECTED = Ev.TASK_CREATED
+
+
+def run_rejected_send(events: list[TaskEvent]) -> float:
+    machine = PlainTaskMachine(None)
+    for event in PREFIX:
+        machine.send(event)
+    send = machine.send
+    rejected = [REJECTED] * len(events)
+    start = time.perf_counter()
+    for event in rejected:
+        try:  # noqa: SIM105  # contextlib.suppress would time a context manager per event too
+            send(event)
+        except InvalidTransition:
+            pass
+    elapsed = time.perf_counter() - start
+    assert machine.state is St.ACTING and machine.total_transitions == len(PREFIX)
+    return elapsed
+
+
+def run_rejected_try_send(events: list[TaskEvent]) -> float:
+    machine = PlainTaskMachine(None)
+    for event in PREFIX:
+        machine.send(event)
+    try_send = machine.try_send
+    rejected = [REJECTED] * len(events)
+    start = time.perf_counter()
+    for event in rejected:
+        try_send(event)
+    elapsed = time.perf_counter() - start
+    assert machine.state is St.ACTING and machine.total_transitions == len(PREFIX)
+    return elapsed
+
+
 def make_python_statemachine() -> Runner | str:
     try:
         import statemachine
@@ -245,6 +286,7 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=10_000, help="events per timed run")
     parser.add_argument("--peer-events", type=int, default=2_000, help="per run, for peers")
     parser.add_argument("--rounds", type=int, default=25, help="interleaved rounds; best counts")
+    parser.add_argument("--json", type=Path, help="also write the results to this file")
     args = parser.parse_args()
     events = stream(args.events)
     peer_events = stream(args.peer_events)
@@ -267,6 +309,8 @@ def main() -> None:
             make_statewright(MachineOptions(record_history=False)),
             events,
         ),
+        (REJECTED_SEND, run_rejected_send, events),
+        (REJECTED_TRY_SEND, run_rejected_try_send, events),
     ]
     for label, peer in (
         ("python-statemachine", make_python_statemachine()),
@@ -294,11 +338,58 @@ def main() -> None:
             print(f"{name:50s} skipped: {run}")
         else:
             print(f"{name:50s} {best[name]:10.1f} {best[name] / floor:8.1f}")
-    ours = best["statewright send (history on, default)"]
+    ours = best[SEND]
+    for name in (REJECTED_SEND, REJECTED_TRY_SEND):
+        print(f"{name} is {best[name] / ours:.2f}x an accepted send")
     for name, run, _ in variants:
         if callable(run) and name.startswith(("python-statemachine", "transitions")):
             print(f"statewright send (history on) is {best[name] / ours:.1f}x faster than {name}")
     print_primitives(best, primitives, floor)
+    if args.json is not None:
+        settings = {
+            "events per run": str(len(events)),
+            "peer events per run": str(len(peer_events)),
+            "rounds": str(args.rounds),
+        }
+        rows = json_rows(best, [name for name, run, _ in variants if callable(run)])
+        json_results.write(args.json, Path(__file__).stem, settings, rows)
+
+
+SEND = "statewright send (history on, default)"
+FLOOR = "bare dict floor: state = table[state][event]"
+REJECTED_SEND = "rejected send (InvalidTransition raised and caught)"
+REJECTED_TRY_SEND = "rejected try_send (answers False)"
+
+
+def json_rows(best: dict[str, float], names: list[str]) -> list[dict[str, Any]]:
+    """The ``--json`` rows: each variant against the floor, the rejections against ``send``
+    (target: a rejected send at most 3x), and ``send`` against each peer (the peer's time over
+    ``send``'s: at least 20x for transitions, 250x for python-statemachine)."""
+    rows = []
+    for name in names:
+        if name == EMPTY_LOOP or name in (CALL, LOCK, CLOCK, RECORD):
+            continue
+        value = best[name]
+        against: str | None = FLOOR
+        target: float | None = None
+        operator: str | None = None
+        if name == FLOOR:
+            against = None
+        elif name in (REJECTED_SEND, REJECTED_TRY_SEND):
+            against = SEND
+            if name == REJECTED_SEND:
+                target, operator = 3.0, "<="
+        elif name.startswith("transitions"):
+            against, target, operator = SEND, 20.0, ">="
+        elif name.startswith("python-statemachine"):
+            against, target, operator = SEND, 250.0, ">="
+        ratio = None if against is None else value / best[against]
+        rows.append(
+            json_results.row(
+                name, value, "ns", against=against, ratio=ratio, target=target, target_op=operator
+            )
+        )
+    return rows
 
 
 def print_primitives(best: dict[str, float], primitives: dict[str, Runner], floor: float) -> None:

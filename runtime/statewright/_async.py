@@ -135,6 +135,8 @@ class AsyncMachine(BaseMachine[S, E, C]):
         """One event (the caller holds the lock), then, in a tree of machines, the events it
         caused between them (:mod:`statewright._tree`); the state after them and what
         coroutine listeners returned."""
+        if (rejection := self._rejection(event)) is not None:  # no transition: no step either
+            raise self._logged(InvalidTransition(*rejection[2]))
         if not self._invoking and self._parent is None:
             return await self._drive(self._transition(event, payload, key, None))
         before = self._chart.children if self._chart is not None else None

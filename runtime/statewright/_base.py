@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from statewright._chart_state import Pending
     from statewright._snapshot import Payload
     from statewright._stores.protocol import Store
+    from statewright._table import Fast
 
 __all__ = ["BaseMachine"]
 
@@ -100,8 +101,12 @@ class BaseMachine(PersistentMachine[S, E, C]):
                 self._remember_key(key)
         finally:
             self._busy = False
-            if self._stale is None:
-                self._fast = self._spec_table.fast_rows[self._state]
+            if self._stale is None:  # a planning statechart's row is its configuration's
+                engine = self._engine
+                if engine.planned and self._parent is None:  # (a child's events go via its tree)
+                    self._fast = engine.row(self._state, self._chart)
+                else:
+                    self._fast = self._spec_table.fast_rows[self._state]
         pending: list[Awaitable[object]] = []
         if self._listeners or self._log_cache.get(INFO, True):
             pending = self._announce(source, member, target, payload, error, stamp)
@@ -168,8 +173,10 @@ class BaseMachine(PersistentMachine[S, E, C]):
                 history.append((index, stamp, payload, error, lateness))
             elif error is not None:
                 history.append((index, stamp, payload, error))
-            else:
+            elif payload:
                 history.append((index, stamp, payload))
+            else:  # see statewright._history.RawRecord
+                history.append((index, stamp))
         if working is not None:
             self._chart = working
         if target is not source:
@@ -332,14 +339,34 @@ class BaseMachine(PersistentMachine[S, E, C]):
             target,
         )
 
-    def _reject(self, event: E, reason: str = "") -> InvalidTransition:
-        """Build (and log at DEBUG) the rejection; the caller raises it."""
+    def _rejection(self, event: object) -> Fast | None:
+        """The fast entry that rejects ``event`` when it is a member of the spec's events that
+        this flat machine's state has no transition for, while the machine is usable (None
+        otherwise): rejected without a step. The state's fast row learns it, so that the next
+        one is raised at once (:data:`~statewright._table.Fast`)."""
+        table = self._spec_table
+        if type(event) is not table.spec.event_type or self._chart is not None:
+            return None
+        state = self._state
+        if event in table.rows[state] or self._busy or self._stale is not None:
+            return None
+        row = table.fast_rows[state]
+        entry = row.get(event)
+        if entry is None:
+            member: E = event  # type: ignore[assignment]  # a member of the spec's event type E
+            entry = row[member] = (None, member, self._rejected_facts(member), -1, False)
+        return entry
+
+    def _rejected_facts(self, event: E, reason: str = "") -> tuple[str, str, frozenset[E], str]:
+        """What :class:`InvalidTransition` says about ``event`` rejected in the current state."""
         state = self._state
         if not reason and state in self._spec_table.spec.final_states:
             reason = "the state is final"
-        return self._logged(
-            InvalidTransition(str(state), str(event), self.allowed_events(), reason)
-        )
+        return str(state), str(event), self.allowed_events(), reason
+
+    def _reject(self, event: E, reason: str = "") -> InvalidTransition:
+        """Build (and log at DEBUG) the rejection; the caller raises it."""
+        return self._logged(InvalidTransition(*self._rejected_facts(event, reason)))
 
     def _rejected_quietly(self, event: E) -> None:
         """A rejection nobody raises (``try_send``): logged like every rejection when DEBUG is

@@ -237,18 +237,7 @@ class ChartAlgorithm(ChartContent):
         yield from self._exit(state, enabled, payload, event)
         for index in enabled:
             yield from self.run(state, transitions[index].steps, payload, event)
-        to_enter: set[int] = set()
-        default_entry: set[int] = set()
-        history_content: dict[int, tuple[Step, ...]] = {}
-        for index in enabled:
-            transition = transitions[index]
-            if not transition.targets:
-                continue
-            for target in transition.targets:
-                self._add_descendants(state, target, to_enter, default_entry, history_content)
-            domain = self.domain(state, index)
-            for target in self.effective_targets(state, transition.targets):
-                self._add_ancestors(state, target, domain, to_enter, default_entry, history_content)
+        to_enter, default_entry, history_content = self.entry_set(state, enabled)
         yield from self._enter(state, to_enter, default_entry, history_content, payload, event)
         for index in enabled:
             yield from self.run(state, transitions[index].then, payload, event)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from statewright._chart import ChartAlgorithm
+from statewright._chart_plans import ChartPlans
 from statewright._chart_spec import ERROR_ROUTE, Chart
 from statewright._chart_state import ChartState, Pending
 from statewright._engine import Outcome, Request
@@ -30,8 +30,9 @@ if TYPE_CHECKING:
 __all__ = ["ChartEngine"]
 
 
-class ChartEngine(ChartAlgorithm):
-    """A statechart's engine, built once per machine class."""
+class ChartEngine(ChartPlans):
+    """A statechart's engine, built once per machine class (with its table's ``counters``: see
+    :mod:`statewright._chart_plans`)."""
 
     def __init__(
         self,
@@ -41,16 +42,13 @@ class ChartEngine(ChartAlgorithm):
         data: DataModel | None = None,
         name: str = "",
         payloads: Mapping[Any, tuple[tuple[str, tuple[Any, ...], bool], ...]] | None = None,
+        counters: Mapping[tuple[Any, Any, Any], int] | None = None,
     ) -> None:
-        super().__init__(chart, events_by_value, data, payloads)
+        super().__init__(chart, events_by_value, data, payloads, counters)
         #: The machine's name (``_name``).
         self.name = name
         #: Each leaf state's events: its transitions' and its ancestors' (the machine's table).
         self.allowed_by_leaf = allowed_by_leaf
-        #: The transitions that ask for a durable save (most charts have none).
-        self.checkpointed = frozenset(
-            index for index, transition in enumerate(chart.transitions) if transition.checkpoint
-        )
 
     def initial(
         self, clock: Callable[[], float], session: str = "", given: Mapping[str, Any] | None = None
@@ -78,10 +76,6 @@ class ChartEngine(ChartAlgorithm):
         system = System(session, self.name)
         return kind(DataState(data, system, given=frozenset(given)), clock=clock)
 
-    def may_take(self, state: Any, member: Any) -> bool:
-        """Always worth a macrostep: an ancestor, an internal queue or an error may take it."""
-        return True
-
     def step(
         self,
         state: Any,
@@ -100,7 +94,10 @@ class ChartEngine(ChartAlgorithm):
         nothing keeps the time) asks for the macrostep's time, which is ``now`` when given (a
         timer's due time: :mod:`statewright._timers`) and else the clock's first reading.
         ``sent`` is the timer that fired it, if one did (its data and send id). A copy that is
-        discarded, whatever ends it, undoes its assignments to the data."""
+        discarded, whatever ends it, undoes its assignments to the data. The event's plan
+        from here is worked out first, if it has none yet (:mod:`statewright._chart_plans`)."""
+        if self.planned:
+            self.learn(chart, member)
         working = chart.copy(now)
         error: str | None = None
         try:

@@ -4,7 +4,10 @@ the child machines it runs when it invokes some (:class:`InvokingChartState`).
 
 A macrostep works on a copy of the :class:`ChartState`, kept only when the whole macrostep
 succeeded (the engine, :mod:`statewright._chart`, asks for user code through requests
-meanwhile); :meth:`ChartState.rollback` undoes a discarded copy's assignments to the data.
+meanwhile); :meth:`ChartState.rollback` undoes a discarded copy's assignments to the data. So a
+kept state's ``active`` set and ``memory`` dict are never changed again: a machine whose event
+needs no copy (:mod:`statewright._chart_plans`) replaces them with its configuration's, which
+every machine in that configuration shares.
 """
 
 from __future__ import annotations
@@ -21,11 +24,13 @@ __all__ = [
     "NO_CHILDREN",
     "ChartState",
     "Child",
+    "Configuration",
     "InvokingChartState",
     "Message",
     "Microstep",
     "ModelChartState",
     "Pending",
+    "PlannedEntry",
     "Queued",
 ]
 
@@ -125,6 +130,29 @@ class Message(Pending):
         )
 
 
+#: A planned event's entry in its configuration's fast row: ``(event, target, the next
+#: configuration's row, counter index, whether it moves, the next configuration)``, a flat
+#: machine's fast entry and the configuration the event leads to (or the entry of an event
+#: that is not planned: statewright._table.UNPLANNED).
+PlannedEntry = tuple[Any, Any, "dict[Any, PlannedEntry]", int, bool, "Configuration | None"]
+
+
+class Configuration:
+    """One configuration of a chart, interned by its engine (:mod:`statewright._chart_plans`):
+    its active states and history memory (shared by every chart state in it, never changed), the
+    leaf a machine in it reports, the fast row of its planned events, and what was worked out
+    for each event met there (``(target, next configuration)``, or None: the algorithm's)."""
+
+    __slots__ = ("active", "memory", "plans", "reported", "row")
+
+    def __init__(self, active: set[int], memory: dict[int, tuple[int, ...]], reported: Any) -> None:
+        self.active = active
+        self.memory = memory
+        self.reported = reported
+        self.row: dict[Any, PlannedEntry] = {}
+        self.plans: dict[Any, tuple[Any, Configuration] | None] = {}
+
+
 class ChartState:
     """What changes as a chart runs: active states, history memory, the internal queue and the
     pending timers by id. ``clock`` is the machine's; :meth:`time` reads it once per macrostep,
@@ -136,6 +164,7 @@ class ChartState:
     __slots__ = (
         "active",
         "clock",
+        "config",
         "finished",
         "memory",
         "now",
@@ -171,6 +200,9 @@ class ChartState:
         self.now: float | None = None
         #: The transitions of each microstep this macrostep began (kept when one fails).
         self.selected: list[tuple[int, ...]] = []
+        #: The configuration these sets are (statewright._chart_plans), once an engine has
+        #: looked it up; a copy's is looked up again.
+        self.config: Configuration | None = None
 
     def next_due(self) -> float:
         """When the earliest pending timer is due (there is one)."""
@@ -237,6 +269,7 @@ class ModelChartState(ChartState):
         self.clock = clock
         self.now = None
         self.selected = []
+        self.config = None
         self.model = model
 
     def copy(self, now: float | None = None) -> ModelChartState:

@@ -326,6 +326,25 @@ class ChartTables:
         return list(found)
 
     # -- entry sets -------------------------------------------------------------------------------
+    def entry_set(
+        self, state: ChartState, enabled: Iterable[int]
+    ) -> tuple[set[int], set[int], dict[int, tuple[Step, ...]]]:
+        """What ``enabled`` enter (``computeEntrySet``): the states, those entered by default
+        (their initial content runs), the content of history defaults taken, by parent."""
+        to_enter: set[int] = set()
+        default: set[int] = set()
+        content: dict[int, tuple[Step, ...]] = {}
+        for index in enabled:
+            transition = self.chart.transitions[index]
+            if not transition.targets:
+                continue
+            for target in transition.targets:
+                self._add_descendants(state, target, to_enter, default, content)
+            domain = self.domain(state, index)
+            for target in self.effective_targets(state, transition.targets):
+                self._add_ancestors(state, target, domain, to_enter, default, content)
+        return to_enter, default, content
+
     def _add_descendants(
         self,
         state: ChartState,

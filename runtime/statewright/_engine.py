@@ -85,9 +85,11 @@ if TYPE_CHECKING:  # a type only: defining a Protocol class costs time at import
         instance id (a data model's ``_sessionid``), ``given`` its initial data (checked, by
         field name: :func:`~statewright._data_values.initial_data`); ``sent`` the timer whose
         event a step is (None for an event sent from outside). ``invoking``: whether the
-        spec's states invoke child machines (a statechart's may)."""
+        spec's states invoke child machines (a statechart's may); ``planned``: whether the
+        machine's row is asked of :meth:`row` after each event (a statechart's may be)."""
 
         invoking: bool
+        planned: bool
 
         def initial(
             self,
@@ -97,8 +99,6 @@ if TYPE_CHECKING:  # a type only: defining a Protocol class costs time at import
         ) -> Any: ...
 
         def start(self, working: Any) -> Generator[Request, Any, object]: ...
-
-        def may_take(self, state: Any, member: Any) -> bool: ...
 
         def step(
             self,
@@ -115,6 +115,8 @@ if TYPE_CHECKING:  # a type only: defining a Protocol class costs time at import
         def can_take(
             self, state: Any, previous: Any, working: Any, member: Any, payload: Mapping[str, Any]
         ) -> Generator[Request, Any, bool]: ...
+
+        def row(self, state: Any, working: Any) -> dict[Any, Any]: ...
 
         def reported(self, working: Any, default: Any) -> Any: ...
 

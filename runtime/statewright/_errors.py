@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from enum import Enum
+from typing import Any
 
 __all__ = [
     "ActionFailed",
@@ -40,12 +41,21 @@ class InvalidTransition(StatewrightError):
     read: a rejection that nobody prints costs no formatting.
     """
 
+    # Slots: an exception's attributes otherwise make its __dict__, which costs more than the
+    # rest of a rejection (issue #22).
+    __slots__ = ("allowed", "event", "reason", "state")
+
     def __init__(self, state: str, event: str, allowed: Iterable[str], reason: str = "") -> None:
-        super().__init__(state, event, reason)
+        self.args = (state, event, reason)
         self.state = state
         self.event = event
         self.allowed = allowed if isinstance(allowed, frozenset) else frozenset(allowed)
         self.reason = reason
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled with its facts (slots are not in the ``__dict__`` an exception pickles)."""
+        facts = (self.state, self.event, self.allowed, self.reason)
+        return type(self), facts, self.__dict__ or None
 
     def __str__(self) -> str:
         names = ", ".join(sorted(str(a) for a in self.allowed)) or "none"

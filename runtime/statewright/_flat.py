@@ -33,8 +33,9 @@ class FlatEngine:
 
     __slots__ = ("table",)
 
-    #: A flat machine's states invoke no child machines.
+    #: A flat machine's states invoke no child machines; it plans no statechart events.
     invoking = False
+    planned = False
 
     def __init__(self, table: Table) -> None:
         self.table = table
@@ -49,10 +50,6 @@ class FlatEngine:
     def start(self, working: None) -> Generator[Request, Any, None]:
         """Nothing to enter: the initial state has no entry actions that run at construction."""
         yield from ()  # a generator, like the statechart's start
-
-    def may_take(self, state: Any, member: Any) -> bool:
-        """Whether ``member`` has alternatives in ``state`` (a rejection needs no step)."""
-        return member in self.table.rows[state]
 
     def step(
         self,
@@ -107,6 +104,10 @@ class FlatEngine:
             return False
         alt = yield from self._choose(state, member, plan[1], payload)
         return alt is not None and (alt.target is not None or previous is not None)
+
+    def row(self, state: Any, working: None) -> dict[Any, Any]:
+        """The fast row of ``state`` (the trivial transitions the machine commits inline)."""
+        return self.table.fast_rows[state]
 
     def reported(self, working: None, default: Any) -> Any:
         return default

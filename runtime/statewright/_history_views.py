@@ -2,7 +2,7 @@
 records, the counters of every transition, and the statistics and seed-000 summary built from
 them.
 
-The records are kept raw (``(transition index, epoch, payload[, error[, lateness]])``) and become
+The records are kept raw (``(transition index, epoch[, payload[, error[, lateness]]])``) and become
 :class:`~statewright.TransitionRecord` objects only when read, so the hot path never builds one;
 :mod:`statewright._history`, which defines them as dataclasses, is imported on the first read.
 The machine (:class:`~statewright._base.BaseMachine`) holds its reads under its read lock and
@@ -47,6 +47,8 @@ def record_type() -> type[TransitionRecord]:
 def record(triples: Sequence[Triple], raw: RawRecord, event_id: int) -> TransitionRecord:
     """One raw record as the record object readers and listeners get."""
     source, event, target = triples[raw[0]]
+    if len(raw) == 2:  # no payload
+        return record_type()(source, event, target, raw[1], event_id, {})
     if len(raw) == 3:
         return record_type()(source, event, target, raw[1], event_id, raw[2])
     lateness = raw[4] if len(raw) > 4 else None

@@ -170,6 +170,7 @@ class MachineInstance(Generic[S, E, C]):
                     spec.data,
                     spec.name,
                     spec.payloads,
+                    table.counter_index,
                 )
             compiled = cls._compiled = (table, engine)
             cls._invoking = engine.invoking

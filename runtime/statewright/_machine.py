@@ -139,7 +139,7 @@ class Machine(BaseMachine[S, E, C]):
             return
         if getattr(spec, "chart", None) is None:
             install_event_methods(cls, spec)
-        else:  # a statechart: every event is a macrostep, none goes through a fast row
+        else:  # a statechart: its planned events are in its configurations' fast rows
             Compiled.install(cls, "send", compile_chart_send, _SEND_DOC)
             Compiled.install(cls, "try_send", compile_chart_try_send, _TRY_SEND_DOC)
             if any(node.invokes for node in spec.chart.nodes):
@@ -156,6 +156,8 @@ class Machine(BaseMachine[S, E, C]):
 
     def _send_slow(self, event: object, payload: dict[str, Any], key: str | None = None) -> S:
         """An event off the trivial path (the caller holds the lock)."""
+        if self._chart is None and (rejection := self._rejection(event)) is not None:  # no step
+            raise self._logged(InvalidTransition(*rejection[2])) from None  # (not a KeyError's)
         target, pending = self._drive(self._transition(event, payload, key, None))
         if pending:
             refuse_async_listeners(pending)
@@ -231,7 +233,7 @@ class Machine(BaseMachine[S, E, C]):
         try:
             self._check_usable()
             member = self._member(event)
-            if not self._engine.may_take(self._state, member):
+            if self._rejection(member) is not None:
                 self._rejected_quietly(member)
                 return False
             self._send_slow(member, payload)

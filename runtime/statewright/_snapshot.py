@@ -74,7 +74,7 @@ def history_json(
     for item in reversed(newest):
         source, event, target = triples[item[0]]
         event_id += 1
-        payload = _plain(item[2])
+        payload = _plain(item[2]) if len(item) > 2 else {}
         data = {
             "from": str(source),
             "event": str(event),

@@ -313,8 +313,10 @@ def _history(value: Any, table: Table, total: int, counts: list[int]) -> list[tu
             history.append((index, epoch, payload, error, lateness))
         elif error is not None:
             history.append((index, epoch, payload, error))
-        else:
+        elif payload:
             history.append((index, epoch, payload))
+        else:  # the layout a machine records (statewright._history.RawRecord)
+            history.append((index, epoch))
     return history
 
 

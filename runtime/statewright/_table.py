@@ -16,15 +16,26 @@ every generated module and must not import :mod:`dataclasses`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from statewright._frozen import FrozenValue
 from statewright._spec import Alternative, MachineSpec, Previous
 
-__all__ = ["CompiledAlt", "Plan", "Table", "compile_spec", "internal_events"]
+__all__ = ["UNPLANNED", "CompiledAlt", "Plan", "Table", "compile_spec", "internal_events"]
 
-#: A trivial transition: ``(event, target, target_fast_row, counter_index, sets_previous)``.
-Fast = tuple[Any, Any, "dict[Any, Fast]", int, bool]
+#: A trivial transition: ``(event, target, target_fast_row, counter_index, sets_previous)``;
+#: or a rejection: ``(None, event, arguments of its InvalidTransition, -1, False)``, put in a
+#: flat machine's fast row the first time the state rejects an event it has no transition for,
+#: so that the next one is raised at once (a missing entry costs a ``KeyError``, as much as the
+#: rejection itself).
+Fast = tuple[Any, Any, Any, int, bool]
+#: A statechart's fast row holds entries of its configurations' planned events (six items:
+#: :mod:`statewright._chart_plans`), and this one for an event that runs SCXML's algorithm
+#: where the machine is: its event, None, sends the event the general way at once (a missing
+#: entry would cost a ``KeyError`` on every such event), and so does its target, None (no event
+#: that finds an entry is None, so it is never taken for a rejection's). Every state's row in a
+#: statechart's table holds it for every event.
+UNPLANNED: Final[tuple[Any, ...]] = (None, None, {}, -1, False, None)
 
 
 _set = object.__setattr__
@@ -189,6 +200,8 @@ def compile_spec(spec: MachineSpec[Any, Any]) -> Table:
     internal = internal_events(spec)
     if spec.chart is not None:
         allowed = _chart_allowed(spec)
+        unplanned = dict.fromkeys(events, UNPLANNED)
+        fast_rows = {state: unplanned for state in states}  # never changed
     if internal:
         allowed = {state: events - internal for state, events in allowed.items()}
     return Table(

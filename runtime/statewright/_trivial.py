@@ -1,6 +1,6 @@
 """The trivial transition, written once: :data:`COMMIT` is the only text of it, and
-:meth:`Machine.send`, :meth:`Machine.try_send`, every generated event method of a flat machine and
-:meth:`AsyncMachine.send` are compiled from it.
+:meth:`Machine.send`, :meth:`Machine.try_send`, every generated event method of a flat machine,
+:meth:`AsyncMachine.send` and a statechart's ``send`` and ``try_send`` are compiled from it.
 
 A trivial transition (no guard, no action, no checkpoint) runs no user code, so it is committed
 inline from the state's fast row: one dict lookup, one tuple unpack and a few attribute stores.
@@ -14,6 +14,10 @@ with :mod:`linecache`, so tracebacks, ``inspect`` and debuggers show its lines.
 Only the runtime's own text is compiled: an event method's parameter names are those of the
 generated method it replaces (read from its code object, so they are identifiers), never text
 taken from a spec.
+
+A statechart commits the same way an event whose plan its configuration's row holds
+(:mod:`statewright._chart_plans`): the entry also names the next configuration, whose sets the
+chart state takes (:data:`CHART`).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from statewright._errors import InvalidTransition
 from statewright._listeners import INFO, refuse_async_listeners
 
 __all__ = [
@@ -37,8 +42,8 @@ __all__ = [
 ]
 
 #: The commit of a trivial transition found in the fast row (``member, target, fast, index,
-#: moves``), then the announcement; ``{listeners}`` is what the flavour does with awaitables its
-#: listeners returned.
+#: moves``), then the announcement; ``{chart}`` is a statechart's part (:data:`CHART`),
+#: ``{listeners}`` what the flavour does with awaitables its listeners returned.
 COMMIT: Final = """\
 # A trivial transition (no guard, no action, no checkpoint): no user code runs, so it is
 # committed here.
@@ -47,7 +52,9 @@ if history is not None:  # first: a clock that raises leaves nothing half-record
     # A plain attribute load: CPython does not specialise ``self._clock()`` on an instance
     # attribute holding a C function.
     clock = self._clock
-    history.append((index, clock(), payload))
+    # A record without a payload leaves it out: its dict would be most of the record.
+    history.append((index, clock(), payload) if payload else (index, clock()))
+{chart}
 source = self._state
 if moves:
     self._prev = source
@@ -61,6 +68,15 @@ if self._listeners or self._log_cache.get(INFO, True):
         {listeners}
 """
 
+#: A statechart's part of the commit: the chart state takes the next configuration's sets
+#: (replaced, never changed: statewright._chart_state).
+CHART: Final = """\
+chart = self._chart
+chart.active = config.active
+chart.memory = config.memory
+chart.config = config
+"""
+
 #: A sync entry point: the machine's lock around the fast row, the general path otherwise.
 _SYNC: Final = """\
 def {name}(self{parameters}):
@@ -69,8 +85,8 @@ def {name}(self{parameters}):
     lock.acquire()
     try:
         try:
-            member, target, fast, index, moves = self._fast[{event}]
-        except (KeyError, TypeError):  # guarded, with actions, rejected or not an event
+            {lookup}
+        except ({errors}):  # guarded, with actions, rejected or not an event
             return self.{general}({event}, payload)
         {identity}
         {commit}
@@ -79,26 +95,41 @@ def {name}(self{parameters}):
         lock.release()
 """
 
-#: A statechart's sync entry point: its fast rows are empty (every event is a macrostep), so it
-#: goes the general way at once rather than through a failed lookup.
-_SYNC_GENERAL: Final = """\
-def {name}(self, event, /, **payload):
-    lock = self._lock
-    lock.acquire()
-    try:
-        return self.{general}(event, payload)
-    finally:
-        lock.release()
+#: The fast row's entry, unpacked: a flat machine's, and a statechart's (its next configuration
+#: too, and a counter this machine has not counted yet sends the event the general way, which
+#: adds it). An entry of the other kind does not unpack (a flat entry point of a chart class
+#: whose ``send`` is its own, say): the general path takes the event.
+_LOOKUP: Final = "member, target, fast, index, moves = self._fast[{event}]"
+_CHART_LOOKUP: Final = """\
+member, target, fast, index, moves, config = self._fast[event]
+self._counts[index]  # an IndexError when this machine has not counted it yet
 """
+_ERRORS: Final = "KeyError, TypeError, ValueError"
+_CHART_ERRORS: Final = "KeyError, TypeError, ValueError, IndexError"
 
 #: For entry points that take the event as an argument: an event found by value that is neither
-#: the member nor a plain string (a member of another enum, a str subclass) goes the general way.
+#: the member nor a plain string (a member of another enum, a str subclass) goes the general way;
+#: so does a statechart's event that is not planned (statewright._table.UNPLANNED).
 _IDENTITY: Final = """\
-if member is not event and type(event) is not str:
-    # The checked path decides, as it does for guarded events (an identity test keeps the
-    # usual case free).
-    return self.{general}(event, payload)
+if member is not event:
+    if member is None:  # a rejection's entry (statewright._table.Fast), or UNPLANNED
+        if target is event:
+            {refuse}
+        return self.{general}(event, payload)
+    if type(event) is not str:
+        # The checked path decides, as it does for guarded events (an identity test keeps
+        # the usual case free).
+        return self.{general}(event, payload)
 """
+#: For event methods: the event is built in, so only a rejection's entry is special.
+_REJECTION: Final = """\
+if member is None:  # a rejection's entry (see statewright._table.Fast)
+    {refuse}
+"""
+#: What ``send`` does with a rejection's entry (``fast`` holds the error's arguments): raise it
+#: at once, logged like every rejection; ``try_send`` answers False.
+_RAISE: Final = "raise self._logged(InvalidTransition(*fast))"
+_ANSWER: Final = "self._rejected_quietly(target)\nreturn False"
 
 #: The asyncio entry point: inline when no other task is inside a transition of this machine
 #: (nothing in the commit awaits, so nothing can interleave), else under the asyncio lock.
@@ -108,10 +139,10 @@ async def send(self, event, /, **payload):
     if lock is None or not lock.locked():
         try:
             member, target, fast, index, moves = self._fast[event]
-        except (KeyError, TypeError):
-            pass  # guarded, with actions, rejected or not an event: the general path
+        except (KeyError, TypeError, ValueError):
+            pass  # guarded, with actions, rejected, not an event, a chart's: the general path
         else:
-            if member is event or type(event) is str:
+            if member is event or (type(event) is str and member is not None):
                 {commit}
                 return target
     return await self._send_general(event, payload)
@@ -159,19 +190,29 @@ def _compile(source: str, name: str, constants: Mapping[str, Any]) -> Callable[.
 _COMPILED: dict[tuple[str, str], Callable[..., Any]] = {}
 
 
-def sync_source(name: str, general: str, result: str, fields: tuple[str, ...] | None) -> str:
+def sync_source(
+    name: str,
+    general: str,
+    result: str,
+    fields: tuple[str, ...] | None,
+    refuse: str = _RAISE,
+    chart: bool = False,
+) -> str:
     """The text of a sync entry point. ``fields`` (an event method's payload fields, optional
     ones last) makes it an event method with the event built in; None takes the event as an
-    argument."""
+    argument. ``general`` is the method an event off the trivial path goes to, ``refuse`` what
+    a rejection's entry does; ``chart``: a statechart's entry point."""
     if fields is None:
         parameters, payload, event = ", event, /, **payload", "", "event"
-        identity = _IDENTITY.format(general=general)
+        identity = _fill(_IDENTITY, {"general": general, "refuse": refuse})
     else:
         parameters = f", *, {', '.join(fields)}" if fields else ""
         payload = "payload = {" + ", ".join(f"{_name(f)!r}: {_name(f)}" for f in fields) + "}"
-        event, identity = "EVENT", ""
-    commit = _fill(COMMIT, {"listeners": _REFUSE})
+        event, identity = "EVENT", _fill(_REJECTION, {"refuse": refuse})
+    commit = _fill(COMMIT, {"chart": CHART if chart else "", "listeners": _REFUSE})
     parts = {
+        "lookup": _CHART_LOOKUP if chart else _LOOKUP.format(event=event),
+        "errors": _CHART_ERRORS if chart else _ERRORS,
         "name": name,
         "parameters": parameters,
         "payload": payload,
@@ -186,7 +227,7 @@ def sync_source(name: str, general: str, result: str, fields: tuple[str, ...] | 
 
 def async_source() -> str:
     """The text of :meth:`AsyncMachine.send`."""
-    return _fill(_ASYNC, {"commit": _fill(COMMIT, {"listeners": _AWAIT})})
+    return _fill(_ASYNC, {"commit": _fill(COMMIT, {"chart": "", "listeners": _AWAIT})})
 
 
 def _name(field: str) -> str:
@@ -200,24 +241,29 @@ def compile_send() -> Callable[..., Any]:
 
 
 def compile_try_send() -> Callable[..., Any]:
-    source = sync_source("try_send", "_try_slow", "True", None)
+    source = sync_source("try_send", "_try_slow", "True", None, _ANSWER)
     return _compile(source, "try_send", _CONSTANTS)
 
 
 def compile_chart_send() -> Callable[..., Any]:
-    return _compile(_fill(_SYNC_GENERAL, {"name": "send", "general": "_send_slow"}), "send", {})
+    source = sync_source("send", "_send_slow", "target", None, chart=True)
+    return _compile(source, "send", _CONSTANTS)
 
 
 def compile_chart_try_send() -> Callable[..., Any]:
-    source = _fill(_SYNC_GENERAL, {"name": "try_send", "general": "_try_slow"})
-    return _compile(source, "try_send", {})
+    source = sync_source("try_send", "_try_slow", "True", None, _ANSWER, chart=True)
+    return _compile(source, "try_send", _CONSTANTS)
 
 
 def compile_async_send() -> Callable[..., Any]:
     return _compile(async_source(), "send", _CONSTANTS)
 
 
-_CONSTANTS: Final = {"INFO": INFO, "refuse_async_listeners": refuse_async_listeners}
+_CONSTANTS: Final = {
+    "INFO": INFO,
+    "InvalidTransition": InvalidTransition,
+    "refuse_async_listeners": refuse_async_listeners,
+}
 
 
 class Compiled:

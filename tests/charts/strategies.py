@@ -57,9 +57,13 @@ class ChartCase:
 class _Builder:
     """One drawing session: the tree, then its rules."""
 
-    def __init__(self, draw: Callable[[st.SearchStrategy[Any]], Any], size: int) -> None:
+    def __init__(
+        self, draw: Callable[[st.SearchStrategy[Any]], Any], size: int, content: float
+    ) -> None:
         self.draw = draw
         self.budget = size  # states still allowed
+        #: Scales the chance of each piece of executable content, guard and eventless rule.
+        self.content = content
         self.nodes: list[Node] = []
         self.actions: list[str] = []
         self.on_error = draw(st.sampled_from(["raise", "event"]))
@@ -70,6 +74,10 @@ class _Builder:
 
     def chance(self, probability: float) -> bool:
         return bool(self.draw(st.floats(0, 1)) < probability)
+
+    def content_chance(self, probability: float) -> bool:
+        """:meth:`chance` for content, guards and eventless rules, scaled by ``content``."""
+        return self.chance(probability * self.content)
 
     def choice(self, items: list[T]) -> T:
         return self.draw(st.sampled_from(items))  # type: ignore[no-any-return]  # draw is Any
@@ -110,7 +118,7 @@ class _Builder:
         history.history = self.choice(["shallow", "deep"])
         if self.chance(0.6):
             history.default = self.targets(parent)
-            if self.chance(0.3):
+            if self.content_chance(0.3):
                 history.default_actions = self.steps(f"hd_{history.name}")
 
     def below(self, node: Node) -> list[Node]:
@@ -141,7 +149,7 @@ class _Builder:
         for node in self.nodes:
             if node.kind == "compound" and self.chance(0.5):
                 node.initial = self.targets(node)
-                if self.chance(0.3):
+                if self.content_chance(0.3):
                     node.initial_actions = self.steps(f"in_{node.name}")
 
     # -- executable content ----------------------------------------------------------------------
@@ -201,7 +209,9 @@ class _Builder:
     def alternative(self, label: str, *, eventless: bool, source: Node | None) -> dict[str, Any]:
         alternative: dict[str, Any] = {}
         elsewhere = self.elsewhere(source)
-        if self.chance(0.97 if eventless else 0.4) or (eventless and not elsewhere):
+        if (self.chance(0.97) if eventless else self.content_chance(0.4)) or (
+            eventless and not elsewhere
+        ):
             alternative["guard"] = self.guard(eventless=eventless, source=source)
         histories = [node.name for node in self.nodes if node.kind == "history"]
         if eventless and not alternative.get("guard", "").startswith("f"):
@@ -217,9 +227,9 @@ class _Builder:
             alternative["to"] = targets[0] if len(targets) == 1 else targets
         if self.chance(0.25):
             alternative["type"] = "internal"
-        if self.chance(0.5):
+        if self.content_chance(0.5):
             alternative["actions"] = self.steps(f"t_{label}")
-        if self.chance(0.15):
+        if self.content_chance(0.15):
             alternative["then"] = self.steps(f"th_{label}")
         return alternative
 
@@ -229,7 +239,7 @@ class _Builder:
         sources = [n for n in self.nodes if n.kind not in ("final", "history")]
         for node in sources:
             for _ in range(self.draw(st.integers(0, 3))):
-                eventless = self.chance(0.1)
+                eventless = self.content_chance(0.1)
                 trigger = None if eventless else self.choice(triggers)
                 label = f"{node.name}_{len(rules)}"
                 rules.append(
@@ -253,7 +263,7 @@ class _Builder:
             selector = [node.name for node in chosen]
         elif self.chance(0.3):
             excluded = [self.choice(sources).name]
-        eventless = self.chance(0.1)
+        eventless = self.content_chance(0.1)
         trigger = None if eventless else self.choice(triggers)
         alternative = self.alternative(f"r{index}", eventless=eventless, source=None)
         return Rule(selector, trigger, alternative, excluded=excluded, in_state=False)
@@ -277,16 +287,20 @@ class _Builder:
 
 
 @st.composite
-def chart_cases(draw: st.DrawFn, size: int = 16, max_events: int = 10) -> ChartCase:
-    """A random valid chart of at most about ``size`` states, its script and events."""
-    builder = _Builder(draw, size)
+def chart_cases(
+    draw: st.DrawFn, size: int = 16, max_events: int = 10, content: float = 1.0
+) -> ChartCase:
+    """A random valid chart of at most about ``size`` states, its script and events; a
+    ``content`` below 1 makes executable content, guards and eventless rules that much rarer
+    (events that only move the chart are planned: statewright._chart_plans)."""
+    builder = _Builder(draw, size, content)
     top = [builder.state(None, 0) for _ in range(draw(st.integers(1, 3)))]
     if builder.chance(0.2):
         builder.node("final", None)
     for node in builder.nodes:
-        if node.kind != "history" and builder.chance(0.3):
+        if node.kind != "history" and builder.content_chance(0.3):
             node.entry = builder.steps(f"en_{node.name}")
-        if node.kind != "history" and builder.chance(0.3):
+        if node.kind != "history" and builder.content_chance(0.3):
             node.exit = builder.steps(f"ex_{node.name}")
     builder.initials()
     initial = builder.targets(None) if builder.chance(0.2) else [builder.choice(top).name]

@@ -16,6 +16,7 @@ from typing import Any
 import door as door_module
 import pytest
 from door import DoorEvent, DoorMachine, DoorState
+from pegasus_task import PegasusTaskMachine
 from statewright import AsyncMachine, InvalidTransition, Machine, _trivial
 
 from tests.runtime.machines import PlainTaskMachine, TaskEvent, TaskState
@@ -90,7 +91,7 @@ def test_a_failure_in_the_inline_path_shows_its_source() -> None:
     with pytest.raises(RuntimeError) as info:
         machine.open()
     lines = "".join(traceback.format_tb(info.value.__traceback__))
-    assert "history.append((index, clock(), payload))" in lines
+    assert "history.append((index, clock(), payload) if payload else (index, clock()))" in lines
     assert machine.state is DoorState.CLOSED  # nothing half-applied
 
 
@@ -149,12 +150,18 @@ def test_the_specialised_path_is_sends_path() -> None:
     """Every entry point of the trivial path is compiled from the one text of the commit:
     ``send``, ``try_send``, an event method (with and without a payload) and the async
     machine's ``send`` hold its statements, in order, from the history record to the
-    announcement."""
-    commit = _statements(_trivial.COMMIT.split("{listeners}")[0])
+    announcement; a statechart's ``send`` and ``try_send`` hold them with the chart's part (its
+    next configuration's sets) after the history record."""
+    text = _trivial.COMMIT.split("{listeners}")[0]
+    commit = _statements(text.replace("{chart}\n", ""))
     assert commit[0] == "history = self._history" and commit[-1] == "if pending:"
+    chart_commit = _statements(text.replace("{chart}\n", _trivial.CHART))
+    assert chart_commit != commit and len(chart_commit) > len(commit)
     entry_points = [Machine.send, Machine.try_send, DoorMachine.open, DoorMachine.lock]
     entry_points.append(AsyncMachine.send)
-    for function in entry_points:
+    chart_entry_points = [PegasusTaskMachine.send, PegasusTaskMachine.try_send]
+    for function in entry_points + chart_entry_points:
         source = inspect.getsource(function.__code__)  # from linecache: what was compiled
-        assert _contains(_statements(source), commit), function.__qualname__
+        expected = chart_commit if function in chart_entry_points else commit
+        assert _contains(_statements(source), expected), function.__qualname__
         assert function.__code__.co_filename.startswith("<statewright trivial commit: ")

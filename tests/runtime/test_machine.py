@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import pickle
 from typing import Any, ClassVar
 
 import pytest
@@ -63,6 +64,72 @@ def test_invalid_transition_names_state_event_and_allowed() -> None:
     assert m.state is St.IDLE
     assert m.history == ()
     assert m.total_transitions == 0
+
+
+class _Steps:
+    """An engine that counts the steps asked of it, otherwise the machine's own."""
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+        self.steps = 0
+
+    def step(self, *arguments: Any) -> Any:
+        self.steps += 1
+        return self.engine.step(*arguments)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.engine, name)
+
+
+def test_a_rejected_event_is_answered_without_a_step(caplog: pytest.LogCaptureFixture) -> None:
+    """An event the state has no transition for raises the same error, logged the same way,
+    without the engine's step (issue #22: a rejection cost 5.2x an accepted send); an event a
+    guard rejects still takes one, as does anything while the machine is busy."""
+    m = PlainTaskMachine(None)
+    engine = m._engine = _Steps(m._engine)  # a counting proxy
+    with (
+        caplog.at_level(logging.DEBUG, logger="statewright"),
+        pytest.raises(InvalidTransition) as info,
+    ):
+        m.send(Ev.PLAN_DONE)
+    assert engine.steps == 0
+    assert type(info.value) is InvalidTransition
+    assert info.value.args == ("idle", "PLAN_DONE", "")
+    assert (info.value.state, info.value.event, info.value.reason) == ("idle", "PLAN_DONE", "")
+    assert info.value.allowed == {"TASK_CREATED", "CANCEL", "HEARTBEAT"}
+    assert str(info.value) == (
+        "event PLAN_DONE is not allowed in state idle "
+        "(allowed events: CANCEL, HEARTBEAT, TASK_CREATED)"
+    )
+    assert [r.getMessage().split(": ", 1)[1] for r in caplog.records] == [f"rejected: {info.value}"]
+    m.send(Ev.TASK_CREATED)
+    m.send(Ev.PLAN_DONE)
+    m.send(Ev.CANCEL)
+    with pytest.raises(InvalidTransition, match="the state is final"):
+        m.send(Ev.CANCEL)  # a final state's rejection keeps its reason
+    assert engine.steps == 0
+    guarded = TaskMachine(TaskContext(), TaskHandlers())
+    counting = guarded._engine = _Steps(guarded._engine)
+    with pytest.raises(InvalidTransition, match="no guard passed"):
+        guarded.send(Ev.TASK_CREATED, task_id="")
+    assert counting.steps == 1
+
+
+def test_invalid_transitions_pickle_with_their_facts() -> None:
+    m = PlainTaskMachine(None)
+    for event in (Ev.PLAN_DONE, "NOPE"):
+        with pytest.raises(InvalidTransition) as info:
+            m.send(event)  # type: ignore[arg-type]  # "NOPE": an untyped caller's typo
+        loaded = pickle.loads(pickle.dumps(info.value))
+        assert type(loaded) is type(info.value)
+        assert loaded.args == info.value.args
+        assert (loaded.state, loaded.event, loaded.allowed, loaded.reason) == (
+            info.value.state,
+            info.value.event,
+            info.value.allowed,
+            info.value.reason,
+        )
+        assert str(loaded) == str(info.value)
 
 
 def test_try_send_returns_false_and_logs_at_debug(caplog: pytest.LogCaptureFixture) -> None:
