@@ -36,36 +36,38 @@ _FORMAT: Final = _string(SNAPSHOT_FORMAT)
 _FLOAT: Final = float
 
 
-def head_parts(machine: Any, saved_at: float | None) -> tuple[str, str, dict[str, Any]]:
-    """The canonical text of ``machine``'s head (its snapshot without history) split where the
-    revision's value goes, and the fields a store needs of it besides: ``{"chart": ...,
-    "children": ...}`` for :func:`~statewright._stores.codec.earliest_due` (empty for a flat
-    machine). What :meth:`PersistentMachine._build_snapshot` builds (``head``) encoded."""
+def head_parts(
+    machine: Any, saved_at: float | None, history: str | None = None
+) -> tuple[str, str, float | None]:
+    """The canonical text of ``machine``'s head (its snapshot without history, or with the
+    records whose text is ``history``: a child's) split where the revision's value goes, and
+    its earliest due timer (:func:`~statewright._stores.codec.earliest_due` of it). What
+    :meth:`PersistentMachine._build_snapshot` builds, encoded."""
     static = machine.__dict__.get("_head_static")
     if static is None:
         static = machine._head_static = _static(machine)
     instance_part, spec_part = static
-    fields: dict[str, Any] = {}
     head: list[str] = ["{"]
     chart = machine._chart
-    data = None
+    data = due = None
     if chart is not None:
         spec = machine._spec_table.spec
         if saved_at is None:
             saved_at = machine._checkpoint_time
         if saved_at is None:
             saved_at = machine._clock()
-        fields["chart"] = machine._engine.encode(chart, saved_at)
-        head += '"chart":', canonical(fields["chart"]), ","
+        encoded = machine._engine.encode(chart, saved_at)
+        due = earliest_due({"chart": encoded})
+        head += '"chart":', canonical(encoded), ","
         if spec.data is not None and chart.model is not None:
             from statewright._data_values import encode_data
 
             data = encode_data(spec.data, chart.model.data)
         if chart.children:
-            from statewright._tree_snapshot import children_text
-
-            text, fields["children"] = children_text(machine, saved_at)
+            text, children_due = _children(machine, saved_at)
             head += '"children":', text, ","
+            if children_due is not None and (due is None or children_due < due):
+                due = children_due
     if machine._parent is None:
         context, context_type = encode_context(machine._context, machine._options)
         head += (
@@ -79,7 +81,10 @@ def head_parts(machine: Any, saved_at: float | None) -> tuple[str, str, dict[str
     head += ',"counts":', _counts(machine)
     if data is not None:
         head += ',"data":', canonical(data)
-    head += ',"format":', _FORMAT, ',"idempotency_keys":'
+    head += ',"format":', _FORMAT
+    if history is not None:
+        head += ',"history":', history
+    head.append(',"idempotency_keys":')
     keys = machine._keys
     head.append(canonical([[key, event_id] for key, event_id in keys.items()]) if keys else "[]")
     head += instance_part, ',"previous":'
@@ -90,7 +95,52 @@ def head_parts(machine: Any, saved_at: float | None) -> tuple[str, str, dict[str
         tail += '"spec_changes":', canonical([dict(c) for c in machine._spec_changes]), ","
     tail += spec_part, ',"state":', _string(str(machine._state))
     tail += ',"total_transitions":', str(machine.total_transitions), "}"
-    return "".join(head), "".join(tail), fields
+    return "".join(head), "".join(tail), due
+
+
+def _children(machine: Any, saved_at: float) -> tuple[str, float | None]:
+    """The text of a parent's ``children`` field (``statewright._tree_snapshot``'s
+    ``encode_children`` for a store's head) and the earliest due timer among them. Each
+    child's history records are most of its snapshot: their text is kept on the child until it
+    takes an event (so a child that took none since the last save costs its head's fields)."""
+    names = machine._engine.names
+    entries, dues = [], []
+    for invokeid, (node, index, child) in sorted(machine._chart.children.items()):
+        snapshot = "null"
+        if child is not None:
+            before, after, due = head_parts(child, saved_at, _child_history(child))
+            snapshot = f"{before}{child._revision}{after}"
+            if due is not None:
+                dues.append(due)
+        entries.append(
+            f'{_string(invokeid)}:{{"invoke":{index},"snapshot":{snapshot},'
+            f'"state":{_string(names[node])}}}'
+        )
+    return f"{{{','.join(entries)}}}", min(dues) if dues else None
+
+
+def _child_history(child: Any) -> str:
+    """The text of a child's newest ``child_history_limit`` records (what
+    ``statewright._tree_snapshot`` writes), kept on the child: a save encodes only the records
+    it made since the one before."""
+    total = child.total_transitions
+    cached = child.__dict__.get("_saved_history_text")
+    if cached is not None and cached[0] == total:
+        text: str = cached[2]
+        return text
+    table, raw = child._spec_table, child._history
+    available = len(raw) if raw else 0
+    after = max(0, total - child._options.child_history_limit, total - available)
+    if cached is not None and after <= cached[0] <= total:  # only the new ones to encode
+        texts = cached[1] + history_texts(
+            child, table.triples, raw, total, cached[0], table.spec.spec_hash
+        )
+    else:
+        texts = history_texts(child, table.triples, raw, total, after, table.spec.spec_hash)
+    texts = texts[len(texts) - (total - after) :] if total > after else []
+    text = f"[{','.join(texts)}]"
+    child._saved_history_text = (total, texts, text)
+    return text
 
 
 def _static(machine: Any) -> tuple[str, str]:
@@ -187,11 +237,10 @@ def _record_steps(machine: Any) -> list[tuple[str, str, str]]:
 def own_text(machine: Any, after: int) -> OwnText:
     """What ``machine`` hands a built-in store for a save whose records are those above event id
     ``after``: the head's text and the records' (see the module)."""
-    before, after_text, fields = head_parts(machine, None)
+    before, after_text, due = head_parts(machine, None)
     table = machine._spec_table
     total = machine.total_transitions
     records = history_texts(
         machine, table.triples, machine._history, total, after, table.spec.spec_hash
     )
-    due = earliest_due(fields) if fields else None
     return OwnText(before, after_text, machine._revision, records, total, table.spec.name, due)

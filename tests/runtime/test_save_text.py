@@ -11,12 +11,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from statewright import MachineOptions, MemoryStore
+from statewright import Invoke, MachineOptions, MemoryStore
 from statewright._snapshot_text import own_text
 from statewright._stores.codec import canonical, stored_texts
 from statewright._stores.protocol import SnapshotUpdate
 
-from tests.invoke.trees import BossEvent, boss
+from tests.invoke.trees import BossEvent, BossState, boss, middle
 from tests.invoke.trees import options as tree_options
 from tests.runtime.machines import (
     HAPPY_PATH,
@@ -28,7 +28,9 @@ from tests.runtime.machines import (
     TaskMachine,
 )
 
-BOSS = boss()
+MIDDLE = middle()
+#: A parent with two children, one of which (``middle``) has a child of its own.
+DEEP = boss(more=(Invoke(lambda: MIDDLE[0], lambda: MIDDLE[1], "middle"),), name="DeepBoss")
 
 
 class Colour(enum.Enum):
@@ -76,13 +78,21 @@ def test_a_flat_machine_writes_what_its_dicts_encode() -> None:
         assert_same_text(machine)
 
 
-def test_a_tree_writes_what_its_dicts_encode() -> None:
-    machine = BOSS[0](None, options=tree_options())
+@pytest.mark.parametrize("limit", [1, 2])
+def test_a_tree_writes_what_its_dicts_encode(limit: int) -> None:
+    """At every step, the children's records written as their window slides (a child's
+    record texts are kept between saves, and only the new ones encoded)."""
+    machine = DEEP[0](None, options=tree_options(child_history_limit=limit))
     assert_same_text(machine)
-    for event in (BossEvent.GO, BossEvent.PING, BossEvent.PING):
-        machine.send(event)
+    machine.send(BossEvent.GO)
+    assert_same_text(machine)
+    assert len(machine._chart.children) == 2  # the tree is tested with its children running
+    assert machine._chart.children["middle"][2]._chart.children  # and a grandchild
+    worker = machine._chart.children["worker"][2]
+    while machine.state is BossState.RUNNING:  # the worker finishes at its third PING
+        machine.send(BossEvent.PING)
         assert_same_text(machine)
-    assert machine._chart.children  # the tree was tested with a child running
+    assert worker.total_transitions > limit  # its window slid
 
 
 def test_the_memory_store_splices_what_it_would_encode() -> None:
