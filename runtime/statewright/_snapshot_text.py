@@ -16,11 +16,11 @@ what a store keeps are unchanged.
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from json.encoder import encode_basestring_ascii as _string
 from typing import TYPE_CHECKING, Any, Final
 
 from statewright._context import encode_context
-from statewright._history import format_timestamp
 from statewright._snapshot import SNAPSHOT_FORMAT, _plain, history_json
 from statewright._stores.codec import canonical, earliest_due
 from statewright._stores.protocol import OwnText
@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 __all__ = ["head_parts", "history_texts", "own_text"]
 
 _FORMAT: Final = _string(SNAPSHOT_FORMAT)
+#: ``statewright._history.format_timestamp``'s parts, looked up once, not at every record.
+_FROM_TIMESTAMP: Final = datetime.fromtimestamp
+_UTC: Final = timezone.utc
 #: The finite floats: ``x - x`` is 0.0 only for them (NaN and the infinities give NaN).
 _FLOAT: Final = float
 
@@ -217,7 +220,8 @@ def history_texts(
         texts.append(
             f'{{"epoch":{epoch!r},"event":{event},"event_id":{event_id},"from":{source},'
             f'"payload":{canonical(payload)}{spec_hash},'
-            f'"timestamp":"{format_timestamp(epoch)}","to":{target}}}'
+            f'"timestamp":"{_FROM_TIMESTAMP(epoch, _UTC).isoformat(timespec="microseconds")}",'
+            f'"to":{target}}}'
         )
     return texts
 
