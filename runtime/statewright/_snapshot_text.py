@@ -192,8 +192,8 @@ def history_texts(
 ) -> list[str]:
     """The canonical texts of the records :func:`~statewright._snapshot.history_json` builds,
     written from the step's encoded names (kept on the class); a record with anything unusual
-    (an error, a lateness, another spec's fingerprint, a payload that is no flat dict of JSON
-    scalars, an epoch that is no float) is built and encoded as that function does."""
+    (a payload that is no flat dict of JSON scalars, an epoch, error or lateness of another
+    type) is built and encoded as that function does."""
     if not raw:
         return []
     count = min(len(raw), total - after)
@@ -212,14 +212,30 @@ def history_texts(
         event_id += 1
         epoch = item[1]
         payload = _plain(item[2])
-        if len(item) > 3 or type(epoch) is not _FLOAT or payload is None or epoch - epoch != 0.0:
+        error = lateness = None
+        written_under = spec_hash
+        if len(item) > 3:  # an error route's error, a timer's lateness, another spec's record
+            error = item[3]
+            if len(item) > 4:
+                lateness = item[4]
+            if len(item) > 5:
+                written_under = "" if item[5] is None else f',"spec_hash":{_string(item[5])}'
+        if (
+            payload is None
+            or type(epoch) is not _FLOAT
+            or epoch - epoch != 0.0
+            or (error is not None and type(error) is not str)
+            or (lateness is not None and (type(lateness) is not _FLOAT or lateness - lateness))
+        ):
             record = history_json(triples, [item], event_id, event_id - 1, fingerprint)[0]
             texts.append(canonical(record))
             continue
         event, source, target = steps[item[0]]
+        error_text = "" if error is None else f'"error":{_string(error)},'
+        lateness_text = "" if lateness is None else f'"lateness":{lateness!r},'
         texts.append(
-            f'{{"epoch":{epoch!r},"event":{event},"event_id":{event_id},"from":{source},'
-            f'"payload":{canonical(payload)}{spec_hash},'
+            f'{{"epoch":{epoch!r},{error_text}"event":{event},"event_id":{event_id},'
+            f'"from":{source},{lateness_text}"payload":{canonical(payload)}{written_under},'
             f'"timestamp":"{_FROM_TIMESTAMP(epoch, _UTC).isoformat(timespec="microseconds")}",'
             f'"to":{target}}}'
         )

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 from statewright import Invoke, MachineOptions, MemoryStore
-from statewright._snapshot_text import own_text
+from statewright._snapshot import history_json
+from statewright._snapshot_text import history_texts, own_text
 from statewright._stores.codec import canonical, stored_texts
 from statewright._stores.protocol import SnapshotUpdate
 
@@ -124,3 +125,30 @@ def test_a_text_update_still_shows_its_head_and_records(attribute: str) -> None:
     store = MemoryStore()
     assert store.save_update("t-1", update, 0) == 1
     assert store.load("t-1") is not None
+
+
+def test_records_of_every_shape_are_written_as_their_dicts_encode() -> None:
+    """Error routes' errors, timers' lateness, records restored from another spec (or from
+    before fingerprints), and values of unusual types, each as ``history_json`` makes them."""
+    machine = PlainTaskMachine(None)
+    table = machine._spec_table
+    payload = {"ok": True}
+    epoch = 1_800_000_000.123456
+    raw: list[tuple[Any, ...]] = [
+        (0, epoch, payload),
+        (1, epoch, payload, "boom \u00e9"),
+        (2, epoch, payload, None, 0.25),
+        (0, epoch, payload, "late and failed", 1.5),
+        (1, epoch, payload, None, None, "f" * 64),
+        (2, epoch, payload, None, None, None),
+        (0, epoch, payload, {"not": "a string"}),
+        (2, epoch, payload, None, 3),
+        (0, 1_800_000_000, payload),
+        (2, -0.0, {}),
+    ]
+    total = 40
+    after = total - len(raw)
+    spec_hash = table.spec.spec_hash
+    texts = history_texts(machine, table.triples, raw, total, after, spec_hash)
+    records = history_json(table.triples, raw, total, after, spec_hash)
+    assert texts == [canonical(record) for record in records]
