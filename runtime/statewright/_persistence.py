@@ -327,11 +327,13 @@ class PersistentMachine(MachineInstance[S, E, C]):
         retained = len(self._history) if self._history else 0
         since = self._synced_total if self._synced_store is store else None
         after = total - retained if since is None else max(since, total - retained)
-        update = SnapshotUpdate(
+        if own_store(type(store), "save_update"):  # handed to it straight away: as text
+            from statewright._snapshot_text import own_text
+
+            return SnapshotUpdate.of_text(own_text(self, after), retained, since)
+        return SnapshotUpdate(
             self._build_snapshot(None), self._history_json(after), retained, since
         )
-        update._own = own_store(type(store), "save_update")  # handed to it straight away
-        return update
 
     def _refuse_child(self) -> None:
         """A child machine is saved in its parent's snapshot: a row of its own would be a

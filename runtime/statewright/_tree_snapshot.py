@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from statewright._options import MachineOptions
     from statewright._snapshot_decode import Decoded
 
-__all__ = ["ENTRY_KEYS", "decode_tree", "encode_children", "install_children"]
+__all__ = ["ENTRY_KEYS", "children_text", "decode_tree", "encode_children", "install_children"]
 
 ENTRY_KEYS: Final = frozenset({"state", "invoke", "snapshot"})
 #: A checked child: ``(invoke id, state, invoke index, class, its decoded snapshot or None)``.
@@ -58,6 +58,14 @@ def encode_children(machine: Any, saved_at: float, head: bool = False) -> dict[s
             snapshot = child._build_snapshot(history, saved_at, head)
         children[invokeid] = {"state": names[node], "invoke": index, "snapshot": snapshot}
     return children
+
+
+def children_text(machine: Any, saved_at: float) -> tuple[str, dict[str, Any]]:
+    """The canonical text of :func:`encode_children` for a store's head, and the entries."""
+    from statewright._stores.codec import canonical
+
+    children = encode_children(machine, saved_at, True)
+    return canonical(children), children
 
 
 def _newest(child: Any) -> list[dict[str, Any]]:

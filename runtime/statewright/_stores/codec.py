@@ -42,6 +42,7 @@ __all__ = [
     "retained_of",
     "stored_record",
     "stored_snapshot",
+    "stored_texts",
     "stored_update",
     "verified_snapshot",
     "whole_history",
@@ -168,6 +169,26 @@ def stored_update(
     head["revision"] = revision
     head[STORED_HISTORY_KEY] = {"retained": update.retained}  # checked above
     return revision, head, records, total
+
+
+def stored_texts(
+    instance_id: str, update: SnapshotUpdate, expected_revision: int
+) -> tuple[int, str, list[str], int, float | None]:
+    """:func:`stored_update` as canonical texts: the new revision, the head's text (with
+    ``stored_history``), the new records' texts, the newest event id and the head's earliest
+    due timer; spliced from a machine's own text update (``SnapshotUpdate._text``), else
+    encoded from the checked head and records."""
+    own = update._text
+    if own is None:
+        revision, head, records, total = stored_update(instance_id, update, expected_revision)
+        return revision, canonical(head), [canonical(r) for r in records], total, earliest_due(head)
+    revision = new_revision(instance_id, expected_revision, True)
+    # "total_transitions" is a head's last key (sorted), so "stored_history" goes just before
+    # it: its last occurrence, since any other one is nested in an earlier field.
+    fields, last, total_part = own.after.rpartition(',"total_transitions":')
+    stored = f',"{STORED_HISTORY_KEY}":{{"retained":{update.retained}}}'
+    text = f"{own.before}{revision}{fields}{stored}{last}{total_part}"
+    return revision, text, own.records, own.total, own.due
 
 
 #: How a text with an embedded checksum starts: ``{"checksum":"sha256:<64 hex digits>",...``.

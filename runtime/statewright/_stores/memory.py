@@ -16,7 +16,6 @@ from statewright._errors import Conflict
 from statewright._stores.codec import (
     STORED_HISTORY_KEY,
     assemble,
-    canonical,
     earliest_due,
     encode_snapshot,
     new_revision,
@@ -24,7 +23,7 @@ from statewright._stores.codec import (
     retained_of,
     stored_record,
     stored_snapshot,
-    stored_update,
+    stored_texts,
     verified_snapshot,
     whole_history,
     with_checksum,
@@ -89,11 +88,12 @@ class MemoryStore:
         self, instance_id: str, update: SnapshotUpdate, expected_revision: int, /
     ) -> int:
         """Store the head of ``update`` and append its records (see :class:`SnapshotUpdate`)."""
-        revision, head, records, total = stored_update(instance_id, update, expected_revision)
+        revision, head_text, records, total, due = stored_texts(
+            instance_id, update, expected_revision
+        )
         retained: int = update.retained
-        text = with_checksum(canonical(head))
-        texts = [with_checksum(record_text(record)) for record in records]
-        due = earliest_due(head)
+        text = with_checksum(head_text)
+        texts = [with_checksum(record) for record in records]
         with self._lock:
             item = self._check(instance_id, expected_revision)
             first, kept = 1, deque[str]()

@@ -24,6 +24,7 @@ __all__ = [
     "INSTANCE_ID_PATTERN",
     "ClosableStore",
     "IncrementalStore",
+    "OwnText",
     "SnapshotUpdate",
     "Store",
     "TimerStore",
@@ -63,6 +64,29 @@ def check_instance_id(instance_id: str) -> str:
     return instance_id
 
 
+class OwnText:
+    """A machine's own update as text (``statewright._snapshot_text``): the canonical text of
+    its head split where the revision's value goes (``before`` + revision + ``after``; the
+    machine's own ``revision`` is its revision before the save), its new records' canonical
+    texts, the newest event id, the machine's name and its earliest due timer (the one
+    :func:`~statewright._stores.codec.earliest_due` finds in the head)."""
+
+    __slots__ = ("after", "before", "due", "machine", "records", "revision", "total")
+
+    def __init__(
+        self,
+        before: str,
+        after: str,
+        revision: int,
+        records: list[str],
+        total: int,
+        machine: str,
+        due: float | None,
+    ) -> None:
+        self.before, self.after, self.revision = before, after, revision
+        self.records, self.total, self.machine, self.due = records, total, machine, due
+
+
 class SnapshotUpdate:
     """A save as a machine hands it to a store that keeps history as records.
 
@@ -75,7 +99,7 @@ class SnapshotUpdate:
     record and the store replaces what it had.
     """
 
-    __slots__ = ("_own", "head", "records", "retained", "since")
+    __slots__ = ("_head", "_own", "_records", "_text", "retained", "since")
 
     def __init__(
         self,
@@ -84,8 +108,8 @@ class SnapshotUpdate:
         retained: int,
         since: int | None,
     ) -> None:
-        self.head = head
-        self.records = records
+        self._head: dict[str, Any] | None = head
+        self._records: list[dict[str, Any]] | None = records
         self.retained = retained
         self.since = since
         #: Set by a machine that built this update for this save and hands it straight to a
@@ -93,10 +117,59 @@ class SnapshotUpdate:
         #: data already (the machine checked what it encoded), so the store writes them without
         #: walking them again. An update made anywhere else is checked value by value.
         self._own = False
+        #: A machine's own update as text (:meth:`of_text`), else None.
+        self._text: OwnText | None = None
+
+    @classmethod
+    def of_text(cls, text: OwnText, retained: int, since: int | None) -> SnapshotUpdate:
+        """A machine's own update, handed straight to a built-in store, as the canonical texts
+        of its head and records (``statewright._snapshot_text``): ``head`` and ``records`` are
+        parsed from them if anything asks."""
+        update = cls.__new__(cls)
+        update._head = update._records = None
+        update.retained, update.since = retained, since
+        update._own, update._text = True, text
+        return update
+
+    @property
+    def head(self) -> dict[str, Any]:
+        """The snapshot without ``"history"`` (its ``revision`` the machine's before the save)."""
+        if self._head is None:
+            import json
+
+            text = self._text
+            assert text is not None  # one of the two is always there
+            self._head = json.loads(f"{text.before}{text.revision}{text.after}")
+        return self._head
+
+    @head.setter
+    def head(self, head: dict[str, Any]) -> None:
+        if self._text is not None:  # from now on a dict update: its records as dicts too
+            self._records = self.records
+        self._head, self._text = head, None
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """The new history records, oldest first."""
+        if self._records is None:
+            import json
+
+            text = self._text
+            assert text is not None
+            self._records = [json.loads(record) for record in text.records]
+        return self._records
+
+    @records.setter
+    def records(self, records: list[dict[str, Any]]) -> None:
+        if self._text is not None:
+            self._head = self.head
+        self._records, self._text = records, None
 
     @property
     def total(self) -> int:
         """The event id of the newest transition (the head's ``total_transitions``)."""
+        if self._text is not None:
+            return self._text.total
         total = self.head.get("total_transitions")
         if type(total) is not int:
             raise SnapshotError("an update's head needs an integer", field="total_transitions")
@@ -104,7 +177,7 @@ class SnapshotUpdate:
 
     def __repr__(self) -> str:
         return (
-            f"SnapshotUpdate(total={self.head.get('total_transitions')}, "
+            f"SnapshotUpdate(total={self.total}, "
             f"new={len(self.records)}, retained={self.retained}, since={self.since})"
         )
 

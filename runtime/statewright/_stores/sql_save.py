@@ -37,7 +37,7 @@ from statewright._stores.codec import (
 )
 from statewright._stores.dialect import Dialect
 from statewright._stores.layout import Recent, head_text, recent_of, split_records
-from statewright._stores.protocol import SnapshotUpdate
+from statewright._stores.protocol import OwnText, SnapshotUpdate
 from statewright._stores.sql import Cursor, Head, Transaction, parsed_row
 
 __all__ = ["Write", "save"]
@@ -68,9 +68,10 @@ class Write:
         self,
         instance_id: str,
         expected_revision: int,
-        head: Mapping[str, Any],
+        head: Mapping[str, Any] | None,
         text: str,
         *,
+        own: OwnText | None = None,
         texts: list[str],
         since: int | None,
         retained: int,
@@ -81,8 +82,11 @@ class Write:
         self.expected_revision = expected_revision
         self.revision = expected_revision + 1  # checked by new_revision before
         self.text = text
-        self.machine = str(head.get("machine", ""))
-        self.due = earliest_due(head)
+        if head is None:  # a machine's own update as text: it said these
+            assert own is not None
+            self.machine, self.due = own.machine, own.due
+        else:
+            self.machine, self.due = str(head.get("machine", "")), earliest_due(head)
         self.texts = texts
         self.since = since
         self.retained = retained
@@ -110,6 +114,20 @@ class Write:
     def update(cls, instance_id: str, update: SnapshotUpdate, expected_revision: int) -> Write:
         """A head and its new records (``save_update``, see :class:`SnapshotUpdate`)."""
         revision = new_revision(instance_id, expected_revision, update._own)
+        own = update._text
+        if own is not None:  # the machine's own, as canonical text already
+            return cls(
+                instance_id,
+                expected_revision,
+                None,
+                f"{own.before}{revision}{own.after}",
+                own=own,
+                texts=own.records,
+                since=update.since,
+                retained=update.retained,
+                total=own.total,
+                split=True,
+            )
         head, records, total = checked_update(update)
         head["revision"] = revision
         return cls(

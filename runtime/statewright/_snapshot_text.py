@@ -1,0 +1,266 @@
+"""A save's canonical JSON text, written straight from the machine (no dict to build and encode).
+
+What a machine hands a built-in store for a save is JSON text the store hashes and writes: the
+canonical text (sorted keys, no spaces) of the head, with the new revision, and of each new
+history record. Building those as dicts and encoding them again at every save was most of a
+save's Python cost, though most of a head is the same from save to save. So a machine's own
+update (``SnapshotUpdate._text``) carries the texts, written here from fragments: the fields that
+never change for an instance (format, machine, spec, instance id) are encoded once per machine
+and kept, counters and records are spliced from the encoded names of their steps (kept per
+class), and only what may have changed (the context, a chart's configuration and data, the
+idempotency keys) is encoded at each save. Each text is byte for byte what
+``statewright._stores.codec.canonical`` makes of the dict :meth:`_build_snapshot` builds
+(``tests/runtime/test_save_text.py`` holds them side by side), so what a checksum covers and
+what a store keeps are unchanged.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from json.encoder import encode_basestring_ascii as _string
+from typing import TYPE_CHECKING, Any, Final
+
+from statewright._context import encode_context
+from statewright._snapshot import SNAPSHOT_FORMAT, _plain, history_json
+from statewright._stores.codec import canonical, earliest_due
+from statewright._stores.protocol import OwnText
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from statewright._history import RawRecord
+__all__ = ["head_parts", "history_texts", "own_text"]
+
+_FORMAT: Final = _string(SNAPSHOT_FORMAT)
+#: ``statewright._history.format_timestamp``'s parts, looked up once, not at every record.
+_FROM_TIMESTAMP: Final = datetime.fromtimestamp
+_UTC: Final = timezone.utc
+#: The finite floats: ``x - x`` is 0.0 only for them (NaN and the infinities give NaN).
+_FLOAT: Final = float
+
+
+def head_parts(
+    machine: Any, saved_at: float | None, history: str | None = None
+) -> tuple[str, str, float | None]:
+    """The canonical text of ``machine``'s head (its snapshot without history, or with the
+    records whose text is ``history``: a child's) split where the revision's value goes, and
+    its earliest due timer (:func:`~statewright._stores.codec.earliest_due` of it). What
+    :meth:`PersistentMachine._build_snapshot` builds, encoded."""
+    static = machine.__dict__.get("_head_static")
+    if static is None:
+        static = machine._head_static = _static(machine)
+    instance_part, spec_part = static
+    head: list[str] = ["{"]
+    chart = machine._chart
+    data = due = None
+    if chart is not None:
+        spec = machine._spec_table.spec
+        if saved_at is None:
+            saved_at = machine._checkpoint_time
+        if saved_at is None:
+            saved_at = machine._clock()
+        encoded = machine._engine.encode(chart, saved_at)
+        due = earliest_due({"chart": encoded})
+        head += '"chart":', canonical(encoded), ","
+        if spec.data is not None and chart.model is not None:
+            from statewright._data_values import encode_data
+
+            data = encode_data(spec.data, chart.model.data)
+        if chart.children:
+            text, children_due = _children(machine, saved_at)
+            head += '"children":', text, ","
+            if children_due is not None and (due is None or children_due < due):
+                due = children_due
+    if machine._parent is None:
+        context, context_type = encode_context(machine._context, machine._options)
+        head += (
+            '"context":',
+            "null" if context is None else canonical(context),
+            ',"context_type":',
+            "null" if context_type is None else _string(context_type),
+        )
+    else:
+        head.append('"context":null,"context_type":null')
+    head += ',"counts":', _counts(machine)
+    if data is not None:
+        head += ',"data":', canonical(data)
+    head += ',"format":', _FORMAT
+    if history is not None:
+        head += ',"history":', history
+    head.append(',"idempotency_keys":')
+    keys = machine._keys
+    head.append(canonical([[key, event_id] for key, event_id in keys.items()]) if keys else "[]")
+    head += instance_part, ',"previous":'
+    previous = machine._prev
+    head += "null" if previous is None else _string(str(previous)), ',"revision":'
+    tail = [","]
+    if machine._spec_changes:
+        tail += '"spec_changes":', canonical([dict(c) for c in machine._spec_changes]), ","
+    tail += spec_part, ',"state":', _string(str(machine._state))
+    tail += ',"total_transitions":', str(machine.total_transitions), "}"
+    return "".join(head), "".join(tail), due
+
+
+def _children(machine: Any, saved_at: float) -> tuple[str, float | None]:
+    """The text of a parent's ``children`` field (``statewright._tree_snapshot``'s
+    ``encode_children`` for a store's head) and the earliest due timer among them. Each
+    child's history records are most of its snapshot: their text is kept on the child until it
+    takes an event (so a child that took none since the last save costs its head's fields)."""
+    names = machine._engine.names
+    entries, dues = [], []
+    for invokeid, (node, index, child) in sorted(machine._chart.children.items()):
+        snapshot = "null"
+        if child is not None:
+            before, after, due = head_parts(child, saved_at, _child_history(child))
+            snapshot = f"{before}{child._revision}{after}"
+            if due is not None:
+                dues.append(due)
+        entries.append(
+            f'{_string(invokeid)}:{{"invoke":{index},"snapshot":{snapshot},'
+            f'"state":{_string(names[node])}}}'
+        )
+    return f"{{{','.join(entries)}}}", min(dues) if dues else None
+
+
+def _child_history(child: Any) -> str:
+    """The text of a child's newest ``child_history_limit`` records (what
+    ``statewright._tree_snapshot`` writes), kept on the child: a save encodes only the records
+    it made since the one before."""
+    total = child.total_transitions
+    cached = child.__dict__.get("_saved_history_text")
+    if cached is not None and cached[0] == total:
+        text: str = cached[2]
+        return text
+    table, raw = child._spec_table, child._history
+    available = len(raw) if raw else 0
+    after = max(0, total - child._options.child_history_limit, total - available)
+    if cached is not None and after <= cached[0] <= total:  # only the new ones to encode
+        texts = cached[1] + history_texts(
+            child, table.triples, raw, total, cached[0], table.spec.spec_hash
+        )
+    else:
+        texts = history_texts(child, table.triples, raw, total, after, table.spec.spec_hash)
+    texts = texts[len(texts) - (total - after) :] if total > after else []
+    text = f"[{','.join(texts)}]"
+    child._saved_history_text = (total, texts, text)
+    return text
+
+
+def _static(machine: Any) -> tuple[str, str]:
+    """The fields of an instance's head that never change, as two runs of its canonical text:
+    the instance id and the machine's name; the spec's fingerprint and version."""
+    spec = machine._spec_table.spec
+    instance_id = machine._instance_id
+    instance = "null" if instance_id is None else _string(instance_id)
+    spec_hash = "null" if spec.spec_hash is None else _string(spec.spec_hash)
+    return (
+        f',"instance_id":{instance},"machine":{_string(spec.name)}',
+        f'"spec_hash":{spec_hash},"spec_version":{canonical(spec.version)}',
+    )
+
+
+def _counts(machine: Any) -> str:
+    """The ``counts`` field: ``[[source, event, target, n], ...]`` for the counters above 0."""
+    prefixes = _step_texts(machine)
+    counts = machine._counts
+    parts = [f"{prefixes[i]}{n}]" for i, n in enumerate(counts) if n]
+    return f"[{','.join(parts)}]"
+
+
+def _step_texts(machine: Any) -> list[str]:
+    """Per counter index, ``["source","event","target",`` (kept on the class, like the
+    names of :meth:`_count_names`; a statechart's grow as it meets new steps)."""
+    cls, table = type(machine), machine._spec_table
+    cached = cls.__dict__.get("_step_texts")
+    if cached is None or cached[0] is not table or len(cached[1]) != len(table.triples):
+        texts = [
+            f"[{_string(str(s))},{_string(str(e))},{_string(str(t))}," for s, e, t in table.triples
+        ]
+        cached = (table, texts)
+        cls._step_texts = cached
+    step_texts: list[str] = cached[1]
+    return step_texts
+
+
+def history_texts(
+    machine: Any,
+    triples: Sequence[tuple[Any, Any, Any]],
+    raw: Sequence[RawRecord] | None,
+    total: int,
+    after: int,
+    fingerprint: str,
+) -> list[str]:
+    """The canonical texts of the records :func:`~statewright._snapshot.history_json` builds,
+    written from the step's encoded names (kept on the class); a record with anything unusual
+    (a payload that is no flat dict of JSON scalars, an epoch, error or lateness of another
+    type) is built and encoded as that function does."""
+    if not raw:
+        return []
+    count = min(len(raw), total - after)
+    if count <= 0:
+        return []
+    newest = []
+    for item in reversed(raw):  # the newest ones: a deque reads its ends in O(1)
+        newest.append(item)
+        if len(newest) == count:
+            break
+    steps = _record_steps(machine)
+    spec_hash = "" if fingerprint is None else f',"spec_hash":{_string(fingerprint)}'
+    event_id = total - count
+    texts = []
+    for item in reversed(newest):
+        event_id += 1
+        epoch = item[1]
+        payload = _plain(item[2])
+        error = lateness = None
+        written_under = spec_hash
+        if len(item) > 3:  # an error route's error, a timer's lateness, another spec's record
+            error = item[3]
+            if len(item) > 4:
+                lateness = item[4]
+            if len(item) > 5:
+                written_under = "" if item[5] is None else f',"spec_hash":{_string(item[5])}'
+        if (
+            payload is None
+            or type(epoch) is not _FLOAT
+            or epoch - epoch != 0.0
+            or (error is not None and type(error) is not str)
+            or (lateness is not None and (type(lateness) is not _FLOAT or lateness - lateness))
+        ):
+            record = history_json(triples, [item], event_id, event_id - 1, fingerprint)[0]
+            texts.append(canonical(record))
+            continue
+        event, source, target = steps[item[0]]
+        error_text = "" if error is None else f'"error":{_string(error)},'
+        lateness_text = "" if lateness is None else f'"lateness":{lateness!r},'
+        texts.append(
+            f'{{"epoch":{epoch!r},{error_text}"event":{event},"event_id":{event_id},'
+            f'"from":{source},{lateness_text}"payload":{canonical(payload)}{written_under},'
+            f'"timestamp":"{_FROM_TIMESTAMP(epoch, _UTC).isoformat(timespec="microseconds")}",'
+            f'"to":{target}}}'
+        )
+    return texts
+
+
+def _record_steps(machine: Any) -> list[tuple[str, str, str]]:
+    """Per step index, its event, source and target as JSON strings (kept on the class)."""
+    cls, table = type(machine), machine._spec_table
+    cached = cls.__dict__.get("_record_steps")
+    if cached is None or cached[0] is not table or len(cached[1]) != len(table.triples):
+        steps = [(_string(str(e)), _string(str(s)), _string(str(t))) for s, e, t in table.triples]
+        cached = (table, steps)
+        cls._record_steps = cached
+    record_steps: list[tuple[str, str, str]] = cached[1]
+    return record_steps
+
+
+def own_text(machine: Any, after: int) -> OwnText:
+    """What ``machine`` hands a built-in store for a save whose records are those above event id
+    ``after``: the head's text and the records' (see the module)."""
+    before, after_text, due = head_parts(machine, None)
+    table = machine._spec_table
+    total = machine.total_transitions
+    records = history_texts(
+        machine, table.triples, machine._history, total, after, table.spec.spec_hash
+    )
+    return OwnText(before, after_text, machine._revision, records, total, table.spec.name, due)
