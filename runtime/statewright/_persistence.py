@@ -336,8 +336,7 @@ class PersistentMachine(MachineInstance[S, E, C]):
         )
 
     def _refuse_child(self) -> None:
-        """A child machine is saved in its parent's snapshot: a row of its own would be a
-        snapshot without its context (its parent's) that no parent knows of."""
+        """A child's own row would lack its context (its parent's) and no parent would know it."""
         if self._parent is not None:
             raise ChildMachineError(
                 f"{type(self).__name__} {self._instance_id!r} is a child machine: save its "

@@ -211,7 +211,7 @@ def history_texts(
     for item in reversed(newest):
         event_id += 1
         epoch = item[1]
-        payload = _plain(item[2])
+        payload = _plain(item[2]) if len(item) > 2 else {}
         error = lateness = None
         written_under = spec_hash
         if len(item) > 3:  # an error route's error, a timer's lateness, another spec's record
