@@ -338,10 +338,7 @@ class PersistentMachine(MachineInstance[S, E, C]):
     def _refuse_child(self) -> None:
         """A child's own row would lack its context (its parent's) and no parent would know it."""
         if self._parent is not None:
-            raise ChildMachineError(
-                f"{type(self).__name__} {self._instance_id!r} is a child machine: save its "
-                "parent, whose snapshot holds it"
-            )
+            raise ChildMachineError(f"{self._instance_id!r} is a child machine: save its parent")
 
     def _store_snapshot(self, store: Store, payload: Payload) -> int:
         """Save ``payload`` as the revision after this machine's; a :class:`Conflict` marks the
