@@ -95,31 +95,34 @@ def _number(value: float, unit: str) -> str:
 
 
 def _ratio(row: dict[str, Any]) -> str:
-    if row["ratio"] is None:
+    """The ratio and whether it meets the target; a target on a value (no ratio, e.g. bytes per
+    record) is judged on the value."""
+    measured = row["ratio"] if row["ratio"] is not None else row["value"]
+    if row["ratio"] is None and row["target"] is None:
         return ""
     verdict = ""
     if row["target"] is not None:
-        met = (
-            row["ratio"] <= row["target"]
-            if row["target_op"] == "<="
-            else row["ratio"] >= row["target"]
-        )
+        met = measured <= row["target"] if row["target_op"] == "<=" else measured >= row["target"]
         verdict = " ✓" if met else " **missed**"
+    if row["ratio"] is None:
+        return f"{_number(row['value'], row['unit'])}{verdict}"
     return f"{row['ratio']:.2f}x{verdict}"
 
 
 def _cell(row: dict[str, Any] | None) -> str:
     if row is None:
         return "-"
-    ratio = _ratio(row)
     value = _number(row["value"], row["unit"])
-    return f"{value} ({ratio})" if ratio else value
+    if row["ratio"] is None:
+        return _ratio(row) or value
+    return f"{value} ({_ratio(row)})"
 
 
 def _target(row: dict[str, Any]) -> str:
     if row["target"] is None:
         return ""
-    return f"{'≤' if row['target_op'] == '<=' else '≥'} {row['target']:g}x"
+    unit = "x" if row["ratio"] is not None else f" {UNIT_TEXT.get(row['unit'], row['unit'])}"
+    return f"{'≤' if row['target_op'] == '<=' else '≥'} {row['target']:g}{unit}"
 
 
 def _escape(text: str) -> str:
@@ -196,7 +199,7 @@ def _summary(runs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
             if first["target"] is None:
                 continue
             lines.append(
-                f"| `{bench}` | {_escape(measure)} | {_escape(first['against'])} | "
+                f"| `{bench}` | {_escape(measure)} | {_escape(first['against'] or '')} | "
                 f"{_target(first)} | "
                 + " | ".join(_ratio(row) if row else "-" for row in rows)
                 + " |"
