@@ -6,6 +6,7 @@ statement too. A store written before layout 2 opens (its due times moved in), l
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import sqlite3
@@ -245,4 +246,5 @@ def test_a_broken_descriptor_is_a_snapshot_error(tmp_path: Path) -> None:
             )
             with pytest.raises(SnapshotError):
                 store.load("m")
-    assert sqlite3.connect(tmp_path / "db.sqlite").execute("PRAGMA user_version").fetchone()
+    with contextlib.closing(sqlite3.connect(tmp_path / "db.sqlite")) as db:
+        assert db.execute("PRAGMA user_version").fetchone()
