@@ -57,19 +57,12 @@ def history_json(
     built from the raw records without the record objects. A raw record made by this machine
     was made under its spec, ``fingerprint``; a restored one made under another spec says
     which as its sixth item (None: a record from before fingerprints, written without one)."""
-    if not raw:
+    newest = newest_records(raw, total, after)
+    if not newest:
         return []
-    count = min(len(raw), total - after)
-    if count <= 0:
-        return []
-    newest = []
-    for item in reversed(raw):  # the newest ones: a deque reads its ends in O(1)
-        newest.append(item)
-        if len(newest) == count:
-            break
     from statewright._history import format_timestamp, to_json_value
 
-    event_id = total - count
+    event_id = total - len(newest)
     history = []
     for item in reversed(newest):
         source, event, target = triples[item[0]]
@@ -101,6 +94,20 @@ def history_json(
 #: The value types a payload most often holds, which are their own JSON form (a float only when
 #: finite, an integer only when not too long to store: see :func:`_plain`).
 _SCALARS: Final = frozenset({str, int, bool, float, type(None)})
+
+
+def newest_records(raw: Sequence[Any] | None, total: int, after: int) -> list[Any]:
+    """The raw records after the ``after``-th of ``total``, newest first (a deque reads its
+    ends in O(1), so only those are read)."""
+    if not raw:
+        return []
+    count = min(len(raw), total - after)
+    newest: list[Any] = []
+    for item in reversed(raw) if count > 0 else ():
+        newest.append(item)
+        if len(newest) == count:
+            break
+    return newest
 
 
 def _plain(payload: Any) -> dict[str, Any] | None:

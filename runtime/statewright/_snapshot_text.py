@@ -21,7 +21,7 @@ from json.encoder import encode_basestring_ascii as _string
 from typing import TYPE_CHECKING, Any, Final
 
 from statewright._context import encode_context
-from statewright._snapshot import SNAPSHOT_FORMAT, _plain, history_json
+from statewright._snapshot import SNAPSHOT_FORMAT, _plain, history_json, newest_records
 from statewright._stores.codec import canonical, earliest_due
 from statewright._stores.protocol import OwnText
 
@@ -194,16 +194,10 @@ def history_texts(
     written from the step's encoded names (kept on the class); a record with anything unusual
     (a payload that is no flat dict of JSON scalars, an epoch, error or lateness of another
     type) is built and encoded as that function does."""
-    if not raw:
+    newest = newest_records(raw, total, after)
+    if not newest:
         return []
-    count = min(len(raw), total - after)
-    if count <= 0:
-        return []
-    newest = []
-    for item in reversed(raw):  # the newest ones: a deque reads its ends in O(1)
-        newest.append(item)
-        if len(newest) == count:
-            break
+    count = len(newest)
     steps = _record_steps(machine)
     spec_hash = "" if fingerprint is None else f',"spec_hash":{_string(fingerprint)}'
     event_id = total - count
