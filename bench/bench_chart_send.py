@@ -41,6 +41,7 @@ sys.path[:0] = [str(ROOT / "runtime"), str(ROOT / "generated"), str(ROOT)]
 import notebook_bcc_v2 as flat  # noqa: E402
 
 from bench import json_results  # noqa: E402
+from tests.runtime.chart_specs import PARALLEL_CHART as CHART_SPEC  # noqa: E402
 
 #: A cycle of the flat module's table, from and back to behavior_running, and the events that
 #: lead there from idle.
@@ -50,66 +51,6 @@ FLAT_PREFIX = ["START_WORKFLOW", "START_STEP", "START_BEHAVIOR"]
 CHART_CYCLE = ["START", "FETCHED", "WARN", "PAUSE", "RESUME", "DONE", "RECOVER"]
 #: The chart's states without padding (the history state is a pseudo-state).
 CHART_STATES = 10
-
-CHART_SPEC = """\
-[machine]
-name = "{name}"
-initial = "app"
-
-[events]
-START = {{}}
-FETCHED = {{}}
-DONE = {{}}
-WARN = {{}}
-RECOVER = {{}}
-PAUSE = {{}}
-RESUME = {{}}
-
-[states.app]
-initial = "running"
-
-[states.running]
-parent = "app"
-kind = "parallel"
-on.PAUSE = "paused"
-
-[states.worker]
-parent = "running"
-initial = "idle"
-
-[states.idle]
-parent = "worker"
-on.START = "fetching"
-
-[states.fetching]
-parent = "worker"
-on.FETCHED = "processing"
-
-[states.processing]
-parent = "worker"
-on.DONE = "idle"
-
-[states.monitor]
-parent = "running"
-initial = "ok"
-
-[states.ok]
-parent = "monitor"
-on.WARN = "degraded"
-
-[states.degraded]
-parent = "monitor"
-on.RECOVER = "ok"
-
-[states.resume_point]
-parent = "running"
-kind = "history"
-history = "deep"
-
-[states.paused]
-parent = "app"
-on.RESUME = "resume_point"
-"""
 
 SPARE_STATE = """
 [states.spare_{index}]

@@ -8,11 +8,75 @@ import sys
 import textwrap
 from pathlib import Path
 from types import ModuleType
+from typing import Final
 
 from statewright_compiler.check.validate import compile_spec
 from statewright_compiler.pipeline import module_source
 
-__all__ = ["compile_chart"]
+__all__ = ["PARALLEL_CHART", "compile_chart"]
+
+#: The chart of issue #22's chart-event target (bench/bench_chart_send.py times it, the chart
+#: plan tests run it): depth 4, a two-region parallel state and deep history; a ``{name}`` to
+#: format in.
+PARALLEL_CHART: Final = """\
+[machine]
+name = "{name}"
+initial = "app"
+
+[events]
+START = {{}}
+FETCHED = {{}}
+DONE = {{}}
+WARN = {{}}
+RECOVER = {{}}
+PAUSE = {{}}
+RESUME = {{}}
+
+[states.app]
+initial = "running"
+
+[states.running]
+parent = "app"
+kind = "parallel"
+on.PAUSE = "paused"
+
+[states.worker]
+parent = "running"
+initial = "idle"
+
+[states.idle]
+parent = "worker"
+on.START = "fetching"
+
+[states.fetching]
+parent = "worker"
+on.FETCHED = "processing"
+
+[states.processing]
+parent = "worker"
+on.DONE = "idle"
+
+[states.monitor]
+parent = "running"
+initial = "ok"
+
+[states.ok]
+parent = "monitor"
+on.WARN = "degraded"
+
+[states.degraded]
+parent = "monitor"
+on.RECOVER = "ok"
+
+[states.resume_point]
+parent = "running"
+kind = "history"
+history = "deep"
+
+[states.paused]
+parent = "app"
+on.RESUME = "resume_point"
+"""
 
 
 def compile_chart(tmp_path: Path, text: str, name: str = "chart") -> ModuleType:

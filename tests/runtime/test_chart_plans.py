@@ -23,69 +23,11 @@ from statewright import (
     _chart_plans,
 )
 
-from tests.runtime.chart_specs import compile_chart
+from tests.runtime.chart_specs import PARALLEL_CHART, compile_chart
 from tests.runtime.machines import FakeClock
 
 #: Depth 4, a two-region parallel state, deep history (issue #22's chart, bench_chart_send.py).
-PARALLEL = """
-[machine]
-name = "Planned"
-initial = "app"
-
-[events]
-START = {}
-FETCHED = {}
-DONE = {}
-WARN = {}
-RECOVER = {}
-PAUSE = {}
-RESUME = {}
-
-[states.app]
-initial = "running"
-
-[states.running]
-parent = "app"
-kind = "parallel"
-on.PAUSE = "paused"
-
-[states.worker]
-parent = "running"
-initial = "idle"
-
-[states.idle]
-parent = "worker"
-on.START = "fetching"
-
-[states.fetching]
-parent = "worker"
-on.FETCHED = "processing"
-
-[states.processing]
-parent = "worker"
-on.DONE = "idle"
-
-[states.monitor]
-parent = "running"
-initial = "ok"
-
-[states.ok]
-parent = "monitor"
-on.WARN = "degraded"
-
-[states.degraded]
-parent = "monitor"
-on.RECOVER = "ok"
-
-[states.resume_point]
-parent = "running"
-kind = "history"
-history = "deep"
-
-[states.paused]
-parent = "app"
-on.RESUME = "resume_point"
-"""
+PARALLEL = PARALLEL_CHART.format(name="Planned")
 CYCLE = ["START", "FETCHED", "WARN", "PAUSE", "RESUME", "DONE", "RECOVER"]
 #: The same chart with a timer in ``degraded``: the worker's events leave it pending.
 TIMED = PARALLEL.replace(
