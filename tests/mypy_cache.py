@@ -36,6 +36,15 @@ TARGETS: Final = ("3.10", "3.11", "3.12", "3.13")
 RUNNING: Final = f"{sys.version_info.major}.{sys.version_info.minor}"
 #: Where the warm caches live, one folder per interpreter running mypy and set of options.
 WARM: Final = REPO / ".cache" / "mypy"
+#: What every check is: ``mypy --strict`` and the repository's extra checks. Every test passes
+#: these (and, besides, only options that change how mypy prints, :data:`OUTPUT_ONLY`), so that all
+#: of a target's checks start from one warm cache: options that change what mypy checks (a plugin,
+#: an error code on or off) make every cached module stale.
+STRICT: Final = ("--strict", "--warn-unreachable", "--enable-error-code=ignore-without-code")
+#: Options that change how mypy prints what it finds, not what it finds: left out of the key.
+OUTPUT_ONLY: Final = frozenset(
+    {"--no-error-summary", "--hide-error-context", "--no-pretty", "--show-error-codes"}
+)
 STAMP: Final = "statewright-run"
 TIMEOUT: Final = 300
 
@@ -61,8 +70,10 @@ def run_mypy(
 ) -> subprocess.CompletedProcess[str]:
     """``python -m mypy OPTIONS --cache-dir CACHE_DIR FILES`` in ``cwd``, ``CACHE_DIR`` starting
     from the run's warm cache for ``options`` unless it exists already (a test's later checks
-    then go on from its own earlier ones). ``options`` name the target (``--python-version``)."""
+    then go on from its own earlier ones). ``options`` name the target (``--python-version``) and
+    hold :data:`STRICT`."""
     assert "--python-version" in options, "name the target Python: --python-version"
+    assert set(STRICT) <= set(options), f"check with {STRICT}, the options every test shares"
     paths = [str(cwd / file) for file in files]
     if not cache_dir.exists():
         shared = WARM / _key(options, cwd)
@@ -98,16 +109,25 @@ def _mypy(
 
 
 def _key(options: Sequence[str], cwd: Path) -> str:
-    """The warm cache's folder: the interpreter and the options, a config file by its text (a
-    ``--python-executable`` only says that installed packages come from elsewhere: mypy checks a
-    cached module's path and source, so a cache warmed with one throwaway environment serves
-    the next)."""
-    words = [mypy_python(), *options]
-    for index, word in enumerate(words[:-1]):
+    """The warm cache's folder: the interpreter and the options that change what mypy checks, in
+    any order, a config file by its settings (one that sets nothing is no config: the checks
+    that write one only keep mypy from reading another). Not where installed packages come from
+    (``--python-executable``, ``MYPYPATH``): mypy checks each cached module's path and source, so
+    a cache warmed with one environment serves a check in another, rechecking what differs."""
+    words = []
+    rest = iter(options)
+    for word in rest:
         if word == "--config-file":
-            words[index + 1] = (cwd / words[index + 1]).read_text(encoding="utf-8")
+            settings = (cwd / next(rest)).read_text(encoding="utf-8").strip()
+            if settings != "[mypy]":
+                words.append(f"{word}={settings}")
         elif word == "--python-executable":
-            words[index + 1] = "(an environment)"
+            next(rest)
+        elif word == "--python-version":
+            words.append(f"{word}={next(rest)}")
+        elif word not in OUTPUT_ONLY:
+            words.append(word)
+    words = [mypy_python(), *sorted(words)]  # in any order, the same check
     digest = hashlib.sha256(json.dumps(words).encode()).hexdigest()[:16]
     target = options[list(options).index("--python-version") + 1]
     return f"{target}-{digest}"

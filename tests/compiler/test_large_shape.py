@@ -22,7 +22,7 @@ from tests.compiler.shapes import large_shape
 from tests.compiler.soundness import lint_findings, ruff_formatted
 from tests.compiler.specgen import RandomSpec, random_specs
 from tests.fuzz import examples
-from tests.mypy_cache import TARGETS, run_mypy
+from tests.mypy_cache import STRICT, TARGETS, run_mypy
 
 REPO = Path(__file__).parents[2]
 SPECS = sorted(
@@ -181,7 +181,7 @@ def test_large_shape_modules_pass_mypy_strict(tmp_path: Path, target: str) -> No
     # generated/: the README's research machine, which the invoke_task case invokes
     search = os.pathsep.join(str(REPO / folder) for folder in ("runtime", "generated"))
     completed = run_mypy(
-        ["--strict", "--warn-unreachable", "--python-version", target],
+        [*STRICT, "--python-version", target],
         sorted(p.name for p in tmp_path.glob("*.py")), cwd=tmp_path, cache_dir=tmp_path / ".cache",
         env={**os.environ, "MYPYPATH": search},
     )  # fmt: skip

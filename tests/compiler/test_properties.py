@@ -22,7 +22,7 @@ from statewright_compiler.spec.load import parse_spec_text
 from tests.compiler.soundness import lint_findings, ruff_formatted
 from tests.compiler.specgen import RandomSpec, random_specs
 from tests.fuzz import examples
-from tests.mypy_cache import TARGETS, run_mypy
+from tests.mypy_cache import STRICT, TARGETS, run_mypy
 
 RUNTIME = Path(__file__).parents[2] / "runtime"
 SETTINGS = settings(
@@ -135,7 +135,7 @@ def test_sampled_random_modules_pass_mypy_strict(
         name = f"random_{index}"
         (folder / f"{name}.py").write_text(compile_text(spec.toml(), name), encoding="utf-8")
     completed = run_mypy(
-        ["--strict", "--warn-unreachable", "--python-version", target],
+        [*STRICT, "--python-version", target],
         sorted(folder.glob("*.py")),
         cwd=folder, cache_dir=folder / ".cache", env={**os.environ, "MYPYPATH": str(RUNTIME)},
     )  # fmt: skip
@@ -171,7 +171,7 @@ def test_large_machines_get_table_backed_dispatch_that_agrees_with_the_table() -
 def test_large_machine_module_passes_mypy_strict(tmp_path: Path, target: str) -> None:
     (tmp_path / "random_spec.py").write_text(compile_text(large_spec()), encoding="utf-8")
     completed = run_mypy(
-        ["--strict", "--warn-unreachable", "--python-version", target], ["random_spec.py"],
+        [*STRICT, "--python-version", target], ["random_spec.py"],
         cwd=tmp_path, cache_dir=tmp_path / ".cache", env={**os.environ, "MYPYPATH": str(RUNTIME)},
     )  # fmt: skip
     assert completed.returncode == 0, completed.stdout + completed.stderr
@@ -202,7 +202,7 @@ def test_payload_fields_named_like_send_once_s_key_pass_mypy_strict(
         load_module(source)  # a duplicate parameter would be a SyntaxError here
         (tmp_path / f"{name}.py").write_text(source, encoding="utf-8")
     completed = run_mypy(
-        ["--strict", "--warn-unreachable", "--python-version", target],
+        [*STRICT, "--python-version", target],
         ["keyed_small.py", "keyed_large.py"],
         cwd=tmp_path, cache_dir=tmp_path / ".cache", env={**os.environ, "MYPYPATH": str(RUNTIME)},
     )  # fmt: skip

@@ -21,7 +21,7 @@ from tests.conftest import REPO, run_cli
 from tests.deploy.bases import FLAT
 from tests.deploy.fleet import V1, V2_BUMPED, store_fleet, write_module
 from tests.deploy.test_diff_command import IDS, SPECS, _renamed
-from tests.mypy_cache import run_mypy
+from tests.mypy_cache import STRICT, run_mypy
 
 #: The two decisions, as the author makes them.
 FILLED = (
@@ -88,8 +88,7 @@ def test_mypy_reports_each_decision_left_and_a_forgotten_arm(folder: Path) -> No
         [
             "--config-file",
             str(config),
-            "--strict",
-            "--warn-unreachable",
+            *STRICT,
             "--python-version",
             "3.10",
         ],

@@ -23,7 +23,7 @@ from tests.docs.runnable import (
     environment_with,
     interpreter_bin,
 )
-from tests.mypy_cache import RUNNING, run_mypy
+from tests.mypy_cache import RUNNING, STRICT, run_mypy
 
 #: Each page, with the blocks it shows without running them (by name; each says why).
 PAGES = {
@@ -58,7 +58,7 @@ def _run_python(block: Block, shell: Shell, index: int) -> None:
     config.write_text("[mypy]\n", encoding="utf-8")
     environment = {**shell.environment, "MYPYPATH": str(REPO / "generated")}
     checked = run_mypy(
-        ["--config-file", str(config), "--strict", "--warn-unreachable",
+        ["--config-file", str(config), *STRICT,
          "--python-version", RUNNING], [script],
         cwd=shell.cwd, cache_dir=shell.cwd / ".mypy_cache", env=environment,
     )  # fmt: skip

@@ -36,7 +36,7 @@ from tests.compiler.specgen import toml_string
 from tests.conftest import REPO
 from tests.fuzz import budget, seed
 from tests.fuzz.test_spec_mutations import load_module
-from tests.mypy_cache import RUNNING, run_mypy
+from tests.mypy_cache import RUNNING, STRICT, run_mypy
 
 #: What a generated expression function may name: its parameters, the runtime's lookup, the
 #: language's functions.
@@ -317,7 +317,7 @@ def test_hostile_expressions_in_every_slot_get_diagnostics_or_sound_modules(
     assert lint.returncode == 0, f"seed {seed()}:\n{lint.stdout}"
     sample = chooser.sample(sorted(modules.glob("*.py")), min(10, compiled))
     checked = run_mypy(
-        ["--strict", "--warn-unreachable", "--python-version", RUNNING], sample,
+        [*STRICT, "--python-version", RUNNING], sample,
         cwd=tmp_path, cache_dir=tmp_path / ".mypy_cache",
         env={"PATH": "", "MYPYPATH": str(REPO / "runtime")},
     )  # fmt: skip

@@ -34,7 +34,7 @@ from tests.compiler.soundness import RULES, VERBATIM_TEXT_CODES, ruff_binary
 from tests.compiler.specgen import toml_string
 from tests.conftest import REPO
 from tests.fuzz import budget, seed
-from tests.mypy_cache import RUNNING, run_mypy
+from tests.mypy_cache import RUNNING, STRICT, run_mypy
 
 SEEDS = sorted([*(REPO / "spec").glob("*.toml"), *(REPO / "examples").glob("*.toml")])
 SEEDS += [REPO / "tests" / "cases" / name / "spec.toml" for name in ("kitchen_sink", "data_task")]
@@ -213,7 +213,7 @@ def test_mutated_specs_get_diagnostics_or_sound_modules(tmp_path: Path) -> None:
     assert lint.returncode == 0, f"seed {seed()}:\n{lint.stdout}"
     sample = sorted(modules.glob("*.py"))[:12]
     checked = run_mypy(
-        ["--strict", "--warn-unreachable", "--python-version", RUNNING], sample,
+        [*STRICT, "--python-version", RUNNING], sample,
         cwd=tmp_path, cache_dir=tmp_path / ".mypy_cache",
         # a mutant of a parent machine imports its child's module: the repository's generated one
         env={"PATH": "", "MYPYPATH": f"{REPO / 'runtime'}:{REPO / 'generated'}"},

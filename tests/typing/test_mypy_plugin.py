@@ -5,7 +5,10 @@ message>``); ``cases/plugin_right.py.txt`` holds legal ones. Both are checked by
 the plugin enabled in the consumer's config file (targeting every supported Python: on 3.10 the
 runtime's branch defines the ``StrEnum`` backport) and without it, next to a freshly generated
 ``door`` module; then both run, proving the rejected comparisons wrong and the accepted
-ones true. The message wording is tested without mypy, on the plugin's functions.
+ones true. The same check proves that the plugin's error code can be disabled: a copy of the
+wrong cases whose config section disables it gets no error (a module's section sets what
+``[mypy]`` sets for every module; one check instead of two, each of which would start from a
+cold cache). The message wording is tested without mypy, on the plugin's functions.
 """
 
 from __future__ import annotations
@@ -21,9 +24,13 @@ from tests.mypy_cache import TARGETS
 from tests.typing import CASES, REPO, Message, expectations, generate, run, run_mypy
 
 PLUGIN = "plugins = statewright_compiler.mypy_plugin\n"
-WRONG, RIGHT = "plugin_wrong", "plugin_right"
-FILES = ["door.py", f"{WRONG}.py", f"{RIGHT}.py"]
+WRONG, RIGHT, DISABLED = "plugin_wrong", "plugin_right", "plugin_disabled"
+FILES = ["door.py", f"{WRONG}.py", f"{RIGHT}.py", f"{DISABLED}.py"]
 CODE = "  [statewright-comparison]"
+#: The plugin on, and its code off in the copy of the wrong cases.
+WITH_PLUGIN = PLUGIN + f"\n[mypy-{DISABLED}]\ndisable_error_code = statewright-comparison\n"
+#: The errors of the check with the plugin, by target (each target's is run once).
+_WITH_PLUGIN: dict[str, list[Message]] = {}
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +39,7 @@ def consumer(tmp_path_factory: pytest.TempPathFactory) -> Path:
     generate(REPO / "examples" / "door.toml", folder)
     for name in (WRONG, RIGHT):
         shutil.copyfile(CASES / f"{name}.py.txt", folder / f"{name}.py")
+    shutil.copyfile(CASES / f"{WRONG}.py.txt", folder / f"{DISABLED}.py")
     return folder
 
 
@@ -45,11 +53,17 @@ def _mypy(consumer: Path, name: str, *, config: str, target: str) -> list[Messag
     return [message for message in messages if message.kind == "error"]
 
 
+def _with_plugin(consumer: Path, target: str) -> list[Message]:
+    if target not in _WITH_PLUGIN:
+        _WITH_PLUGIN[target] = _mypy(consumer, "plugin", config=WITH_PLUGIN, target=target)
+    return _WITH_PLUGIN[target]
+
+
 @pytest.mark.slow
 @pytest.mark.main_only
 @pytest.mark.parametrize("target", TARGETS)
 def test_plugin_rejects_exactly_the_marked_comparisons(consumer: Path, target: str) -> None:
-    errors = _mypy(consumer, "plugin", config=PLUGIN, target=target)
+    errors = _with_plugin(consumer, target)
     expected = expectations(CASES / f"{WRONG}.py.txt")
     found = {(error.path, error.line) for error in errors}
     assert found == {(f"{WRONG}.py", line) for line in expected}, "\n".join(map(str, errors))
@@ -74,8 +88,9 @@ def test_without_the_plugin_mypy_accepts_every_comparison(consumer: Path, target
 @pytest.mark.main_only
 @pytest.mark.parametrize("target", TARGETS)
 def test_the_code_can_be_disabled(consumer: Path, target: str) -> None:
-    config = PLUGIN + "disable_error_code = statewright-comparison\n"
-    assert _mypy(consumer, "disabled", config=config, target=target) == []
+    errors = _with_plugin(consumer, target)
+    assert [error for error in errors if error.path == f"{DISABLED}.py"] == []
+    assert any(error.path == f"{WRONG}.py" for error in errors)  # the same lines, enabled
 
 
 @pytest.mark.slow
