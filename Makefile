@@ -62,7 +62,7 @@ include make/wheelhouse.mk
 include make/w3c.mk
 
 .PHONY: setup generate test check gates lint typecheck stale pytest pytest-fast venvs interpreters \
-	suite suite-but-fleet fleet examples bench fuzz clean
+	suite suite-but-fleet warm fleet examples bench fuzz clean
 
 # The environments are installed with uv, itself installed into .venv with pip: from
 # .cache/wheelhouse without the index when uv is there (make wheelhouse puts it there), else from
@@ -143,6 +143,19 @@ interpreters: tools postgres wheelhouse w3c-charts
 	  $(call pytest_on,$$index,$$python,$(XDIST) -m "not main_only" -p no:cacheprovider); \
 	done
 
+# Each interpreter's first pytest run compiles the modules it imports and rewrites the asserts of
+# every test module it collects, writing .pyc files: some ten CPU seconds per interpreter, paid by
+# every pytest process of the suite at once (the main one's xdist workers each) when nothing has
+# done it before. Done here instead, beside the set-up steps that wait on the network and the
+# disk; a failure shows when the suite collects.
+warm: setup venvs
+	@echo "warm: collecting the tests on $(INTERPRETERS) interpreters (compiled, asserts rewritten)"
+	@$(BIN)/python -m pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1 & \
+	for version in $(OTHER_INSTALLED); do \
+	  .venv-$$version/bin/python -m pytest --collect-only -q -p no:cacheprovider \
+	    -m "not main_only" >/dev/null 2>&1 & \
+	done; wait
+
 # make test's pytest: on every interpreter at once, the main one on $(WORKERS) workers and each other
 # one on one (so no core waits for a run's last slow test), all but the fleet, each run printing
 # its summary line (or, failing, its whole output); then the fleet, its two stores at once, with
@@ -174,11 +187,13 @@ examples: setup
 
 # Once the main environment is there: lint, the staleness check, the diagram tools, the other
 # interpreters' environments and the downloads (wheelhouse, W3C charts: waiting on the network, not
-# the cores) at once (Graphviz and PostgreSQL, which may both need apt-get, one after the other);
+# the cores) at once (Graphviz and PostgreSQL, which may both need apt-get, one after the other),
+# and each interpreter's first collection of the tests once its environment is there (warm);
 # then mypy beside the suite (a cold mypy keeps one core busy for half a minute, which the suite's
 # runs fill instead of waiting for it); then the fleet beside the examples.
 test: setup
-	@$(MAKE) --no-print-directory -j6 --output-sync=target lint stale tools venvs wheelhouse w3c-charts
+	@$(MAKE) --no-print-directory -j6 --output-sync=target lint stale tools venvs wheelhouse w3c-charts \
+	  warm
 	@$(MAKE) --no-print-directory -j2 --output-sync=target typecheck suite-but-fleet
 	@$(MAKE) --no-print-directory -j2 --output-sync=target fleet examples
 

@@ -5,6 +5,7 @@ force that shape on specs with every feature and compare it with the small shape
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import sys
 import types
@@ -39,6 +40,7 @@ def spec_name(path: Path) -> str:
     return path.parent.name if path.name == "spec.toml" else path.stem
 
 
+@functools.cache  # a spec's modules, once per worker (the mypy test checks them per target)
 def both_shapes(path: Path) -> tuple[str, str]:
     machine, _ = compile_spec(path, path.relative_to(REPO).as_posix())
     small = module_source(machine)
