@@ -26,8 +26,7 @@ from __future__ import annotations
 
 import keyword
 import re
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 __all__ = ["WIDTH", "format_source"]
 
@@ -57,37 +56,31 @@ _LITERAL_OR_COMMENT = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class _Token:
+class _Token(NamedTuple):
     kind: str
     text: str
 
 
 def _tokens(line: str) -> list[_Token] | None:
     """The tokens of one physical line, or None when it is not one we can split safely."""
-    tokens = []
-    position = 0
-    while position < len(line):
-        match = _TOKEN.match(line, position)
-        if match is None or match.lastgroup is None:
-            return None
-        tokens.append(_Token(match.lastgroup, match.group()))
-        position = match.end()
+    tokens = [_Token(match.lastgroup or "", match.group()) for match in _TOKEN.finditer(line)]
+    if sum(len(token.text) for token in tokens) != len(line):
+        return None  # a character no token takes: the matches skipped it
     return tokens
 
 
 def _text(tokens: list[_Token]) -> str:
-    return "".join(token.text for token in tokens).strip()
+    return "".join([token.text for token in tokens]).strip()
 
 
 def _top_level(tokens: list[_Token]) -> list[int]:
     """The bracket depth before each token (0 = outside every bracket of this piece)."""
     depths, depth = [], 0
-    for token in tokens:
-        if token.kind == "close":
+    for kind, _ in tokens:
+        if kind == "close":
             depth -= 1
         depths.append(depth)
-        if token.kind == "open":
+        if kind == "open":
             depth += 1
     return depths
 
@@ -114,11 +107,19 @@ def _split_at(tokens: list[_Token], kinds: frozenset[str]) -> list[list[_Token]]
     """
     first = next((index for index, token in enumerate(tokens) if token.kind != "space"), 0)
     pieces: list[list[_Token]] = [[]]
-    for index, (token, depth) in enumerate(zip(tokens, _top_level(tokens), strict=True)):
-        if depth == 0 and token.text in kinds and index != first:
-            pieces.append([token])
-        else:
-            pieces[-1].append(token)
+    piece = pieces[0]
+    depth = 0
+    for index, token in enumerate(tokens):
+        kind = token.kind
+        if kind == "close":
+            depth -= 1
+        elif kind == "open":
+            depth += 1
+        elif depth == 0 and token.text in kinds and index != first:
+            piece = [token]
+            pieces.append(piece)
+            continue
+        piece.append(token)
     return pieces
 
 
