@@ -93,11 +93,39 @@ def _bracket_pairs(tokens: list[_Token]) -> list[tuple[int, int]]:
             stack.append(index)
         elif token.kind == "close" and stack:
             opening = stack.pop()
-            if not stack and index > opening + 1 and _text(tokens[opening + 1 : index]):
+            if not stack and any(tokens[i].kind != "space" for i in range(opening + 1, index)):
                 pairs.append((opening, index))
         elif token.kind == "close":
             stack.clear()  # the opening bracket is on an earlier line: not a pair of this piece
     return pairs
+
+
+def _fits(tokens: list[_Token], room: int) -> bool:
+    """Whether ``_text(tokens)`` is at most ``room`` long, reading no further than that."""
+    length = end = 0  # end: the length up to the last word read (trailing space is stripped)
+    for kind, text in tokens:
+        if kind == "space":
+            if end:  # leading space is stripped too
+                length += len(text)
+            continue
+        length += len(text)
+        end = length
+        if end > room:
+            return False
+    return True
+
+
+def _top_level_texts(tokens: list[_Token]) -> set[str]:
+    """The texts of the tokens outside every bracket of ``tokens``."""
+    texts, depth = set(), 0
+    for kind, text in tokens:
+        if kind == "close":
+            depth -= 1
+        elif kind == "open":
+            depth += 1
+        elif depth == 0:
+            texts.add(text)
+    return texts
 
 
 def _split_at(tokens: list[_Token], kinds: frozenset[str]) -> list[list[_Token]]:
@@ -185,25 +213,27 @@ class _Splitter:
     def lines(self, tokens: list[_Token], indent: str, *, in_brackets: bool) -> list[str]:
         """``tokens`` on one line if they fit, else split (inside brackets: at delimiters
         first, as Black does; then at brackets)."""
-        text = _text(tokens)
-        if self.fits(indent, text):
-            return [indent + text]
+        if _fits(tokens, self.width - len(indent)):
+            return [indent + _text(tokens)]
+        top = _top_level_texts(tokens)  # no split at a delimiter the piece has not got
         delimiters = _DELIMITERS if in_brackets else ()
         for kinds in delimiters[:1]:
-            pieces = _split_at(tokens, kinds)
-            if sum(1 for piece in pieces if _text(piece) not in {"", ","}) > 1:
-                return self.delimited(pieces, indent, comma=True)
-        parenthesised = _with_invisible_parentheses(tokens)
+            if kinds & top:
+                pieces = _split_at(tokens, kinds)
+                if sum(1 for piece in pieces if _text(piece) not in {"", ","}) > 1:
+                    return self.delimited(pieces, indent, comma=True)
+        parenthesised = _with_invisible_parentheses(tokens) if _OPERATORS & top else tokens
         if parenthesised is not tokens:
             split = self.bracket_split(parenthesised, indent, in_brackets=in_brackets)
             if split is not None:
                 return split
         for kinds in delimiters[1:]:
-            pieces = _split_at(tokens, kinds)
-            if len(pieces) > 1:
-                return self.delimited(pieces, indent, comma=False)
+            if kinds & top:
+                pieces = _split_at(tokens, kinds)
+                if len(pieces) > 1:
+                    return self.delimited(pieces, indent, comma=False)
         split = self.bracket_split(tokens, indent, in_brackets=in_brackets)
-        return [indent + text] if split is None else split
+        return [indent + _text(tokens)] if split is None else split
 
     def delimited(self, pieces: list[list[_Token]], indent: str, *, comma: bool) -> list[str]:
         """One piece per line; commas end their piece (a trailing one is added), operators
