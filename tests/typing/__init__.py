@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,10 +88,13 @@ def run(arguments: Sequence[str], cwd: Path, *, isolated: bool = False) -> Run:
 
 
 def generate(spec: Path, output: Path) -> None:
-    """Run ``python -m statewright_compiler generate SPEC -o OUTPUT --no-docs``."""
-    command = [sys.executable, "-m", "statewright_compiler", "generate", str(spec)]
-    result = run([*command, "-o", str(output), "--no-docs"], cwd=spec.parent)
-    assert result.code == 0, result.output
+    """``statewright generate SPEC -o OUTPUT --no-docs``, run in this process (a new interpreter
+    would spend more importing the compiler than compiling; tests/compiler/test_cli.py runs the
+    command as a subprocess)."""
+    from tests.conftest import run_cli
+
+    result = run_cli(["generate", str(spec), "-o", str(output), "--no-docs"], cwd=spec.parent)
+    assert result.code == 0, result.stdout + result.stderr
 
 
 def run_mypy(
