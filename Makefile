@@ -143,18 +143,14 @@ interpreters: tools postgres wheelhouse w3c-charts
 	  $(call pytest_on,$$index,$$python,$(XDIST) -m "not main_only" -p no:cacheprovider); \
 	done
 
-# Each interpreter's first pytest run compiles the modules it imports and rewrites the asserts of
-# every test module it collects, writing .pyc files: some ten CPU seconds per interpreter, paid by
-# every pytest process of the suite at once (the main one's xdist workers each) when nothing has
-# done it before. Done here instead, beside the set-up steps that wait on the network and the
-# disk; a failure shows when the suite collects.
-warm: setup venvs
-	@echo "warm: collecting the tests on $(INTERPRETERS) interpreters (compiled, asserts rewritten)"
-	@$(BIN)/python -m pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1 & \
-	for version in $(OTHER_INSTALLED); do \
-	  .venv-$$version/bin/python -m pytest --collect-only -q -p no:cacheprovider \
-	    -m "not main_only" >/dev/null 2>&1 & \
-	done; wait
+# The main interpreter's first pytest run compiles the modules it imports and rewrites the asserts
+# of every test module, writing .pyc files (some ten CPU seconds): the suite's two xdist workers
+# would both do it at once. Done once here instead, beside the set-up steps that wait on the
+# network and the disk (the other interpreters' runs are one process each: nothing to share); a
+# failure shows when the suite collects.
+warm: setup
+	@echo "warm: collecting the tests on $$($(BIN)/python --version) (compiled, asserts rewritten)"
+	@$(BIN)/python -m pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1 || true
 
 # make test's pytest: on every interpreter at once, the main one on $(WORKERS) workers and each other
 # one on one (so no core waits for a run's last slow test), all but the fleet, each run printing
@@ -188,7 +184,7 @@ examples: setup
 # Once the main environment is there: lint, the staleness check, the diagram tools, the other
 # interpreters' environments and the downloads (wheelhouse, W3C charts: waiting on the network, not
 # the cores) at once (Graphviz and PostgreSQL, which may both need apt-get, one after the other),
-# and each interpreter's first collection of the tests once its environment is there (warm);
+# and the main interpreter's first collection of the tests (warm);
 # then mypy beside the suite (a cold mypy keeps one core busy for half a minute, which the suite's
 # runs fill instead of waiting for it); then the fleet beside the examples.
 test: setup
