@@ -179,6 +179,10 @@ class BaseMachine(PersistentMachine[S, E, C]):
                 history.append((index, stamp))
         if working is not None:
             self._chart = working
+            if self._parent is not None:  # a child: its parent's next save writes it again
+                from statewright._tree_text import changed
+
+                changed(self)
         if target is not source:
             self._prev = source
         self._state = target
