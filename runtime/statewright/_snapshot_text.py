@@ -46,40 +46,57 @@ def head_parts(machine: Any) -> tuple[str, str, float | None]:
     revision's value goes, and its earliest due timer (:func:`~statewright._stores.codec.
     earliest_due` of it). What :meth:`PersistentMachine._build_snapshot` builds, encoded, a
     statechart's taken at its macrostep's time (a checkpoint's) or else now."""
-    pieces, after, due = _head(machine, None)
-    if len(pieces) == 1:  # a flat machine's: no chart, no time
+    if machine._chart is None:
+        pieces, after, due = _head(machine, None)
         return pieces[0], after, due
     saved_at = machine._checkpoint_time
-    return canonical(machine._clock() if saved_at is None else saved_at).join(pieces), after, due
+    if saved_at is None:
+        saved_at = machine._clock()
+    pieces, after, due = _head(machine, saved_at)
+    if len(pieces) == 1:
+        return pieces[0], after, due
+    # the canonical text of a finite float is its repr
+    time = repr(saved_at) if type(saved_at) is _FLOAT and not saved_at - saved_at else None
+    return (time or canonical(saved_at)).join(pieces), after, due
 
 
-def _head(machine: Any, history: str | None) -> tuple[list[str], str, float | None]:
-    """:func:`head_parts` (a child's with the records whose text is ``history``), the text
-    before the revision as *pieces*: cut where each chart of the tree writes its ``saved_at``,
-    which the save's time joins (see ``statewright._tree_text``)."""
+def _head(
+    machine: Any,
+    saved_at: float | None,
+    history: str | None = None,
+    entry: tuple[str, str] | None = None,
+) -> tuple[list[str], str, float | None]:
+    """:func:`head_parts`, its statechart taken at ``saved_at``, the text before the revision
+    as *pieces*, cut where each child's chart writes the save's time as its ``saved_at`` (see
+    ``statewright._tree_text``); a child's (``saved_at`` None: cut there too) with the records
+    whose text is ``history``, as its parent's ``entry`` (the text before and after the
+    snapshot) holds it: in the pieces."""
     static = machine.__dict__.get("_head_static")
     if static is None:
         static = machine._head_static = _static(machine)
     instance_part, spec_part = static
     pieces: list[str] = []
-    head: list[str] = ["{"]
+    head: list[str] = ["{"] if entry is None else [entry[0], "{"]
     chart = machine._chart
     data = due = None
     if chart is not None:
         spec = machine._spec_table.spec
-        encoded = machine._engine.encode(chart, 0.0)
-        # "saved_at" and "timers" are a chart's last keys (sorted): its time goes between
-        timers = encoded.pop("timers")
-        del encoded["saved_at"]
-        due = earliest_due({"chart": {"timers": timers}})
-        pieces.append(f'{{"chart":{canonical(encoded)[:-1]},"saved_at":')
-        head = [',"timers":', canonical(timers), "},"]
+        encoded = machine._engine.encode(chart, 0.0 if saved_at is None else saved_at)
+        due = earliest_due({"chart": encoded})
+        if saved_at is not None:
+            head += '"chart":', canonical(encoded), ","
+        else:  # "saved_at" and "timers" are a chart's last keys (sorted): the cut goes between
+            timers = encoded.pop("timers")
+            del encoded["saved_at"]
+            head += '"chart":', canonical(encoded)[:-1], ',"saved_at":'
+            pieces.append("".join(head))
+            head = [',"timers":', canonical(timers) if timers else "[]", "},"]
         if spec.data is not None and chart.model is not None:
             from statewright._data_values import encode_data
 
             data = encode_data(spec.data, chart.model.data)
         if chart.children:  # a tree's: the children's pieces as kept from save to save
-            field, children_due = children_pieces(machine, _child_pieces)
+            field, children_due = children_pieces(machine, _entry_pieces)
             head += '"children":', field[0]
             if len(field) > 1:
                 pieces.append("".join(head))
@@ -115,15 +132,23 @@ def _head(machine: Any, history: str | None) -> tuple[list[str], str, float | No
         tail += '"spec_changes":', canonical([dict(c) for c in machine._spec_changes]), ","
     tail += spec_part, ',"state":', _string(str(machine._state))
     tail += ',"total_transitions":', str(machine.total_transitions), "}"
-    pieces.append("".join(head))
-    return pieces, "".join(tail), due
+    if entry is None:
+        pieces.append("".join(head))
+        return pieces, "".join(tail), due
+    pieces.append("".join([*head, str(machine._revision), *tail, entry[1]]))
+    return pieces, "", due
 
 
-def _child_pieces(child: Any) -> tuple[list[str], float | None]:
-    """A child's snapshot as its parent's head embeds it, in pieces (see :func:`_head`), and
-    the earliest due timer of its tree."""
-    pieces, after, due = _head(child, _child_history(child))
-    pieces[-1] = f"{pieces[-1]}{child._revision}{after}"
+def _entry_pieces(
+    invokeid: str, index: int, state: str, child: Any
+) -> tuple[list[str], float | None]:
+    """An entry of a parent's ``children`` field in pieces (see :func:`_head`), and the
+    earliest due timer of its child's tree; a child that ended has ``null``."""
+    opening = f'{_string(invokeid)}:{{"invoke":{index},"snapshot":'
+    closing = f',"state":{_string(state)}}}'
+    if child is None:
+        return [f"{opening}null{closing}"], None
+    pieces, _, due = _head(child, None, _child_history(child), (opening, closing))
     return pieces, due
 
 

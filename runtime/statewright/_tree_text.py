@@ -30,14 +30,15 @@ so an entry that changed is put in place by cutting its old first and last piece
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from json.encoder import encode_basestring_ascii as _string
 from typing import Any, Final
 
 __all__ = ["changed", "children_pieces"]
 
-#: A child's snapshot in pieces and the earliest due timer of its tree, as
-#: :func:`children_pieces` is given them for a child that has no kept entry.
-ChildPieces = Callable[[Any], tuple[list[str], "float | None"]]
+#: An entry of the field in pieces and the earliest due timer of its child's tree, written from
+#: its invoke id, invoke position, state's name and child (None: it ended): how
+#: :func:`children_pieces` encodes a child that has no kept entry. (The JSON is
+#: ``statewright._snapshot_text``'s: this module imports nothing, as every machine imports it.)
+EntryPieces = Callable[[str, int, str, Any], tuple[list[str], "float | None"]]
 _NEVER: Final = float("inf")
 
 
@@ -74,9 +75,9 @@ def changed(machine: Any) -> None:
         machine, parent = parent, parent._parent
 
 
-def children_pieces(machine: Any, child_pieces: ChildPieces) -> tuple[list[str], float | None]:
+def children_pieces(machine: Any, entry_pieces: EntryPieces) -> tuple[list[str], float | None]:
     """``machine``'s ``children`` field in pieces (the caller does not change them) and the
-    earliest due timer of its children's trees; ``child_pieces`` encodes a child that has no
+    earliest due timer of its children's trees; ``entry_pieces`` encodes a child that has no
     kept entry."""
     children = machine._chart.children
     field = machine.__dict__.get("_kept_field")
@@ -90,7 +91,7 @@ def children_pieces(machine: Any, child_pieces: ChildPieces) -> tuple[list[str],
         if position is None:  # a child of another mapping
             continue
         node, index, child = children[invokeid]
-        entry, due = _entry(invokeid, index, names[node], child, child_pieces)
+        entry, due = _entry(invokeid, index, names[node], child, entry_pieces)
         if field.pieces is not None and entry is not field.entries[position]:
             _put(field, position, entry)
         field.entries[position], field.dues[position] = entry, due
@@ -104,19 +105,17 @@ def children_pieces(machine: Any, child_pieces: ChildPieces) -> tuple[list[str],
 
 
 def _entry(
-    invokeid: str, index: int, state: str, child: Any, child_pieces: ChildPieces
+    invokeid: str, index: int, state: str, child: Any, entry_pieces: EntryPieces
 ) -> tuple[Sequence[str], float]:
-    """A child's entry in pieces and its earliest due time: kept on the child until it
-    changes."""
-    if child is None:  # it finished, or failed to start
-        text = f'{_string(invokeid)}:{{"invoke":{index},"snapshot":null,"state":{_string(state)}}}'
-        return (text,), _NEVER
-    kept: tuple[Sequence[str], float] | None = child.__dict__.get("_kept_entry")
+    """An entry in pieces and its earliest due time: a child's kept on it until it changes."""
+    kept: tuple[Sequence[str], float] | None = None
+    if child is not None:
+        kept = child.__dict__.get("_kept_entry")
     if kept is None:
-        pieces, due = child_pieces(child)
-        pieces[0] = f'{_string(invokeid)}:{{"invoke":{index},"snapshot":{pieces[0]}'
-        pieces[-1] = f'{pieces[-1]},"state":{_string(state)}}}'
-        kept = child._kept_entry = (tuple(pieces), _NEVER if due is None else due)
+        pieces, due = entry_pieces(invokeid, index, state, child)
+        kept = (pieces, _NEVER if due is None else due)
+        if child is not None:
+            child._kept_entry = kept
     return kept
 
 
@@ -138,10 +137,17 @@ def _put(field: KeptField, position: int, entry: Sequence[str]) -> None:
 
 def _run_together(field: KeptField) -> None:
     """The field's pieces from its entries': ``{``, the entries separated by commas, ``}``."""
-    pieces = ["{"]
+    pieces: list[str] = []
+    run = ["{"]  # the text up to the next cut
     for position, entry in enumerate(field.entries):
-        field.starts[position] = len(pieces) - 1
-        pieces[-1] = f"{pieces[-1]},{entry[0]}" if position else f"{pieces[-1]}{entry[0]}"
-        pieces += entry[1:]
-    pieces[-1] += "}"
+        if position:
+            run.append(",")
+        run.append(entry[0])
+        field.starts[position] = len(pieces)
+        if len(entry) > 1:
+            pieces.append("".join(run))
+            pieces += entry[1:-1]
+            run = [entry[-1]]
+    run.append("}")
+    pieces.append("".join(run))
     field.pieces = pieces
