@@ -9,6 +9,8 @@ what the dicts of a snapshot encode after every step."""
 from __future__ import annotations
 
 import contextlib
+import gc
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -296,6 +298,18 @@ def test_a_grandchild_ending_after_a_save_of_its_last_event_is_in_the_next_save(
     inner.send(WorkerEvent.STOP)
     assert machine.children["shelf"].children == {}
     assert saved_head(machine) == fresh_head(machine)
+
+
+def test_a_save_keeps_no_ended_child_alive() -> None:
+    """What a parent kept of its last field of children goes once none runs."""
+    machine = TREE[0](None, options=options(Clock()))
+    machine.send(BossEvent.GO)
+    saved_head(machine)
+    cancelled = weakref.ref(clerk_of(machine))
+    machine.send(BossEvent.CANCEL)
+    assert saved_head(machine) == fresh_head(machine)
+    gc.collect()
+    assert cancelled() is None
 
 
 def counting(cls: Any, encoded: list[str]) -> Callable[[Any, float], dict[str, Any]]:
