@@ -105,8 +105,8 @@ def _head(
             head.append(",")
             if children_due is not None and (due is None or children_due < due):
                 due = children_due
-        elif "_kept_field" in machine.__dict__:  # no child runs: keep none of the last alive
-            del machine._kept_field
+        elif machine._kept_field is not None:  # no child runs: keep none of the last alive
+            machine._kept_field = None
     if machine._parent is None:
         context, context_type = encode_context(machine._context, machine._options)
         head += (

@@ -65,11 +65,15 @@ class KeptField:
 
 def changed(machine: Any) -> None:
     """``machine``'s snapshot may say something else now: drop its kept entry, and mark it
-    changed in its parent, its parent in its own, and so on up to the root."""
+    changed in its parent, its parent in its own, and so on up to the root.
+
+    A machine without a kept entry has been marked so already, and the machines above it (or
+    nothing above it kept it): a save keeps a child's entry before its parent's, and a change
+    drops them child first. So the walk stops there, and a tree never saved pays one test."""
     parent = machine._parent
-    while parent is not None:
+    while parent is not None and machine._kept_entry is not None:
         machine._kept_entry = None
-        field = parent.__dict__.get("_kept_field")
+        field = parent._kept_field
         if field is not None:
             field.changed.add(machine._invokeid)
         machine, parent = parent, parent._parent
@@ -80,7 +84,7 @@ def children_pieces(machine: Any, entry_pieces: EntryPieces) -> tuple[list[str],
     earliest due timer of its children's trees; ``entry_pieces`` encodes a child that has no
     kept entry."""
     children = machine._chart.children
-    field = machine.__dict__.get("_kept_field")
+    field = machine._kept_field
     if field is None or field.children is not children:
         field = machine._kept_field = KeptField(children)
     elif not field.changed and field.pieces is not None:
@@ -108,9 +112,7 @@ def _entry(
     invokeid: str, index: int, state: str, child: Any, entry_pieces: EntryPieces
 ) -> tuple[Sequence[str], float]:
     """An entry in pieces and its earliest due time: a child's kept on it until it changes."""
-    kept: tuple[Sequence[str], float] | None = None
-    if child is not None:
-        kept = child.__dict__.get("_kept_entry")
+    kept: tuple[Sequence[str], float] | None = None if child is None else child._kept_entry
     if kept is None:
         pieces, due = entry_pieces(invokeid, index, state, child)
         kept = (pieces, _NEVER if due is None else due)
