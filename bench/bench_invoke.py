@@ -17,15 +17,25 @@ Each save's head size is printed: a child's snapshot is embedded in its parent's
 and what a save encodes and writes, grows with the children and their saved records, not with
 the parent's history or how many events were processed.
 
+Tree saves: the save alone (the event before it not timed) of the parent with 1, 10 and 100
+running children, after a FLIP (no child changed) or a POKE (one child took a PING), on a
+MemoryStore and on SQLite (WAL, ``synchronous=NORMAL``): a save encodes the children that
+changed since the last one (``statewright._tree_text``), so what grows with the children is
+what the store does with the head's bytes (its checksum, and writing it).
+
     PYTHONPATH=runtime python bench/bench_invoke.py [--events N] [--rounds R] [--saves S]
-        [--callgrind]
+        [--callgrind] [--callgrind-events N] [--callgrind-saves N]
 
 With ``--callgrind`` (valgrind installed) each event variant is also counted in machine
 instructions per event under ``valgrind --tool=callgrind`` (a run of N events minus a run of
-none, each in a process of its own): a count a busy host does not move.
+none, each in a process of its own), and each tree save in instructions per save (N events each
+followed by a save, minus the N events alone): counts a busy host does not move. (Under
+valgrind the checksum, SHA-256, took ~29 instructions a byte: it weighs more there than in
+wall time, where it is a small part of a save.)
 
-Target: an event to the parent that does not touch its children costs at most 1.2x the same
-event with no children.
+Targets: an event to the parent that does not touch its children costs at most 1.2x the same
+event with no children; a save with one child changed costs with 100 children at most 1.5x what
+it costs with 10.
 """
 
 from __future__ import annotations
@@ -57,9 +67,11 @@ from statewright import (  # noqa: E402
     MachineSpec,
     MemoryStore,
     Send,
+    SqliteStore,
     StrEnum,
 )
 from statewright._data_spec import DataModel  # noqa: E402
+from statewright._stores.codec import canonical  # noqa: E402
 
 N, T = ChartNode, ChartTransition
 CHILDREN = 10
@@ -130,13 +142,14 @@ def child_class() -> type[Machine[Any, Any, Any]]:
 CHILD = child_class()
 
 
-def parent_class(invoking: bool) -> type[Machine[Any, Any, Any]]:
-    """The parent (see the module docstring), with its 10 invokes or without."""
+def parent_class(invoking: bool, children: int = CHILDREN) -> type[Machine[Any, Any, Any]]:
+    """The parent (see the module docstring), with its invokes (10, or ``children``) or
+    without."""
     invokes = tuple(
-        Invoke(lambda: CHILD, lambda: CHILD, f"child{i}") for i in range(CHILDREN) if invoking
+        Invoke(lambda: CHILD, lambda: CHILD, f"child{i}") for i in range(children) if invoking
     )
     flips = Assign("flips", lambda d, e, s, a: d.flips + 1, "flips")
-    pokes = tuple(Send("PING", "", target=f"#_child{i}") for i in range(CHILDREN))
+    pokes = tuple(Send("PING", "", target=f"#_child{i}") for i in range(children))
     nodes = (
         N("main", "parallel"),
         N("kids", "compound", parent=0, initial=(2,)),
@@ -285,6 +298,131 @@ def worked(store: MemoryStore) -> Machine[Any, Any, Any]:
     return machine
 
 
+#: The trees of :func:`tree_saves`: how many children, and their parent's class.
+TREES = {count: parent_class(True, count) for count in (1, 10, 100)}
+#: The event before each save: one that changed no child (the parent's own), or one child.
+BEFORE_SAVE = {0: ParentEvent.FLIP, 1: ParentEvent.POKE}
+TREE_STORES = ("memory", "sqlite")
+
+
+def tree_store(name: str, folder: str) -> Any:
+    """A MemoryStore, or SQLite in ``folder`` (WAL, ``synchronous=NORMAL``)."""
+    if name == "memory":
+        return MemoryStore()
+    return SqliteStore(Path(folder) / "trees.sqlite", synchronous="NORMAL")
+
+
+def tree_saves(arguments: argparse.Namespace) -> None:
+    """A save alone (the event before it not timed) of a parent with 1, 10 and 100 running
+    children after an event that changed none of them (FLIP, the parent's own) or one (POKE:
+    a PING to one child), on a MemoryStore and on SQLite."""
+    print(f"\ntree saves, the save alone, best of {arguments.rounds}")
+    print(f"{'store':7} {'children':>8} {'changed':>8} {'us/save':>9} {'head bytes':>11}")
+    best: dict[tuple[str, int, int], float] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for store_name in TREE_STORES:
+            store = tree_store(store_name, folder)
+            for count, cls in TREES.items():
+                for changed, event in BEFORE_SAVE.items():
+                    seconds, head = float("inf"), 0
+                    for _ in range(arguments.rounds):
+                        machine = cls(None, options=options(store=store))
+                        seconds = min(seconds, timed_saves(machine, event, arguments.saves))
+                        head = len(canonical(machine._build_snapshot(None)))
+                    best[store_name, count, changed] = seconds
+                    print(f"{store_name:7} {count:8d} {changed:8d} {seconds * 1e6:9.1f} {head:11d}")
+            if store_name != "memory":
+                store.close()
+    scaling(best, "us/save")
+
+
+def scaling(per_save: dict[tuple[str, int, int], float], unit: str) -> None:
+    """Each store's save with one child changed, 100 children against 10 (target 1.5x)."""
+    for store_name in TREE_STORES:
+        ratio = per_save[store_name, 100, 1] / per_save[store_name, 10, 1]
+        verdict = "meets" if ratio <= 1.5 else "misses"
+        print(f"{store_name}, one child changed, {unit}: 100 children / 10: {ratio:.2f}x")
+        print(f"  ({verdict} the 1.5x target)")
+
+
+def timed_saves(
+    machine: Machine[Any, Any, Any], event: ParentEvent, saves: int, save: bool = True
+) -> float:
+    """The mean time of a save after ``event``, over ``saves`` of them (``save`` False: the
+    events alone, what callgrind subtracts)."""
+    machine.save()
+    spent = 0.0
+    gc.collect()
+    for _ in range(saves):
+        machine.send(event)
+        if save:
+            start = time.perf_counter()
+            machine.save()
+            spent += time.perf_counter() - start
+    return spent / saves
+
+
+def run_tree_child(store_name: str, count: int, changed: int, n: int, save: bool) -> None:
+    """One tree-save variant in this process (what callgrind counts): ``n`` events, each
+    followed by a save when ``save``."""
+    with tempfile.TemporaryDirectory() as folder:
+        store = tree_store(store_name, folder)
+        machine = TREES[count](None, options=options(store=store))
+        timed_saves(machine, BEFORE_SAVE[changed], 30)  # warm: the children's records slide
+        timed_saves(machine, BEFORE_SAVE[changed], n, save)
+        if store_name != "memory":
+            store.close()
+
+
+def callgrind_tree_saves(n: int) -> None:
+    print(f"\ninstructions per tree save under callgrind ({n} saves, minus {n} events alone):")
+    print("all, in the checksum (libcrypto) and copies (memcpy) of the head, and the others")
+    columns = f"{'all':>10} {'checksum+copies':>16} {'others':>9}"
+    print(f"{'store':7} {'children':>8} {'changed':>8} {columns}")
+    per_save: dict[tuple[str, int, int], float] = {}
+    others: dict[tuple[str, int, int], float] = {}
+    for store_name in TREE_STORES:
+        for count in TREES:
+            for changed in BEFORE_SAVE:
+                arguments = ["--tree-child", store_name, str(count), str(changed), str(n)]
+                saved, alone = (instructions([*arguments, save]) for save in ("1", "0"))
+                total, on_bytes = (saved[0] - alone[0]) / n, (saved[1] - alone[1]) / n
+                per_save[store_name, count, changed] = total
+                others[store_name, count, changed] = total - on_bytes
+                print(
+                    f"{store_name:7} {count:8d} {changed:8d} {total:10.0f} {on_bytes:16.0f}"
+                    f" {total - on_bytes:9.0f}"
+                )
+    scaling(per_save, "instructions")
+    scaling(others, "instructions but the checksum's and copies'")
+
+
+#: The functions whose instructions are per byte of the head: the checksum and copies.
+ON_BYTES = re.compile(r"libcrypto|memcpy|memmove")
+
+
+def instructions(arguments: list[str]) -> tuple[int, int]:
+    """The instructions this script with ``arguments`` runs under callgrind, and of those the
+    ones in :data:`ON_BYTES`' functions."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "callgrind.out"
+        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
+        subprocess.run(
+            [*command, sys.executable, __file__, *arguments], check=True, capture_output=True
+        )
+        found = re.search(r"^(?:summary|totals): (\d+)", out.read_text(), flags=re.M)
+        assert found is not None
+        annotated = subprocess.run(
+            ["callgrind_annotate", str(out)], check=True, capture_output=True, text=True
+        ).stdout
+        on_bytes = sum(
+            int(line.split()[0].replace(",", ""))
+            for line in annotated.splitlines()
+            if ON_BYTES.search(line) and line.strip()[:1].isdigit()
+        )
+        return int(found.group(1)), on_bytes
+
+
 def run_child(variant: str, n: int) -> None:
     """One variant's events in this process (what callgrind counts)."""
     machine = VARIANTS[variant]()
@@ -297,18 +435,9 @@ def callgrind(n: int) -> None:
     print(f"\ninstructions per FLIP under callgrind ({n} events, minus a 0-event run)")
     print(f"{'variant':28} {'instr/event':>12} {'x none':>7}")
     counts = {}
-    with tempfile.TemporaryDirectory() as folder:
-        out = Path(folder) / "callgrind.out"
-        for variant in VARIANTS:
-            totals = []
-            for events_run in (n, 0):
-                command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
-                command += [sys.executable, __file__, "--child", variant, str(events_run)]
-                subprocess.run(command, check=True, capture_output=True)
-                found = re.search(r"^(?:summary|totals): (\d+)", out.read_text(), flags=re.M)
-                assert found is not None
-                totals.append(int(found.group(1)))
-            counts[variant] = (totals[0] - totals[1]) / n
+    for variant in VARIANTS:
+        totals = [instructions(["--child", variant, str(events_run)])[0] for events_run in (n, 0)]
+        counts[variant] = (totals[0] - totals[1]) / n
     base = counts["no children"]
     for variant, count in counts.items():
         print(f"{variant:28} {count:12.0f} {count / base:7.3f}")
@@ -323,15 +452,23 @@ def main() -> None:
     parser.add_argument("--saves", type=int, default=200)
     parser.add_argument("--callgrind", action="store_true")
     parser.add_argument("--callgrind-events", type=int, default=2_000)
+    parser.add_argument("--callgrind-saves", type=int, default=100)
     parser.add_argument("--child", nargs=2, metavar=("VARIANT", "N"), help=argparse.SUPPRESS)
+    parser.add_argument("--tree-child", nargs=5, help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.child:
         run_child(arguments.child[0], int(arguments.child[1]))
         return
+    if arguments.tree_child:
+        store_name, count, changed, n, save = arguments.tree_child
+        run_tree_child(store_name, int(count), int(changed), int(n), save == "1")
+        return
     events(arguments)
     saves(arguments)
+    tree_saves(arguments)
     if arguments.callgrind:
         callgrind(arguments.callgrind_events)
+        callgrind_tree_saves(arguments.callgrind_saves)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ from statewright._history_views import record, record_type
 from statewright._instance import BUSY_ROW
 from statewright._listeners import DEBUG, INFO
 from statewright._persistence import PersistentMachine
+from statewright._tree_text import changed
 
 if TYPE_CHECKING:
     from statewright._chart_state import Pending
@@ -179,6 +180,8 @@ class BaseMachine(PersistentMachine[S, E, C]):
                 history.append((index, stamp))
         if working is not None:
             self._chart = working
+            if self._parent is not None:  # a child: its parent's next save writes it again
+                changed(self)
         if target is not source:
             self._prev = source
         self._state = target

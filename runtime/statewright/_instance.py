@@ -86,6 +86,10 @@ class MachineInstance(Generic[S, E, C]):
     _parent: Any = None
     _invokeid: str | None = None
     _unsettled: bool = False
+    #: What its tree's last save kept of it, a child's entry and a parent's field of children
+    #: (statewright._tree_text): set by saves only.
+    _kept_entry: Any = None
+    _kept_field: Any = None
 
     def _setup(
         self,

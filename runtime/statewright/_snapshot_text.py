@@ -8,7 +8,8 @@ update (``SnapshotUpdate._text``) carries the texts, written here from fragments
 never change for an instance (format, machine, spec, instance id) are encoded once per machine
 and kept, counters and records are spliced from the encoded names of their steps (kept per
 class), and only what may have changed (the context, a chart's configuration and data, the
-idempotency keys) is encoded at each save. Each text is byte for byte what
+idempotency keys) is encoded at each save; a tree's children only when they changed since the
+last save (:mod:`statewright._tree_text`). Each text is byte for byte what
 ``statewright._stores.codec.canonical`` makes of the dict :meth:`_build_snapshot` builds
 (``tests/runtime/test_save_text.py`` holds them side by side), so what a checksum covers and
 what a store keeps are unchanged.
@@ -24,6 +25,7 @@ from statewright._context import encode_context
 from statewright._snapshot import SNAPSHOT_FORMAT, _plain, history_json, newest_records
 from statewright._stores.codec import canonical, earliest_due
 from statewright._stores.protocol import OwnText
+from statewright._tree_text import children_pieces
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -39,38 +41,72 @@ _UTC: Final = timezone.utc
 _FLOAT: Final = float
 
 
-def head_parts(
-    machine: Any, saved_at: float | None, history: str | None = None
-) -> tuple[str, str, float | None]:
-    """The canonical text of ``machine``'s head (its snapshot without history, or with the
-    records whose text is ``history``: a child's) split where the revision's value goes, and
-    its earliest due timer (:func:`~statewright._stores.codec.earliest_due` of it). What
-    :meth:`PersistentMachine._build_snapshot` builds, encoded."""
+def head_parts(machine: Any) -> tuple[str, str, float | None]:
+    """The canonical text of ``machine``'s head (its snapshot without history) split where the
+    revision's value goes, and its earliest due timer (:func:`~statewright._stores.codec.
+    earliest_due` of it). What :meth:`PersistentMachine._build_snapshot` builds, encoded, a
+    statechart's taken at its macrostep's time (a checkpoint's) or else now."""
+    if machine._chart is None:
+        pieces, after, due = _head(machine, None)
+        return pieces[0], after, due
+    saved_at = machine._checkpoint_time
+    if saved_at is None:
+        saved_at = machine._clock()
+    pieces, after, due = _head(machine, saved_at)
+    if len(pieces) == 1:
+        return pieces[0], after, due
+    # the canonical text of a finite float is its repr
+    time = repr(saved_at) if type(saved_at) is _FLOAT and not saved_at - saved_at else None
+    return (time or canonical(saved_at)).join(pieces), after, due
+
+
+def _head(
+    machine: Any,
+    saved_at: float | None,
+    history: str | None = None,
+    entry: tuple[str, str] | None = None,
+) -> tuple[list[str], str, float | None]:
+    """:func:`head_parts`, its statechart taken at ``saved_at``, the text before the revision
+    as *pieces*, cut where each child's chart writes the save's time as its ``saved_at`` (see
+    ``statewright._tree_text``); a child's (``saved_at`` None: cut there too) with the records
+    whose text is ``history``, as its parent's ``entry`` (the text before and after the
+    snapshot) holds it: in the pieces."""
     static = machine.__dict__.get("_head_static")
     if static is None:
         static = machine._head_static = _static(machine)
     instance_part, spec_part = static
-    head: list[str] = ["{"]
+    pieces: list[str] = []
+    head: list[str] = ["{"] if entry is None else [entry[0], "{"]
     chart = machine._chart
     data = due = None
     if chart is not None:
         spec = machine._spec_table.spec
-        if saved_at is None:
-            saved_at = machine._checkpoint_time
-        if saved_at is None:
-            saved_at = machine._clock()
-        encoded = machine._engine.encode(chart, saved_at)
+        encoded = machine._engine.encode(chart, 0.0 if saved_at is None else saved_at)
         due = earliest_due({"chart": encoded})
-        head += '"chart":', canonical(encoded), ","
+        if saved_at is not None:
+            head += '"chart":', canonical(encoded), ","
+        else:  # "saved_at" and "timers" are a chart's last keys (sorted): the cut goes between
+            timers = encoded.pop("timers")
+            del encoded["saved_at"]
+            head += '"chart":', canonical(encoded)[:-1], ',"saved_at":'
+            pieces.append("".join(head))
+            head = [',"timers":', canonical(timers) if timers else "[]", "},"]
         if spec.data is not None and chart.model is not None:
             from statewright._data_values import encode_data
 
             data = encode_data(spec.data, chart.model.data)
-        if chart.children:
-            text, children_due = _children(machine, saved_at)
-            head += '"children":', text, ","
+        if chart.children:  # a tree's: the children's pieces as kept from save to save
+            field, children_due = children_pieces(machine, _entry_pieces)
+            head += '"children":', field[0]
+            if len(field) > 1:
+                pieces.append("".join(head))
+                pieces += field[1:-1]
+                head = [field[-1]]
+            head.append(",")
             if children_due is not None and (due is None or children_due < due):
                 due = children_due
+        elif machine._kept_field is not None:  # no child runs: keep none of the last alive
+            machine._kept_field = None
     if machine._parent is None:
         context, context_type = encode_context(machine._context, machine._options)
         head += (
@@ -98,28 +134,24 @@ def head_parts(
         tail += '"spec_changes":', canonical([dict(c) for c in machine._spec_changes]), ","
     tail += spec_part, ',"state":', _string(str(machine._state))
     tail += ',"total_transitions":', str(machine.total_transitions), "}"
-    return "".join(head), "".join(tail), due
+    if entry is None:
+        pieces.append("".join(head))
+        return pieces, "".join(tail), due
+    pieces.append("".join([*head, str(machine._revision), *tail, entry[1]]))
+    return pieces, "", due
 
 
-def _children(machine: Any, saved_at: float) -> tuple[str, float | None]:
-    """The text of a parent's ``children`` field (``statewright._tree_snapshot``'s
-    ``encode_children`` for a store's head) and the earliest due timer among them. Each
-    child's history records are most of its snapshot: their text is kept on the child until it
-    takes an event (so a child that took none since the last save costs its head's fields)."""
-    names = machine._engine.names
-    entries, dues = [], []
-    for invokeid, (node, index, child) in sorted(machine._chart.children.items()):
-        snapshot = "null"
-        if child is not None:
-            before, after, due = head_parts(child, saved_at, _child_history(child))
-            snapshot = f"{before}{child._revision}{after}"
-            if due is not None:
-                dues.append(due)
-        entries.append(
-            f'{_string(invokeid)}:{{"invoke":{index},"snapshot":{snapshot},'
-            f'"state":{_string(names[node])}}}'
-        )
-    return f"{{{','.join(entries)}}}", min(dues) if dues else None
+def _entry_pieces(
+    invokeid: str, index: int, state: str, child: Any
+) -> tuple[list[str], float | None]:
+    """An entry of a parent's ``children`` field in pieces (see :func:`_head`), and the
+    earliest due timer of its child's tree; a child that ended has ``null``."""
+    opening = f'{_string(invokeid)}:{{"invoke":{index},"snapshot":'
+    closing = f',"state":{_string(state)}}}'
+    if child is None:
+        return [f"{opening}null{closing}"], None
+    pieces, _, due = _head(child, None, _child_history(child), (opening, closing))
+    return pieces, due
 
 
 def _child_history(child: Any) -> str:
@@ -251,7 +283,7 @@ def _record_steps(machine: Any) -> list[tuple[str, str, str]]:
 def own_text(machine: Any, after: int) -> OwnText:
     """What ``machine`` hands a built-in store for a save whose records are those above event id
     ``after``: the head's text and the records' (see the module)."""
-    before, after_text, due = head_parts(machine, None)
+    before, after_text, due = head_parts(machine)
     table = machine._spec_table
     total = machine.total_transitions
     records = history_texts(

@@ -30,6 +30,7 @@ from statewright._chart_send import MESSAGE, PARENT, made_up_id
 from statewright._chart_state import NO_CHILDREN, Message
 from statewright._errors import TimerLoop
 from statewright._timers import MAX_TIMER_FIRINGS
+from statewright._tree_text import changed
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -196,6 +197,8 @@ def _due_out(sender: Any, at: float, target: str | None = None) -> list[Message]
     due.sort(key=lambda item: item[1].due)
     for key, _ in due:
         del timers[key]
+    if due:  # what its parent's last save wrote of it is out of date (statewright._tree_text)
+        changed(sender)
     return [message for _, message in due]
 
 
@@ -303,6 +306,7 @@ class Delivery:
         if len(self.recent) > 2 * _RECENT:
             del self.recent[:_RECENT]
         self.time = timer.due
+        changed(session)  # its timer is gone, whether or not a transition takes its event
         return session, chart.timers.pop(key)
 
     def lateness(self, timer: Pending) -> float:
@@ -318,6 +322,7 @@ class Delivery:
                 received = None if receiver is None else _received(sender, receiver, message)
                 if received is not None:
                     receiver._chart.timers[made_up_id(False, MESSAGE)] = received
+                    changed(receiver)
         for child in tree[1:]:
             if child._chart.finished and attached(child):
                 self._finish(child)
@@ -337,6 +342,7 @@ class Delivery:
         chart = parent._chart
         node, index, _ = chart.children[child._invokeid]
         chart.children = {**chart.children, child._invokeid: (node, index, None)}
+        changed(parent)
         done = _done(parent, child, self.time)
         if done is not None:
             chart.timers[made_up_id(False, MESSAGE)] = done

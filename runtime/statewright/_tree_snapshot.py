@@ -11,7 +11,9 @@ it, and the child's own snapshot (its context left out: it is its parent's), or 
 the child finished or failed to start (the invoke is the state's until the state is left).
 Embedded, not linked: the tree is one row of a store, saved by one compare-and-swap, so no crash
 leaves a parent waiting for a child that was not saved, or a child nobody runs. A child's
-snapshot keeps its newest ``MachineOptions.child_history_limit`` history records.
+snapshot keeps its newest ``MachineOptions.child_history_limit`` history records. (A save to a
+built-in store writes this field as text, each child's kept from save to save until it changes:
+:mod:`statewright._tree_text`.)
 
 Restoring checks the tree as the decoder checks one machine; the first problem is a
 :class:`~statewright.SnapshotError` naming its field: each entry's state is active and has that
@@ -36,7 +38,7 @@ if TYPE_CHECKING:
     from statewright._options import MachineOptions
     from statewright._snapshot_decode import Decoded
 
-__all__ = ["ENTRY_KEYS", "children_text", "decode_tree", "encode_children", "install_children"]
+__all__ = ["ENTRY_KEYS", "decode_tree", "encode_children", "install_children"]
 
 ENTRY_KEYS: Final = frozenset({"state", "invoke", "snapshot"})
 #: A checked child: ``(invoke id, state, invoke index, class, its decoded snapshot or None)``.
@@ -58,14 +60,6 @@ def encode_children(machine: Any, saved_at: float, head: bool = False) -> dict[s
             snapshot = child._build_snapshot(history, saved_at, head)
         children[invokeid] = {"state": names[node], "invoke": index, "snapshot": snapshot}
     return children
-
-
-def children_text(machine: Any, saved_at: float) -> tuple[str, dict[str, Any]]:
-    """The canonical text of :func:`encode_children` for a store's head, and the entries."""
-    from statewright._stores.codec import canonical
-
-    children = encode_children(machine, saved_at, True)
-    return canonical(children), children
 
 
 def _newest(child: Any) -> list[dict[str, Any]]:
