@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,18 +43,27 @@ def modules(package: str) -> dict[str, Path]:
 
 def imported(name: str, path: Path) -> Iterator[str]:
     """Every module name ``path`` (module ``name``) imports, wherever the statement is."""
+    return iter(_imported(name, path))
+
+
+@functools.cache
+def _imported(name: str, path: Path) -> tuple[str, ...]:
+    """:func:`imported`, each module parsed once per process (several tests walk the same
+    graphs)."""
     is_package = path.name == "__init__.py"
+    names: list[str] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            yield from (alias.name for alias in node.names)
+            names += (alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
                 anchor = name.split(".")
                 anchor = anchor[: len(anchor) - node.level + (1 if is_package else 0)]
                 base = ".".join([*anchor, base] if base else anchor)
-            yield base
-            yield from (f"{base}.{alias.name}" for alias in node.names)
+            names.append(base)
+            names += (f"{base}.{alias.name}" for alias in node.names)
+    return tuple(names)
 
 
 def graph(package: str) -> dict[str, set[str]]:
