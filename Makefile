@@ -181,16 +181,17 @@ examples: setup
 	  $(BIN)/python $$example >/dev/null; \
 	done
 
-# Once the main environment is there: lint, the staleness check, the diagram tools, the other
-# interpreters' environments and the downloads (wheelhouse, W3C charts: waiting on the network, not
-# the cores) at once (Graphviz and PostgreSQL, which may both need apt-get, one after the other),
-# and the main interpreter's first collection of the tests (warm);
-# then mypy beside the suite (a cold mypy keeps one core busy for half a minute, which the suite's
-# runs fill instead of waiting for it); then the fleet beside the examples.
+# Once the main environment is there: lint, the staleness check, mypy, the diagram tools, the
+# other interpreters' environments and the downloads (wheelhouse, W3C charts: waiting on the
+# network, not the cores) at once (Graphviz and PostgreSQL, which may both need apt-get, one after
+# the other), and the main interpreter's first collection of the tests (warm). The set-up steps
+# leave a core idle about half the time, which a cold mypy (one core for half a minute) fills;
+# beside the suite, which keeps both cores busy, it only added its time. Then the suite; then the
+# fleet beside the examples.
 test: setup
-	@$(MAKE) --no-print-directory -j6 --output-sync=target lint stale tools venvs wheelhouse w3c-charts \
-	  warm
-	@$(MAKE) --no-print-directory -j2 --output-sync=target typecheck suite-but-fleet
+	@$(MAKE) --no-print-directory -j7 --output-sync=target lint stale typecheck tools venvs wheelhouse \
+	  w3c-charts warm
+	@$(MAKE) --no-print-directory suite-but-fleet
 	@$(MAKE) --no-print-directory -j2 --output-sync=target fleet examples
 
 # The fuzz suite and the statechart property tests with a long budget and a fresh seed (make test
