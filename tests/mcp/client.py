@@ -5,6 +5,10 @@ test run, ``-m statewright_compiler mcp``, in the repository, the approval workf
 the handlers of :mod:`tests.mcp.hosts`), optionally through ``sh`` so that the test learns the
 server's process id and can kill it. :class:`SyncClient` is one client connection held open
 across tests by an anyio blocking portal, so that a module's tests share one server.
+
+The MCP SDK is imported where it is used, not at import: importing it (pydantic models by the
+hundred) costs ~1.7 s, which every pytest process collecting the suite paid, the fast loop's
+workers and the other interpreters' runs included, though only the MCP tests use it.
 """
 
 from __future__ import annotations
@@ -15,15 +19,23 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
-
-from anyio.from_thread import BlockingPortal, start_blocking_portal
-from mcp import Client, StdioServerParameters
-from mcp_types import CallToolResult, TextContent
+from typing import TYPE_CHECKING, Any
 
 from tests.conftest import REPO
 
+if TYPE_CHECKING:
+    from anyio.from_thread import BlockingPortal
+    from mcp import Client, StdioServerParameters
+    from mcp_types import CallToolResult
+
 MACHINE = "approval_workflow:ApprovalWorkflowMachine"
+
+
+def sdk_client(target: StdioServerParameters | str, **options: Any) -> Client:
+    """The SDK's ``Client`` for ``target`` (server parameters, or a URL), imported now."""
+    from mcp import Client
+
+    return Client(target, **options)
 
 
 def server_parameters(
@@ -38,6 +50,8 @@ def server_parameters(
         command = ["sh", "-c", f'echo $$ > "{pid_file}"; exec "$@"', "sh", *command]
     # What the SDK passes by default (HOME, PATH, ...) and the interpreter's own path settings.
     environment = {name: os.environ[name] for name in ("PYTHONPATH",) if name in os.environ}
+    from mcp import StdioServerParameters
+
     return StdioServerParameters(
         command=command[0], args=command[1:], cwd=REPO, env=environment or None
     )
@@ -45,6 +59,8 @@ def server_parameters(
 
 def answer(result: CallToolResult) -> dict[str, Any]:
     """A tool result's structured content, checked to agree with its JSON text."""
+    from mcp_types import TextContent
+
     structured: dict[str, Any] = result.structured_content
     text = result.content[0]
     assert isinstance(text, TextContent)
@@ -77,8 +93,10 @@ class SyncClient:
 
 @contextmanager
 def connected(parameters: StdioServerParameters) -> Iterator[SyncClient]:
+    from anyio.from_thread import start_blocking_portal
+
     with (
         start_blocking_portal() as portal,
-        portal.wrap_async_context_manager(Client(parameters)) as client,
+        portal.wrap_async_context_manager(sdk_client(parameters)) as client,
     ):
         yield SyncClient(portal, client)

@@ -14,14 +14,16 @@ import random
 import signal
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 import pytest
-from mcp import Client
 from statewright import SqliteStore, open_store
 
-from tests.mcp.client import server_parameters
+from tests.mcp.client import sdk_client, server_parameters
+
+if TYPE_CHECKING:
+    from mcp import Client
 
 pytestmark = [
     pytest.mark.slow,
@@ -83,8 +85,8 @@ def test_two_clients_sending_to_one_instance_lose_nothing_and_apply_nothing_twic
 
     async def scenario() -> dict[str, int]:
         async with (
-            Client(server_parameters(url, *PATIENT)) as first,
-            Client(server_parameters(url, *PATIENT)) as second,
+            sdk_client(server_parameters(url, *PATIENT)) as first,
+            sdk_client(server_parameters(url, *PATIENT)) as second,
         ):
             await _applying(first, "shared")
             applied: dict[str, int] = {}
@@ -123,7 +125,7 @@ def test_a_server_killed_mid_run_loses_nothing_and_a_resent_call_applies_once(
         """Sends until the server is killed during a call; returns how many were answered."""
         answered = 0
         try:
-            async with Client(server_parameters(url, *PATIENT, pid_file=pid_file)) as client:
+            async with sdk_client(server_parameters(url, *PATIENT, pid_file=pid_file)) as client:
                 await _applying(client, "restarted")
                 for index in range(total):
                     if index == kill_at:  # kill it while this call is on its way or running
@@ -142,7 +144,7 @@ def test_a_server_killed_mid_run_loses_nothing_and_a_resent_call_applies_once(
 
     async def second_server(resume_at: int) -> None:
         """The client starts the server again and resends from the first unanswered call."""
-        async with Client(server_parameters(url, *PATIENT)) as client:
+        async with sdk_client(server_parameters(url, *PATIENT)) as client:
             for index in range(resume_at, total):
                 answer = await _call(client, "send_event", _failed_result("restarted", f"k{index}"))
                 assert answer["applied"] is True or index == resume_at, answer

@@ -12,10 +12,9 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import Client
 
 from tests.conftest import REPO
-from tests.mcp.client import MACHINE
+from tests.mcp.client import MACHINE, sdk_client
 
 pytestmark = pytest.mark.slow
 
@@ -61,7 +60,7 @@ def test_streamable_http_serves_the_same_tools_and_boundary(url: str, mode: str)
 
     async def scenario() -> None:
         with anyio.fail_after(120):
-            async with Client(url, mode=mode) as client:
+            async with sdk_client(url, mode=mode) as client:
                 tools = await client.list_tools()
                 assert [tool.name for tool in tools.tools][-1] == "send_event"
                 create = {"machine": "ApprovalWorkflow", "instance_id": instance_id}

@@ -12,7 +12,6 @@ import pytest
 from statewright import SnapshotUpdate, SqliteStore
 from statewright_compiler.mcp_server.hosting import MachineType, hosted_types
 from statewright_compiler.mcp_server.instances import MAX_ATTEMPTS, Instances, ToolError
-from statewright_compiler.mcp_server.server import request_key
 from statewright_compiler.mcp_server.settings import Settings
 from statewright_compiler.mcp_server.tools import call_tool, served_tools
 
@@ -196,6 +195,8 @@ def test_a_read_only_server_offers_and_runs_no_writing_tool(
 
 
 def test_the_request_key_is_the_request_id_scoped_to_its_connection() -> None:
+    from statewright_compiler.mcp_server.server import request_key  # imports the MCP SDK
+
     assert request_key("connection-1", 3) == request_key("connection-1", 3)
     assert request_key("connection-1", 3) != request_key("connection-2", 3)
     assert request_key("connection-1", 3) != request_key("connection-1", "3")

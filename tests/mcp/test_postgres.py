@@ -4,15 +4,17 @@ nothing; every key applies once."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import pytest
-from mcp import Client
 from statewright import open_store
 
-from tests.mcp.client import server_parameters
+from tests.mcp.client import sdk_client, server_parameters
 from tests.runtime.store_kinds import postgres_schema_url
+
+if TYPE_CHECKING:
+    from mcp import Client
 
 pytestmark = pytest.mark.slow
 
@@ -55,8 +57,8 @@ def test_two_clients_on_postgresql_lose_nothing_and_refuse_without_writing(
     async def scenario() -> None:
         with anyio.fail_after(300):
             async with (
-                Client(server_parameters(url, *PATIENT)) as first,
-                Client(server_parameters(url, *PATIENT)) as second,
+                sdk_client(server_parameters(url, *PATIENT)) as first,
+                sdk_client(server_parameters(url, *PATIENT)) as second,
             ):
                 create = {"machine": "ApprovalWorkflow", "instance_id": "pg"}
                 assert (await _answer(first, "create_instance", create))[0] is False

@@ -15,8 +15,6 @@ from typing import Any
 
 import pytest
 from approval_workflow import ApprovalWorkflowMachine
-from mcp import MCPError
-from mcp_types import TextResourceContents
 from statewright import SqliteStore
 
 from tests.conftest import REPO, run_cli
@@ -174,6 +172,8 @@ def test_an_internal_event_is_refused_by_name_and_by_value(
 
 
 def test_unknown_instances_tools_and_arguments_are_tool_errors(client: SyncClient) -> None:
+    from mcp import MCPError  # imported where used: see tests.mcp.client
+
     _created(client, "t-args")
     cases: list[tuple[str, dict[str, Any], str]] = [
         ("read_instance", {"instance_id": "t-nobody"}, "unknown_instance"),
@@ -224,6 +224,8 @@ def test_resources_are_the_docs_page_the_diagram_and_each_instances_history(
 
 
 def _read(client: SyncClient, uri: str) -> str:
+    from mcp_types import TextResourceContents
+
     contents = client.portal.call(client.client.read_resource, uri).contents
     assert isinstance(contents[0], TextResourceContents)
     return contents[0].text
