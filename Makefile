@@ -72,12 +72,17 @@ include make/w3c.mk
 UV_REQUIREMENT := uv>=0.5
 UV := $(BIN)/uv pip install --quiet
 
-$(STAMP): pyproject.toml
-	@$(QUIETLY) "setup: $(VENV) ($$($(PYTHON) --version)), installing statewright[dev]" sh -c '\
+# uv first, on its own: the other interpreters' environments (venvs) need only it, so they are
+# installed while .venv's own packages are.
+$(BIN)/uv:
+	@$(QUIETLY) "setup: $(VENV) ($$($(PYTHON) --version)), installing uv" sh -c '\
 		$(PYTHON) -m venv $(VENV) \
 		&& { $(BIN)/python -m pip install --no-index --find-links $(WHEELHOUSE) "$(UV_REQUIREMENT)" \
-		  || $(BIN)/python -m pip install "$(UV_REQUIREMENT)"; } \
-		&& $(UV) --python $(BIN)/python --upgrade-package pip pip -e ".[dev]"'
+		  || $(BIN)/python -m pip install "$(UV_REQUIREMENT)"; }'
+
+$(STAMP): pyproject.toml | $(BIN)/uv
+	@$(QUIETLY) "setup: $(VENV), installing statewright[dev]" \
+		$(UV) --python $(BIN)/python --upgrade-package pip pip -e ".[dev]"
 	@touch $@
 
 setup: $(STAMP)
@@ -127,7 +132,7 @@ check: setup
 venvs: $(addsuffix /.installed,$(addprefix .venv-,$(OTHER_INSTALLED)))
 	@:
 
-.venv-%/.installed: pyproject.toml | $(STAMP)
+.venv-%/.installed: pyproject.toml | $(BIN)/uv
 	@python=$(call python_for,$*); \
 	$(QUIETLY) "venvs: .venv-$* ($$($$python --version)), installing statewright[dev]" sh -c "\
 	  $$python -m venv --without-pip .venv-$* \
@@ -181,14 +186,15 @@ examples: setup
 	  $(BIN)/python $$example >/dev/null; \
 	done
 
-# Once the main environment is there: lint, the staleness check, mypy, the diagram tools, the
-# other interpreters' environments and the downloads (wheelhouse, W3C charts: waiting on the
-# network, not the cores) at once (Graphviz and PostgreSQL, which may both need apt-get, one after
-# the other), and the main interpreter's first collection of the tests (warm). The set-up steps
+# The main environment, the diagram tools and the other interpreters' environments (once uv is
+# in .venv) at once; as soon as .venv is there: lint, the staleness check, mypy, the downloads
+# (wheelhouse, W3C charts: waiting on the network, not the cores) and the main interpreter's first
+# collection of the tests (warm). PostgreSQL, which like Graphviz may need apt-get, is looked for
+# after that, with the suite. The set-up steps
 # leave a core idle about half the time, which a cold mypy (one core for half a minute) fills;
 # beside the suite, which keeps both cores busy, it only added its time. Then the suite; then the
 # fleet beside the examples.
-test: setup
+test:
 	@$(MAKE) --no-print-directory -j7 --output-sync=target lint stale typecheck tools venvs wheelhouse \
 	  w3c-charts warm
 	@$(MAKE) --no-print-directory suite-but-fleet

@@ -28,7 +28,7 @@ $(W3C_SDIST): | $(STAMP)
 		"(offline?). Run make w3c-charts once with access to it: the charts are cached in $(W3C_DIR)." >&2; \
 		exit 1; }
 
-$(W3C_STAMP): $(W3C_SDIST) make/w3c.mk
+$(W3C_STAMP): $(W3C_SDIST) make/w3c.mk | $(STAMP)
 	@$(BIN)/python -c 'import hashlib, sys; \
 		digest = hashlib.sha256(open(sys.argv[1], "rb").read()).hexdigest(); \
 		sys.exit(0 if digest == sys.argv[2] else f"w3c-charts: {sys.argv[1]} has sha256 {digest}, " \
