@@ -20,13 +20,21 @@ A ``case`` pattern of alternatives gets the parentheses that make such a split l
 inside a string is ever touched, and lines inside multi-line strings (docstrings with spec text)
 are kept verbatim. The split never changes the meaning of the code: a test compares the syntax
 trees before and after for random specs.
+
+A line is tokenised once. Pieces are index ranges into its tokens, and what the splitter asks of
+a piece (its text, its bracket pairs, its top-level delimiters) is read from tables built once per
+line, so splitting a line ``k`` levels deep does not copy or re-scan its tokens ``k`` times.
 """
 
 from __future__ import annotations
 
 import keyword
 import re
-from typing import Final, NamedTuple
+from bisect import bisect_left
+from collections.abc import Iterable
+from functools import cached_property
+from itertools import accumulate, repeat
+from typing import Final
 
 __all__ = ["WIDTH", "format_source"]
 
@@ -35,20 +43,29 @@ WIDTH: Final = 88
 _INDENT: Final = "    "
 
 _STRING_BODY = r"""(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
+#: A token's kind shows in its text: a string ends with a quote (no other token holds one), a
+#: comment starts with ``#``, blanks are blank, a bracket or a comma is that one character.
 _TOKEN = re.compile(
-    rf"""(?P<string>[rRbBuU]{{0,2}}(?:\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"|{_STRING_BODY}))
-    |(?P<open>[(\[{{])
-    |(?P<close>[)\]}}])
-    |(?P<comma>,)
-    |(?P<comment>\#.*)
-    |(?P<space>[ \t]+)
-    |(?P<word>[A-Za-z0-9_.]+|[^\sA-Za-z0-9_."'()\[\]{{}},]+)""",
+    rf"""[rRbBuU]{{0,2}}(?:\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"|{_STRING_BODY})  # a string
+    |[(\[{{]  # an opening bracket
+    |[)\]}}]  # a closing bracket
+    |,
+    |\#.*  # a comment
+    |[ \t]+  # blanks
+    |[A-Za-z0-9_.]+|[^\sA-Za-z0-9_."'()\[\]{{}},]+  # a word: a name, a number or an operator""",
     re.VERBOSE,
 )
+_OPENING: Final = frozenset("([{")
+_CLOSING: Final = frozenset(")]}")
+_DEPTH_CHANGE: Final = {**dict.fromkeys(_OPENING, 1), **dict.fromkeys(_CLOSING, -1)}
 #: Where a line may be split inside brackets, strongest first: after commas, then before
 #: ``and``/``or``, then before ``|`` (the operator then leads its line).
-_DELIMITERS: Final = (frozenset({","}), frozenset({"or", "and"}), frozenset({"|"}))
-_OPERATORS: Final = frozenset({"or", "and", "|"})
+_COMMA: Final = (",",)
+_DELIMITERS: Final = (_COMMA, ("or", "and"), ("|",))
+_OPERATORS: Final = ("or", "and", "|")
+#: The token texts whose top-level places the splitter looks up: delimiters, and the ``:`` and
+#: ``=`` that end an assignment's or annotation's target.
+_INDEXED: Final = frozenset({",", "or", "and", "|", ":", "="})
 #: String literals and comments: what the scan for multi-line strings must step over whole.
 _LITERAL_OR_COMMENT = re.compile(
     r'"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^\'\\]|\\.|\'(?!\'\'))*\'\'\''
@@ -56,151 +73,165 @@ _LITERAL_OR_COMMENT = re.compile(
 )
 
 
-class _Token(NamedTuple):
-    kind: str
-    text: str
+class _Tokens:
+    """The tokens of one line (or of a piece the splitter made up) and, computed once and only
+    when asked for, what the splitter asks of any range ``[start, end)`` of them.
+
+    Depths count brackets from the first token; a range's own bracket depth is the difference
+    from its start's, and a bracket pair inside a range is matched exactly as in the whole line
+    (brackets between a matched pair are balanced), so answers for a range need no re-scan.
+    """
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+        self.source = "".join(texts)
+        #: Where each token starts in ``source`` (and where the last one ends).
+        self.starts = list(accumulate(map(len, texts), initial=0))
+
+    @cached_property
+    def depths(self) -> list[int]:
+        """The bracket depth before each token (and after the last one)."""
+        changes = map(_DEPTH_CHANGE.get, self.texts, repeat(0))
+        return list(accumulate(changes, initial=0))
+
+    @cached_property
+    def closing(self) -> dict[int, int]:
+        """The index of the bracket closing each opening one that is closed on this line."""
+        closing: dict[int, int] = {}
+        stack: list[int] = []
+        for index in [i for i, text in enumerate(self.texts) if text in _DEPTH_CHANGE]:
+            if self.texts[index] in _OPENING:
+                stack.append(index)
+            elif stack:  # else the opening bracket is on an earlier line
+                closing[stack.pop()] = index
+        return closing
+
+    @cached_property
+    def places(self) -> dict[tuple[str, int], list[int]]:
+        """The indices of each indexed text at each depth, in order."""
+        places: dict[tuple[str, int], list[int]] = {}
+        depths = self.depths
+        for index in [i for i, text in enumerate(self.texts) if text in _INDEXED]:
+            places.setdefault((self.texts[index], depths[index]), []).append(index)
+        return places
+
+    def text(self, start: int, end: int) -> str:
+        return self.source[self.starts[start] : self.starts[end]].strip()
+
+    def first_word(self, start: int, end: int) -> int:
+        """The index of the first token in the range that is not blank, else ``end``."""
+        while start < end and self.texts[start].isspace():
+            start += 1
+        return start
+
+    def top_level(self, start: int, end: int, texts: Iterable[str]) -> list[int]:
+        """The indices of the tokens in the range outside all its brackets whose text is one of
+        ``texts`` (all indexed), in order."""
+        depth, places = self.depths[start], self.places
+        found: list[int] = []
+        for text in texts:
+            at = places.get((text, depth), [])
+            found += at[bisect_left(at, start) : bisect_left(at, end)]
+        return sorted(found)
+
+    def bracket_pairs(self, start: int, end: int) -> list[tuple[int, int]]:
+        """Matched bracket pairs outside all other brackets of the range, with something between
+        them, left to right."""
+        texts, pairs, index = self.texts, [], start
+        while index < end:
+            if texts[index] in _OPENING:
+                closing = self.closing.get(index, end)
+                if closing >= end:
+                    break  # open to the end of the range: no pair follows at its top level
+                if not all(texts[i].isspace() for i in range(index + 1, closing)):
+                    pairs.append((index, closing))
+                index = closing
+            index += 1
+        return pairs
 
 
-def _tokens(line: str) -> list[_Token] | None:
+#: A piece of a line: its tokens and the range ``[start, end)`` of them it is.
+_Piece = tuple[_Tokens, int, int]
+
+
+def _tokens(line: str) -> _Tokens | None:
     """The tokens of one physical line, or None when it is not one we can split safely."""
-    tokens = [_Token(match.lastgroup or "", match.group()) for match in _TOKEN.finditer(line)]
-    if sum(len(token.text) for token in tokens) != len(line):
+    tokens = _Tokens(_TOKEN.findall(line))
+    if tokens.starts[-1] != len(line):
         return None  # a character no token takes: the matches skipped it
     return tokens
 
 
-def _text(tokens: list[_Token]) -> str:
-    return "".join([token.text for token in tokens]).strip()
+def _text(piece: _Piece) -> str:
+    tokens, start, end = piece
+    return tokens.text(start, end)
 
 
-def _top_level(tokens: list[_Token]) -> list[int]:
-    """The bracket depth before each token (0 = outside every bracket of this piece)."""
-    depths, depth = [], 0
-    for kind, _ in tokens:
-        if kind == "close":
-            depth -= 1
-        depths.append(depth)
-        if kind == "open":
-            depth += 1
-    return depths
+def _split_at(piece: _Piece, texts: tuple[str, ...]) -> list[_Piece]:
+    """Split at top-level tokens whose text is in ``texts``; each separator starts a piece.
 
-
-def _bracket_pairs(tokens: list[_Token]) -> list[tuple[int, int]]:
-    """Matched top-level bracket pairs with something between them, left to right."""
-    pairs, stack = [], []
-    for index, token in enumerate(tokens):
-        if token.kind == "open":
-            stack.append(index)
-        elif token.kind == "close" and stack:
-            opening = stack.pop()
-            if not stack and any(tokens[i].kind != "space" for i in range(opening + 1, index)):
-                pairs.append((opening, index))
-        elif token.kind == "close":
-            stack.clear()  # the opening bracket is on an earlier line: not a pair of this piece
-    return pairs
-
-
-def _fits(tokens: list[_Token], room: int) -> bool:
-    """Whether ``_text(tokens)`` is at most ``room`` long, reading no further than that."""
-    length = end = 0  # end: the length up to the last word read (trailing space is stripped)
-    for kind, text in tokens:
-        if kind == "space":
-            if end:  # leading space is stripped too
-                length += len(text)
-            continue
-        length += len(text)
-        end = length
-        if end > room:
-            return False
-    return True
-
-
-def _top_level_texts(tokens: list[_Token]) -> set[str]:
-    """The texts of the tokens outside every bracket of ``tokens``."""
-    texts, depth = set(), 0
-    for kind, text in tokens:
-        if kind == "close":
-            depth -= 1
-        elif kind == "open":
-            depth += 1
-        elif depth == 0:
-            texts.add(text)
-    return texts
-
-
-def _split_at(tokens: list[_Token], kinds: frozenset[str]) -> list[list[_Token]]:
-    """Split at top-level tokens whose text is in ``kinds``; each separator starts a piece.
-
-    A separator that already starts ``tokens`` (an operator leading its line) stays put.
+    A separator that already starts the piece (an operator leading its line) stays put.
     """
-    first = next((index for index, token in enumerate(tokens) if token.kind != "space"), 0)
-    pieces: list[list[_Token]] = [[]]
-    piece = pieces[0]
-    depth = 0
-    for index, token in enumerate(tokens):
-        kind = token.kind
-        if kind == "close":
-            depth -= 1
-        elif kind == "open":
-            depth += 1
-        elif depth == 0 and token.text in kinds and index != first:
-            piece = [token]
-            pieces.append(piece)
-            continue
-        piece.append(token)
-    return pieces
+    tokens, start, end = piece
+    first = tokens.first_word(start, end)
+    bounds = [start, *(i for i in tokens.top_level(start, end, texts) if i != first), end]
+    return [(tokens, bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
 
 
-def _is_display(tokens: list[_Token], opening: int) -> bool:
+def _with_comma(piece: _Piece) -> _Piece:
+    """``piece`` followed by a comma: the one after it on its line, else a copy with one."""
+    tokens, start, end = piece
+    if end < len(tokens.texts) and tokens.texts[end] == ",":
+        return tokens, start, end + 1
+    texts = [*tokens.texts[start:end], ","]
+    return _Tokens(texts), 0, len(texts)
+
+
+def _is_display(tokens: _Tokens, start: int, opening: int) -> bool:
     """Whether the bracket at ``opening`` starts a tuple, list, set or dict literal (not a call,
     a subscript or a parameter list, which follow a name or another bracket)."""
-    before = [token for token in tokens[:opening] if token.kind != "space"]
-    if not before:
+    before = opening - 1
+    while before >= start and tokens.texts[before].isspace():
+        before -= 1
+    if before < start:
         return True
-    previous = before[-1]
-    if previous.kind == "close":
+    previous = tokens.texts[before]
+    if previous in _CLOSING:
         return False
-    return not (previous.text.isidentifier() and not keyword.iskeyword(previous.text))
+    return not (previous.isidentifier() and not keyword.iskeyword(previous))
 
 
-def _words(tokens: list[_Token]) -> list[int]:
-    return [index for index, token in enumerate(tokens) if token.kind != "space"]
-
-
-def _with_invisible_parentheses(tokens: list[_Token]) -> list[_Token]:
+def _with_invisible_parentheses(piece: _Piece) -> _Piece | None:
     """Parenthesise the expression of ``case X:``, ``return X``, ``name: X`` or ``name = X`` when
-    ``X`` has top-level operators, so that it can be split at them (as Black and ruff do)."""
-    words = _words(tokens)
-    if not words:
-        return tokens
-    depths = _top_level(tokens)
-    first = words[0]
-    if tokens[first].text in {"case", "return"}:
-        start = first + 1
+    ``X`` has top-level operators, so that it can be split at them (as Black and ruff do); None
+    when there is nothing to parenthesise."""
+    tokens, start, end = piece
+    texts = tokens.texts
+    first = tokens.first_word(start, end)
+    if first == end:
+        return None
+    last = end - 1
+    while texts[last].isspace():
+        last -= 1
+    if texts[first] in {"case", "return"}:
+        inner = first + 1
     else:
-        boundary = [i for i in words if depths[i] == 0 and tokens[i].text in {":", "="}]
+        boundary = tokens.top_level(start, end, (":", "="))
         if not boundary:
-            return tokens
-        start = boundary[0] + 1
-    end = words[-1] + 1
-    if tokens[words[-1]].text in {":", ","} and words[-1] >= start:
-        end = words[-1]
-    default = [i for i in words if start <= i < end and depths[i] == 0 and tokens[i].text == "="]
+            return None
+        inner = boundary[0] + 1  # at the depth of ``start``: a boundary is no bracket
+    outer = last + 1
+    if texts[last] in {":", ","} and last >= inner:
+        outer = last
+    default = tokens.top_level(inner, outer, ("=",))
     if default:
-        end = default[0]  # ``name: A | B = None``: the annotation ends at its default
-    while end > start and tokens[end - 1].kind == "space":
-        end -= 1
-    inside = [i for i in range(start, end) if depths[i] == 0 and tokens[i].text in _OPERATORS]
-    if not inside or not _text(tokens[start:end]):
-        return tokens
-    return [
-        *tokens[:start],
-        _Token("space", " "),
-        _Token("open", "("),
-        *tokens[start:end],
-        _Token("close", ")"),
-        *tokens[end:],
-    ]
+        outer = default[0]  # ``name: A | B = None``: the annotation ends at its default
+    while outer > inner and texts[outer - 1].isspace():
+        outer -= 1
+    if not tokens.top_level(inner, outer, _OPERATORS) or not tokens.text(inner, outer):
+        return None
+    texts = [*texts[start:inner], " ", "(", *texts[inner:outer], ")", *texts[outer:end]]
+    return _Tokens(texts), 0, len(texts)
 
 
 class _Splitter:
@@ -210,77 +241,78 @@ class _Splitter:
     def fits(self, indent: str, text: str) -> bool:
         return len(indent) + len(text) <= self.width
 
-    def lines(self, tokens: list[_Token], indent: str, *, in_brackets: bool) -> list[str]:
-        """``tokens`` on one line if they fit, else split (inside brackets: at delimiters
-        first, as Black does; then at brackets)."""
-        if _fits(tokens, self.width - len(indent)):
-            return [indent + _text(tokens)]
-        top = _top_level_texts(tokens)  # no split at a delimiter the piece has not got
-        delimiters = _DELIMITERS if in_brackets else ()
-        for kinds in delimiters[:1]:
-            if kinds & top:
-                pieces = _split_at(tokens, kinds)
-                if sum(1 for piece in pieces if _text(piece) not in {"", ","}) > 1:
-                    return self.delimited(pieces, indent, comma=True)
-        parenthesised = _with_invisible_parentheses(tokens) if _OPERATORS & top else tokens
-        if parenthesised is not tokens:
-            split = self.bracket_split(parenthesised, indent, in_brackets=in_brackets)
-            if split is not None:
-                return split
-        for kinds in delimiters[1:]:
-            if kinds & top:
-                pieces = _split_at(tokens, kinds)
-                if len(pieces) > 1:
-                    return self.delimited(pieces, indent, comma=False)
-        split = self.bracket_split(tokens, indent, in_brackets=in_brackets)
-        return [indent + _text(tokens)] if split is None else split
+    def lines(self, piece: _Piece, indent: str, *, in_brackets: bool) -> list[str]:
+        """``piece`` on one line if it fits, else split (inside brackets: at delimiters first,
+        as Black does; then at brackets)."""
+        text = _text(piece)
+        if self.fits(indent, text):
+            return [indent + text]
+        tokens, start, end = piece
+        if in_brackets and tokens.top_level(start, end, _COMMA):
+            pieces = _split_at(piece, _COMMA)
+            if sum(1 for item in pieces if _text(item) not in {"", ","}) > 1:
+                return self.delimited(pieces, indent, comma=True)
+        if tokens.top_level(start, end, _OPERATORS):
+            parenthesised = _with_invisible_parentheses(piece)
+            if parenthesised is not None:
+                split = self.bracket_split(parenthesised, indent, in_brackets=in_brackets)
+                if split is not None:
+                    return split
+        for texts in _DELIMITERS[1:] if in_brackets else ():
+            pieces = _split_at(piece, texts)
+            if len(pieces) > 1:
+                return self.delimited(pieces, indent, comma=False)
+        split = self.bracket_split(piece, indent, in_brackets=in_brackets)
+        return [indent + text] if split is None else split
 
-    def delimited(self, pieces: list[list[_Token]], indent: str, *, comma: bool) -> list[str]:
+    def delimited(self, pieces: list[_Piece], indent: str, *, comma: bool) -> list[str]:
         """One piece per line; commas end their piece (a trailing one is added), operators
         start theirs."""
         if comma:
             # The separator opens each later piece; move it to the end of the one before.
-            pieces = [pieces[0], *(piece[1:] for piece in pieces[1:])]
+            pieces = [pieces[0], *((tokens, start + 1, end) for tokens, start, end in pieces[1:])]
             if not _text(pieces[-1]):
                 pieces.pop()  # a trailing comma was there already
-            pieces = [[*piece, _Token("comma", ",")] for piece in pieces]
+            pieces = [_with_comma(piece) for piece in pieces]
         lines: list[str] = []
         for piece in pieces:
             lines += self.lines(piece, indent, in_brackets=True)
         return lines
 
-    def bracket_split(
-        self, tokens: list[_Token], indent: str, *, in_brackets: bool
-    ) -> list[str] | None:
-        pairs = _bracket_pairs(tokens)
+    def bracket_split(self, piece: _Piece, indent: str, *, in_brackets: bool) -> list[str] | None:
+        tokens, start, end = piece
+        pairs = tokens.bracket_pairs(start, end)
         if not pairs:
             return None
-        words = [token.text for token in tokens if token.kind != "space"]
-        is_def = words[0] == "def" or words[:2] == ["async", "def"]
+        first = tokens.first_word(start, end)
+        second = tokens.first_word(first + 1, end)
+        is_def = tokens.texts[first] == "def" or (
+            tokens.texts[first] == "async" and second < end and tokens.texts[second] == "def"
+        )
         # Black's "left-hand split": a definition breaks at its parameter (or base) list.
-        left_hand = is_def or words[0] == "class"
+        left_hand = is_def or tokens.texts[first] == "class"
         candidates = pairs[:1] if left_hand else list(reversed(pairs))
         opening, closing = candidates[0]
         for candidate_opening, candidate_closing in candidates:
-            head = _text(tokens[: candidate_opening + 1])
-            tail = _text(tokens[candidate_closing:])
+            head = tokens.text(start, candidate_opening + 1)
+            tail = tokens.text(candidate_closing, end)
             if self.fits(indent, head) and self.fits(indent, tail):
                 opening, closing = candidate_opening, candidate_closing
                 break
-        body = tokens[opening + 1 : closing]
-        items = _split_at(body, frozenset({","}))
-        if is_def and opening == pairs[0][0] and len(items) == 1 and _text(body).strip():
+        body: _Piece = (tokens, opening + 1, closing)
+        items = _split_at(body, _COMMA)
+        if is_def and opening == pairs[0][0] and len(items) == 1 and _text(body):
             # Black gives a split parameter list without commas (one parameter) a trailing one.
-            body = [*body, _Token("comma", ",")]
-        if _is_display(tokens, opening) and sum(1 for item in items if _text(item) != ",") > 1:
+            body = _with_comma(body)
+        if _is_display(tokens, start, opening) and sum(1 for i in items if _text(i) != ",") > 1:
             # A collection literal, once split from its brackets, has one item per line.
             body_lines = self.delimited(items, indent + _INDENT, comma=True)
         else:
             body_lines = self.lines(body, indent + _INDENT, in_brackets=True)
         return [
-            *self.lines(tokens[: opening + 1], indent, in_brackets=in_brackets),
+            *self.lines((tokens, start, opening + 1), indent, in_brackets=in_brackets),
             *body_lines,
-            *self.lines(tokens[closing:], indent, in_brackets=in_brackets),
+            *self.lines((tokens, closing, end), indent, in_brackets=in_brackets),
         ]
 
 
@@ -295,11 +327,14 @@ def format_source(source: str, width: int = WIDTH) -> str:
             output.append(line)
             continue
         indent = line[: len(line) - len(line.lstrip(" "))]
-        comment = tokens.pop().text if tokens and tokens[-1].kind == "comment" else None
-        if not _text(tokens):  # a comment alone on its line: nothing to split
+        end = len(tokens.texts)
+        comment = None
+        if end and tokens.texts[-1].startswith("#"):
+            comment, end = tokens.texts[-1], end - 1
+        if not tokens.text(0, end):  # a comment alone on its line: nothing to split
             output.append(line)
             continue
-        lines = splitter.lines(tokens, indent, in_brackets=False)
+        lines = splitter.lines((tokens, 0, end), indent, in_brackets=False)
         if comment is not None:
             # A trailing comment stays on the first line (where a ``type: ignore`` applies).
             lines[0] += "  " + comment
