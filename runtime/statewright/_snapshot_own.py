@@ -20,8 +20,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from statewright._snapshot_decode import Decoded, decode
+from statewright._snapshot_versions import stable_timer_ids
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from statewright._chart_state import ChartState
     from statewright._chart_tables import ChartTables
     from statewright._table import Table
 
@@ -31,10 +35,14 @@ __all__ = ["decode_own"]
 def decode_own(data: dict[str, Any], table: Table, chart_tables: ChartTables | None) -> Decoded:
     """:func:`~statewright._snapshot_decode.decode` for a snapshot of the runtime's own under
     this spec (see the module): converted, not checked; the strict decoder's result for
-    anything that does not convert."""
+    anything that does not convert. A chart's timers named by position (an older release
+    wrote them so: :func:`~statewright._snapshot_versions.stable_timer_ids`) are no event of
+    this spec, so they do not convert: renamed, then checked."""
     try:
         return _converted(data, table, chart_tables)
     except (LookupError, TypeError, ValueError, AttributeError):
+        if chart_tables is not None:
+            data = stable_timer_ids(data, chart_tables, table)
         return decode(data, table, chart_tables)
 
 
@@ -56,13 +64,12 @@ def _converted(data: dict[str, Any], table: Table, chart_tables: ChartTables | N
         context_type = _string(context_type)
     chart_state = None
     if chart_tables is not None:
-        from statewright._chart_snapshot import decode_chart
-
         values = None
         if table.spec.data is not None:
             from statewright._data_values import decode_data
 
             values = decode_data(data["data"], table.spec.data)
+        decode_chart = _chart_decoder()
         chart_state = decode_chart(data["chart"], chart_tables, table, state, values, own=True)
     return Decoded(
         state=state,
@@ -76,6 +83,20 @@ def _converted(data: dict[str, Any], table: Table, chart_tables: ChartTables | N
         keys=[(_string(key), _integer(event_id)) for key, event_id in data["idempotency_keys"]],
         chart=chart_state,
     )
+
+
+#: statewright._chart_snapshot's ``decode_chart``, imported by the first chart restored and kept
+#: (see statewright._restoring on imports inside functions): a flat machine never imports it.
+_DECODE_CHART: Callable[..., tuple[ChartState, float]] | None = None
+
+
+def _chart_decoder() -> Callable[..., tuple[ChartState, float]]:
+    global _DECODE_CHART
+    if _DECODE_CHART is None:
+        from statewright._chart_snapshot import decode_chart
+
+        _DECODE_CHART = decode_chart
+    return _DECODE_CHART
 
 
 def _integer(value: Any) -> int:

@@ -93,7 +93,7 @@ def decode_timers(
         raise SnapshotError("expected an array", field="chart.timers")
     timers: dict[str, Pending] = {}
     for i, item in enumerate(value):
-        if own and not item.keys() & MESSAGE_KEYS:
+        if own and MESSAGE_KEYS.isdisjoint(item):
             timers[item["id"]] = _own_timer(engine, table, item)
             continue
         field = f"chart.timers[{i}]"

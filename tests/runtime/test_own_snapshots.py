@@ -175,29 +175,82 @@ def test_sqlite_rows_without_checksums_get_every_check(tmp_path: Path, walks: li
             TaskMachine.load(store, "t", TaskHandlers())
 
 
-def test_a_charts_own_snapshot_loads_as_the_strict_decoder_reads_it(store: Store) -> None:
-    def clock() -> float:
-        return 1_767_225_600.0
+def chart_clock() -> float:
+    return 1_767_225_600.0
 
-    class Handlers:
-        def succeeded(self, context: object, payload: Any, /) -> bool:
-            return bool(payload["ok"])
 
-    options = MachineOptions(clock=clock, store=store, instance_id="c")
-    machine: AgentTaskMachine[None] = AgentTaskMachine(None, Handlers(), options=options)
+class ChartHandlers:
+    def succeeded(self, context: object, payload: Any, /) -> bool:
+        return bool(payload["ok"])
+
+
+def saved_chart(store: Store) -> AgentTaskMachine[None]:
+    """The README's chart saved as ``c``: back from its deep history, waiting for its tool
+    (its watchdog running)."""
+    options = MachineOptions(clock=chart_clock, store=store, instance_id="c")
+    machine: AgentTaskMachine[None] = AgentTaskMachine(None, ChartHandlers(), options=options)
     machine.planned()
     machine.tool_result(ok=True)
     machine.planned()
     machine.suspend()
     machine.resume()
     machine.save()
-    loaded = AgentTaskMachine.load(store, "c", Handlers(), options=MachineOptions(clock=clock))
+    return machine
+
+
+def test_a_charts_own_snapshot_loads_as_the_strict_decoder_reads_it(store: Store) -> None:
+    machine = saved_chart(store)
+    options = MachineOptions(clock=chart_clock)
+    loaded = AgentTaskMachine.load(store, "c", ChartHandlers(), options=options)
     strict = AgentTaskMachine.restore(
-        Snapshot(store.load("c") or {}), Handlers(), options=MachineOptions(clock=clock)
+        Snapshot(store.load("c") or {}), ChartHandlers(), options=options
     )
     assert loaded.snapshot() == strict.snapshot() == machine.snapshot()
     assert loaded.history == strict.history == machine.history
     assert loaded.next_due == strict.next_due == machine.next_due
+
+
+#: A message the chart holds for a parent it does not have (what only a child of a tree may).
+FOR_A_PARENT = {
+    "id": "msg-0123456789abcdef",
+    "event": "done",
+    "due": 1_767_225_600.0,
+    "delay": 0.0,
+    "on_restore": "fire",
+    "target": "#_parent",
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda d: d["chart"]["active"].__setitem__(0, "nowhere"), "chart.active[0]"),
+        (lambda d: d["chart"]["active"].__setitem__(0, ["working"]), "chart.active[0]"),
+        (lambda d: d["chart"].update(memory={"nowhere": ["planning"]}), "chart.memory.nowhere"),
+        (lambda d: d["chart"].update(memory=[]), "chart.memory"),
+        (lambda d: d["chart"].update(queue=[["PLANNED", {}]]), "chart.queue[0]"),
+        (lambda d: d["chart"].update(finished=1), "chart.finished"),
+        (lambda d: d["chart"].pop("saved_at"), "chart.saved_at"),
+        (lambda d: d["chart"]["timers"][0].update(event="NO_SUCH"), "chart.timers[0].event"),
+        (lambda d: d["chart"]["timers"].append(FOR_A_PARENT), "chart.timers[1]"),
+        (lambda d: d.update(chart=[]), "chart"),
+    ],
+)
+def test_a_charts_text_rewritten_with_its_checksum_is_still_checked(
+    change: Any, field: str
+) -> None:
+    """What a run of the chart cannot have written, under a checksum that matches: the trusted
+    path does not convert it (or, a message, checks it as always), and the strict decoder
+    names the field."""
+    store = MemoryStore()
+    saved_chart(store)
+    revision, text = store._data["c"]
+    store._data["c"] = (revision, _rewritten(text, change))
+    with pytest.raises(SnapshotError) as error:
+        AgentTaskMachine.load(
+            store, "c", ChartHandlers(), options=MachineOptions(clock=chart_clock)
+        )
+    assert error.value.field == field
 
 
 def test_json_files_are_trusted_only_as_written(tmp_path: Path, walks: list[int]) -> None:
