@@ -179,6 +179,11 @@ class ChartEngine(ChartPlans):
         """The ``chart`` field of a snapshot (statewright._chart_snapshot)."""
         return _snapshot_part().encode_chart(self, chart, saved_at)
 
+    def encode_text(self, chart: ChartState, saved_at: float) -> tuple[str, float | None]:
+        """:meth:`encode`'s dict as canonical text, and when its earliest ``fire`` timer is due
+        (statewright._chart_text: a save writes it)."""
+        return _snapshot_part().chart_text(self, chart, saved_at)
+
     def decode(self, data: dict[str, Any], table: Table) -> Decoded:
         """A snapshot checked against the chart too (its ``chart`` field), positional timer
         names renamed first when the spec is the one it was saved with (the runtime's own is
@@ -205,17 +210,19 @@ class ChartEngine(ChartPlans):
 
 
 class _SnapshotPart:
-    """What writes and restores a chart's part of a snapshot (statewright._chart_snapshot and
-    statewright._timer_snapshot), imported by the first snapshot or restore of a chart and
-    kept: every save and every load of a chart runs these, and on Python 3.10 and 3.11 an
-    import inside a function costs one to two microseconds at each call (see
-    statewright._restoring)."""
+    """What writes and restores a chart's part of a snapshot (statewright._chart_snapshot,
+    statewright._chart_text, statewright._timer_snapshot), imported by the first snapshot or
+    restore of a chart and kept: every save and every load of a chart runs these, and on
+    Python 3.10 and 3.11 an import inside a function costs one to two microseconds at each call
+    (see statewright._restoring)."""
 
     def __init__(self) -> None:
         from statewright._chart_snapshot import encode_chart
+        from statewright._chart_text import chart_text
         from statewright._timer_snapshot import restart_timers
 
         self.encode_chart = encode_chart
+        self.chart_text = chart_text
         self.restart_timers = restart_timers
 
 

@@ -53,7 +53,7 @@ from statewright._timer_snapshot import decode_timers, event_member, timer_json
 if TYPE_CHECKING:
     from statewright._table import Table
 
-__all__ = ["decode_chart", "encode_chart"]
+__all__ = ["decode_chart", "encode_chart", "late_fields"]
 
 KEYS: Final = frozenset({"active", "memory", "queue", "finished", "timers", "saved_at"})
 #: A chart with late binding has ``initialized`` too.
@@ -78,12 +78,19 @@ def encode_chart(engine: ChartTables, state: ChartState, saved_at: float) -> dic
         "saved_at": saved_at,
     }
     if engine.late_nodes:
-        model = state.model
-        done = sorted(model.initialized) if model is not None else []
-        encoded["initialized"] = [names[node] for node in done]
-        if model is not None and model.given:  # given fields of states not entered yet
-            encoded["given"] = sorted(model.given)
+        encoded.update(late_fields(engine, state))
     return encoded
+
+
+def late_fields(engine: ChartTables, state: ChartState) -> dict[str, list[str]]:
+    """With late binding, the states whose data was initialized and the fields given at
+    construction of states not entered yet (when there are)."""
+    model = state.model
+    done = sorted(model.initialized) if model is not None else []
+    late = {"initialized": [engine.names[node] for node in done]}
+    if model is not None and model.given:  # given fields of states not entered yet
+        late["given"] = sorted(model.given)
+    return late
 
 
 def decode_chart(

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from statewright._context import encode_context
 from statewright._snapshot import SNAPSHOT_FORMAT, _plain, history_json, newest_records
-from statewright._stores.codec import canonical, earliest_due
+from statewright._stores.codec import canonical
 from statewright._stores.protocol import OwnText
 
 if TYPE_CHECKING:
@@ -59,9 +59,8 @@ def head_parts(
             saved_at = machine._checkpoint_time
         if saved_at is None:
             saved_at = machine._clock()
-        encoded = machine._engine.encode(chart, saved_at)
-        due = earliest_due({"chart": encoded})
-        head += '"chart":', canonical(encoded), ","
+        text, due = machine._engine.encode_text(chart, saved_at)
+        head += '"chart":', text, ","
         if spec.data is not None and chart.model is not None:
             from statewright._data_values import encode_data
 
@@ -148,15 +147,19 @@ def _child_history(child: Any) -> str:
 
 def _static(machine: Any) -> tuple[str, str]:
     """The fields of an instance's head that never change, as two runs of its canonical text:
-    the instance id and the machine's name; the spec's fingerprint and version."""
-    spec = machine._spec_table.spec
+    the instance id and the machine's name; the spec's fingerprint and version (kept on the
+    class: a timer driver loads a new instance for each timer it fires)."""
+    cls, table = type(machine), machine._spec_table
+    cached = cls.__dict__.get("_spec_texts")
+    if cached is None or cached[0] is not table:
+        spec = table.spec
+        spec_hash = "null" if spec.spec_hash is None else _string(spec.spec_hash)
+        name = f',"machine":{_string(spec.name)}'
+        cached = (table, name, f'"spec_hash":{spec_hash},"spec_version":{canonical(spec.version)}')
+        cls._spec_texts = cached
     instance_id = machine._instance_id
     instance = "null" if instance_id is None else _string(instance_id)
-    spec_hash = "null" if spec.spec_hash is None else _string(spec.spec_hash)
-    return (
-        f',"instance_id":{instance},"machine":{_string(spec.name)}',
-        f'"spec_hash":{spec_hash},"spec_version":{canonical(spec.version)}',
-    )
+    return f',"instance_id":{instance}{cached[1]}', cached[2]
 
 
 def _counts(machine: Any) -> str:
