@@ -21,7 +21,7 @@ from statewright._chart_state import Message
 from statewright._context import decode_context
 from statewright._errors import SnapshotError, UnknownInstance
 from statewright._listeners import default_options
-from statewright._snapshot import own_store
+from statewright._snapshot import SNAPSHOT_FORMAT, own_store
 from statewright._snapshot_own import decode_own
 from statewright._snapshot_versions import (
     accept_fingerprint,
@@ -35,6 +35,7 @@ from statewright._snapshot_versions import (
 if TYPE_CHECKING:
     from statewright._options import MachineOptions
     from statewright._snapshot_decode import Decoded
+    from statewright._spec import MachineSpec
     from statewright._stores.protocol import Store
 
 __all__ = ["decode", "load", "restore"]
@@ -108,11 +109,17 @@ def decode(
     :func:`restore`), JSON data already."""
     table, engine = cls._classdata()
     spec = table.spec
-    data, changes = take_spec_changes(prepare(snapshot, spec.name, spec.version, own))
-    data = same_text(data, spec)
-    came_from = (data["spec_version"], data.get("spec_hash"))
-    data = accept_fingerprint(data, spec, options.compatible_fingerprints)
-    data = migrate(data, spec.name, spec.version, options)
+    current = _of_this_spec(snapshot, spec) if own else None
+    if current is not None:  # nothing to upgrade, accept or migrate
+        data = dict(current) if cls._invoking else current  # its children are popped
+        changes: list[dict[str, Any]] = []
+        came_from: tuple[int, Any] = (spec.version, spec.spec_hash)
+    else:
+        data, changes = take_spec_changes(prepare(snapshot, spec.name, spec.version, own))
+        data = same_text(data, spec)
+        came_from = (data["spec_version"], data.get("spec_hash"))
+        data = accept_fingerprint(data, spec, options.compatible_fingerprints)
+        data = migrate(data, spec.name, spec.version, options)
     children = data.pop("children", None) if cls._invoking else None
     # the runtime's own, of this very spec (nothing migrated): converted, not checked
     own = own and came_from == (spec.version, spec.spec_hash)
@@ -130,3 +137,21 @@ def decode(
 
         decoded.children = decode_tree(cls, decoded, children, options, child, own)
     return decoded
+
+
+def _of_this_spec(snapshot: object, spec: MachineSpec[Any, Any]) -> dict[str, Any] | None:
+    """``snapshot`` (the runtime's own) when it is a dict of this format, machine, spec version
+    and fingerprint that records no spec change, which :func:`decode`'s preparation
+    (statewright._snapshot_versions) would leave as it is; else None."""
+    if type(snapshot) is not dict:
+        return None
+    version = snapshot.get("spec_version")
+    current = (
+        snapshot.get("format") == SNAPSHOT_FORMAT
+        and snapshot.get("machine") == spec.name
+        and type(version) is int
+        and version == spec.version
+        and snapshot.get("spec_hash") == spec.spec_hash
+        and "spec_changes" not in snapshot
+    )
+    return snapshot if current else None

@@ -230,9 +230,10 @@ def history_texts(
         event, source, target = steps[item[0]]
         error_text = "" if error is None else f'"error":{_string(error)},'
         lateness_text = "" if lateness is None else f'"lateness":{lateness!r},'
+        payload_text = canonical(payload) if payload else "{}"  # most records carry none
         texts.append(
             f'{{"epoch":{epoch!r},{error_text}"event":{event},"event_id":{event_id},'
-            f'"from":{source},{lateness_text}"payload":{canonical(payload)}{written_under},'
+            f'"from":{source},{lateness_text}"payload":{payload_text}{written_under},'
             f'"timestamp":"{_FROM_TIMESTAMP(epoch, _UTC).isoformat(timespec="microseconds")}",'
             f'"to":{target}}}'
         )

@@ -131,6 +131,10 @@ def _rewritten(text: str, change: Any) -> str:
         (lambda d: d["counts"][0].__setitem__(1, "NO_SUCH_EVENT"), "counts[0]"),
         (lambda d: d.update(idempotency_keys=[[None, 1]]), "idempotency_keys[0][0]"),
         (lambda d: d.update(context_type=7), "context_type"),
+        (lambda d: d.update(spec_version=True), "spec_version"),
+        (lambda d: d.update(machine="Other"), "machine"),
+        (lambda d: d.update(format="statewright.snapshot/9"), "format"),
+        (lambda d: d.update(spec_changes=[{}]), "spec_changes[0]"),
     ],
 )
 def test_a_text_rewritten_with_its_checksum_is_still_checked(change: Any, field: str) -> None:
