@@ -182,7 +182,13 @@ class ChartEngine(ChartPlans):
     def encode_text(self, chart: ChartState, saved_at: float) -> tuple[str, float | None]:
         """:meth:`encode`'s dict as canonical text, and when its earliest ``fire`` timer is due
         (statewright._chart_text: a save writes it)."""
-        return _snapshot_part().chart_text(self, chart, saved_at)
+        part = _snapshot_part()
+        write = part.chart_text
+        if write is None:  # the first save to a store (which imports json)
+            from statewright._chart_text import chart_text
+
+            write = part.chart_text = chart_text
+        return write(self, chart, saved_at)
 
     def decode(self, data: dict[str, Any], table: Table) -> Decoded:
         """A snapshot checked against the chart too (its ``chart`` field), positional timer
@@ -218,12 +224,13 @@ class _SnapshotPart:
 
     def __init__(self) -> None:
         from statewright._chart_snapshot import encode_chart
-        from statewright._chart_text import chart_text
         from statewright._timer_snapshot import restart_timers
 
         self.encode_chart = encode_chart
-        self.chart_text = chart_text
         self.restart_timers = restart_timers
+        #: statewright._chart_text's, set by the first save to a built-in store (its canonical
+        #: text imports json, which a snapshot does not need).
+        self.chart_text: Callable[[Any, ChartState, float], tuple[str, float | None]] | None = None
 
 
 _SNAPSHOT_PART: _SnapshotPart | None = None

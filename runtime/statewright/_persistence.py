@@ -24,12 +24,12 @@ from statewright._snapshot import SNAPSHOT_FORMAT, history_json, incremental, ow
 from statewright._stores.protocol import SnapshotUpdate
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from statewright._options import MachineOptions
     from statewright._snapshot import Payload
     from statewright._snapshot_decode import Decoded
-    from statewright._stores.protocol import Store
+    from statewright._stores.protocol import OwnText, Store
 
 __all__ = ["M", "PersistentMachine", "Snapshot"]
 
@@ -241,9 +241,7 @@ class PersistentMachine(MachineInstance[S, E, C]):
         context: Any = None,
     ) -> M:
         """Restore the instance ``instance_id`` from ``store`` (which it then saves back to)."""
-        from statewright._restoring import load  # the decoders: on first use
-
-        machine: M = load(cls, store, instance_id, handlers, options, context)
+        machine: M = _restoring_load()(cls, store, instance_id, handlers, options, context)
         return machine
 
     # ----------------------------------------------------------------- what a save writes
@@ -267,9 +265,7 @@ class PersistentMachine(MachineInstance[S, E, C]):
         since = self._synced_total if self._synced_store is store else None
         after = total - retained if since is None else max(since, total - retained)
         if own_store(type(store), "save_update"):  # handed to it straight away: as text
-            from statewright._snapshot_text import own_text
-
-            return SnapshotUpdate.of_text(own_text(self, after), retained, since)
+            return SnapshotUpdate.of_text(_own_text()(self, after), retained, since)
         return SnapshotUpdate(
             self._build_snapshot(None), self._history_json(after), retained, since
         )
@@ -320,6 +316,33 @@ class PersistentMachine(MachineInstance[S, E, C]):
         self._keys.pop(key, None)
         if evicted is not None:
             self._keys = {evicted[0]: evicted[1], **self._keys}
+
+
+#: What a load and a save to a built-in store run (statewright._restoring's ``load``,
+#: statewright._snapshot_text's ``own_text``), imported by the first of each and kept: they
+#: import json, dataclasses and the decoders, which a machine that never saves does not need,
+#: and on Python 3.10 and 3.11 an import inside a function costs one to two microseconds at
+#: every call (a timer driver loads and saves once per timer it fires).
+_LOAD: Callable[..., Any] | None = None
+_OWN_TEXT: Callable[[Any, int], OwnText] | None = None
+
+
+def _restoring_load() -> Callable[..., Any]:
+    global _LOAD
+    if _LOAD is None:
+        from statewright._restoring import load
+
+        _LOAD = load
+    return _LOAD
+
+
+def _own_text() -> Callable[[Any, int], OwnText]:
+    global _OWN_TEXT
+    if _OWN_TEXT is None:
+        from statewright._snapshot_text import own_text
+
+        _OWN_TEXT = own_text
+    return _OWN_TEXT
 
 
 #: Defined after the class so that its bound is no string: typing compiles a string bound, and the
