@@ -147,6 +147,37 @@ def test_a_text_rewritten_with_its_checksum_is_still_checked(change: Any, field:
     assert error.value.field == field
 
 
+def test_the_memory_store_hashes_again_only_what_it_did_not_write(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The head text a memory store wrote, still the one it holds, is what it hashed: loaded
+    without hashing it again. Any other text in its place (a copy, a change by hand) is
+    verified, and a change that breaks its checksum is a SnapshotError."""
+    hashed: list[str] = []
+    original = statewright._stores.codec.checksum
+
+    def counting(text: str | bytes) -> str:
+        hashed.append(str(text))
+        return original(text)
+
+    monkeypatch.setattr(statewright._stores.codec, "checksum", counting)
+    store = MemoryStore()
+    machine = advanced(store, n=3)
+    machine.save()
+    records = len(store._records["t"][1])
+    hashed.clear()
+    assert TaskMachine.load(store, "t", TaskHandlers()).snapshot() == machine.snapshot()
+    assert len(hashed) == records  # each record's; the head's was not computed again
+    revision, text = store._data["t"]
+    store._data["t"] = (revision, "".join(list(text)))  # the same text, another object
+    hashed.clear()
+    assert TaskMachine.load(store, "t", TaskHandlers()).snapshot() == machine.snapshot()
+    assert len(hashed) == records + 1
+    store._data["t"] = (revision, text.replace('"state":"', '"state":"x', 1))
+    with pytest.raises(SnapshotError, match="checksum"):
+        TaskMachine.load(store, "t", TaskHandlers())
+
+
 def test_a_rewritten_record_with_its_checksum_is_still_checked() -> None:
     store = MemoryStore()
     machine = advanced(store, n=3)
