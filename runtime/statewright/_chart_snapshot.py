@@ -136,18 +136,21 @@ def _converted(
     of this chart produced them). What does not convert raises (a ``LookupError``,
     ``TypeError``, ``ValueError`` or ``AttributeError``), and the strict decoder reads the
     snapshot instead (statewright._snapshot_own)."""
-    by_name = engine.node_by_name
-    active = [by_name[name] for name in value["active"]]
-    memory = {
-        by_name[name]: tuple(sorted([by_name[node] for node in remembered]))
-        for name, remembered in value["memory"].items()
-    }
+    node = engine.node_by_name.__getitem__
+    active = list(map(node, value["active"]))
+    memory = value["memory"]
+    if type(memory) is not dict:
+        raise TypeError("a history memory is an object")
+    if memory:
+        memory = {
+            node(name): tuple(sorted(map(node, remembered))) for name, remembered in memory.items()
+        }
     if value["queue"] != []:  # the strict decoder names what is wrong with it
         raise ValueError("an internal queue is empty between macrosteps")
     finished = value["finished"]
     if type(finished) is not bool:
         raise TypeError("finished is true or false")
-    timers = decode_timers(engine, table, value["timers"], set(active), True)
+    timers = decode_timers(engine, table, value["timers"], active, True)
     queue: list[Queued] = []
     parts = (active, memory, queue, finished, timers)
     return _chart_state(engine, value, data, parts), float(value["saved_at"])

@@ -85,7 +85,6 @@ class Decoded:
 
     def __init__(
         self,
-        *,
         state: Any,
         previous: Any,
         counts: list[int],

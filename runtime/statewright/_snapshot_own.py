@@ -47,42 +47,39 @@ def decode_own(data: dict[str, Any], table: Table, chart_tables: ChartTables | N
 
 
 def _converted(data: dict[str, Any], table: Table, chart_tables: ChartTables | None) -> Decoded:
-    states = table.states_by_value
-    state = states[_string(data["state"])]
+    states = table.states_by_value  # a name that is no string is no key either
+    state = states[data["state"]]
     previous = data["previous"]
     if previous is not None:
-        previous = states[_string(previous)]
+        previous = states[previous]
     chart = chart_tables is not None
     entries = data["counts"]
-    indexes = [_index(table, entry, chart) for entry in entries]
+    indexes = [_index(table, entry, chart) for entry in entries]  # a chart's may grow triples
     counts = [0] * len(table.triples)
     for index, entry in zip(indexes, entries, strict=True):
         counts[index] = _integer(entry[3])
     history = [_raw(table, item, chart) for item in data["history"]]
     context_type = data["context_type"]
-    if context_type is not None:
-        context_type = _string(context_type)
+    if context_type is not None and type(context_type) is not str:
+        raise TypeError("a context type is a string")
+    keys = data["idempotency_keys"]
+    if keys:
+        keys = [(_string(key), _integer(event_id)) for key, event_id in keys]
     chart_state = None
     if chart_tables is not None:
         values = None
-        if table.spec.data is not None:
+        model = table.spec.data
+        if model is not None:
             from statewright._data_values import decode_data
 
-            values = decode_data(data["data"], table.spec.data)
+            values = decode_data(data["data"], model)
         decode_chart = _chart_decoder()
         chart_state = decode_chart(data["chart"], chart_tables, table, state, values, own=True)
-    return Decoded(
-        state=state,
-        previous=previous,
-        counts=counts,
-        history=history,
-        revision=_integer(data["revision"]),
-        instance_id=_string(data["instance_id"]),
-        context=data["context"],
-        context_type=context_type,
-        keys=[(_string(key), _integer(event_id)) for key, event_id in data["idempotency_keys"]],
-        chart=chart_state,
-    )
+    revision, instance_id = _integer(data["revision"]), _string(data["instance_id"])
+    return Decoded(  # by position: a keyword call through the class builds a dict
+        state, previous, counts, history, revision, instance_id, data["context"], context_type,
+        keys or [], chart_state,
+    )  # fmt: skip
 
 
 #: statewright._chart_snapshot's ``decode_chart``, imported by the first chart restored and kept
