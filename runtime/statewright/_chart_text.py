@@ -40,11 +40,12 @@ def chart_text(engine: ChartTables, state: ChartState, saved_at: float) -> tuple
     memory = state.memory
     queue = state.queue
     timers = state.timers
+    finished = state.finished
     parts = (
         '{"active":[',
         active,
         '],"finished":',
-        canonical(state.finished),
+        "true" if finished is True else "false" if finished is False else canonical(finished),
         late,
         ',"memory":',
         canonical(
@@ -58,13 +59,17 @@ def chart_text(engine: ChartTables, state: ChartState, saved_at: float) -> tuple
         ',"queue":',
         canonical([[str(event), dict(payload)] for event, payload, _ in queue]) if queue else "[]",
         ',"saved_at":',
-        canonical(saved_at),
+        repr(saved_at)
+        if type(saved_at) is float and saved_at - saved_at == 0.0
+        else canonical(saved_at),
         ',"timers":',
         canonical([timer_json(timer_id, pending) for timer_id, pending in timers.items()])
         if timers
         else "[]",
         "}",
     )
+    if not timers:
+        return "".join(parts), None
     due = [
         pending.due
         for pending in timers.values()

@@ -15,7 +15,8 @@ instead of running entry actions (a generated ``__init__`` would enter the chart
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any, Final
 
 from statewright._chart_state import Message
 from statewright._context import decode_context
@@ -94,9 +95,10 @@ def restore(
     machine._construct(context, handlers, opts, decoded)
     changes, came_from = decoded.spec_changes
     spec = cls._classdata()[0].spec
-    changed = spec_changes(changes, came_from, spec, machine.total_transitions, machine._clock)
-    if changed:
-        machine._spec_changes = changed
+    if changes or came_from[1] != spec.spec_hash:  # else none recorded, and none to record
+        changed = spec_changes(changes, came_from, spec, machine.total_transitions, machine._clock)
+        if changed:
+            machine._spec_changes = changed
     return machine
 
 
@@ -130,9 +132,10 @@ def decode(
     decoded.spec_changes = (changes, came_from)
     decoded.children = ()
     chart = decoded.chart
+    # a tree of machines, or messages between machines among the timers to check against it
     if chart is not None and (
-        cls._invoking or child or any(type(timer) is Message for timer in chart[0].timers.values())
-    ):  # a tree of machines, or messages between machines to check against it
+        cls._invoking or child or Message in map(type, chart[0].timers.values())
+    ):
         from statewright._tree_snapshot import decode_tree
 
         decoded.children = decode_tree(cls, decoded, children, options, child, own)
@@ -143,15 +146,15 @@ def _of_this_spec(snapshot: object, spec: MachineSpec[Any, Any]) -> dict[str, An
     """``snapshot`` (the runtime's own) when it is a dict of this format, machine, spec version
     and fingerprint that records no spec change, which :func:`decode`'s preparation
     (statewright._snapshot_versions) would leave as it is; else None."""
-    if type(snapshot) is not dict:
+    if type(snapshot) is not dict or "spec_changes" in snapshot:
         return None
-    version = snapshot.get("spec_version")
-    current = (
-        snapshot.get("format") == SNAPSHOT_FORMAT
-        and snapshot.get("machine") == spec.name
-        and type(version) is int
-        and version == spec.version
-        and snapshot.get("spec_hash") == spec.spec_hash
-        and "spec_changes" not in snapshot
-    )
-    return snapshot if current else None
+    try:
+        found = _HEADER(snapshot)
+    except KeyError:
+        return None
+    current = (SNAPSHOT_FORMAT, spec.name, spec.version, spec.spec_hash)
+    return snapshot if found == current and type(found[2]) is int else None
+
+
+#: The fields :func:`_of_this_spec` compares, read in one call.
+_HEADER: Final = itemgetter("format", "machine", "spec_version", "spec_hash")

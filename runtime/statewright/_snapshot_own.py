@@ -57,8 +57,12 @@ def _converted(data: dict[str, Any], table: Table, chart_tables: ChartTables | N
     indexes = [_index(table, entry, chart) for entry in entries]  # a chart's may grow triples
     counts = [0] * len(table.triples)
     for index, entry in zip(indexes, entries, strict=True):
-        counts[index] = _integer(entry[3])
-    history = [_raw(table, item, chart) for item in data["history"]]
+        count = entry[3]
+        if type(count) is not int:
+            raise TypeError("a count is an integer")
+        counts[index] = count
+    fingerprint = table.spec.spec_hash
+    history = [_raw(table, item, chart, fingerprint) for item in data["history"]]
     context_type = data["context_type"]
     if context_type is not None and type(context_type) is not str:
         raise TypeError("a context type is a string")
@@ -75,7 +79,9 @@ def _converted(data: dict[str, Any], table: Table, chart_tables: ChartTables | N
             values = decode_data(data["data"], model)
         decode_chart = _chart_decoder()
         chart_state = decode_chart(data["chart"], chart_tables, table, state, values, own=True)
-    revision, instance_id = _integer(data["revision"]), _string(data["instance_id"])
+    revision, instance_id = data["revision"], data["instance_id"]
+    if type(revision) is not int or type(instance_id) is not str:
+        raise TypeError("a revision is an integer, an instance id a string")
     return Decoded(  # by position: a keyword call through the class builds a dict
         state, previous, counts, history, revision, instance_id, data["context"], context_type,
         keys or [], chart_state,
@@ -126,10 +132,13 @@ def _index(table: Table, step: Any, chart: bool) -> int:
     return index
 
 
-def _raw(table: Table, item: dict[str, Any], chart: bool) -> tuple[Any, ...]:
-    """A history record as the machine keeps it (see ``_snapshot_decode._history``)."""
+def _raw(table: Table, item: dict[str, Any], chart: bool, fingerprint: str) -> tuple[Any, ...]:
+    """A history record as the machine keeps it (see ``_snapshot_decode._history``); the
+    machine's spec is ``fingerprint``."""
     index = _index(table, (item["from"], item["event"], item["to"]), chart)
-    epoch = _number(item["epoch"])
+    epoch = item["epoch"]
+    if type(epoch) is not float:
+        epoch = _number(epoch)
     payload = item["payload"]
     if type(payload) is not dict:
         raise TypeError("a payload is an object")
@@ -140,7 +149,7 @@ def _raw(table: Table, item: dict[str, Any], chart: bool) -> tuple[Any, ...]:
     if lateness is not None:
         lateness = _number(lateness)
     written_under = item.get("spec_hash")
-    if written_under != table.spec.spec_hash:  # made under another spec: the record says which
+    if written_under != fingerprint:  # made under another spec: the record says which
         return (index, epoch, payload, error, lateness, written_under)
     if lateness is not None:
         return (index, epoch, payload, error, lateness)

@@ -70,15 +70,16 @@ def head_parts(
             head += '"children":', text, ","
             if children_due is not None and (due is None or children_due < due):
                 due = children_due
-    if machine._parent is None:
-        context, context_type = encode_context(machine._context, machine._options)
+    options = machine._options
+    if machine._parent is None and (machine._context is not None or options.codec is not None):
+        context, context_type = encode_context(machine._context, options)
         head += (
             '"context":',
             "null" if context is None else canonical(context),
             ',"context_type":',
             "null" if context_type is None else _string(context_type),
         )
-    else:
+    else:  # a child's is its parent's; without a codec, no context is null
         head.append('"context":null,"context_type":null')
     head += ',"counts":', _counts(machine)
     if data is not None:

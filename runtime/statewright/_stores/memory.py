@@ -109,7 +109,8 @@ class MemoryStore:
         texts = [with_checksum(record) for record in records]
         with self._lock:
             item = self._check(instance_id, expected_revision)
-            first, kept = 1, deque[str]()
+            first = 1
+            kept: deque[str] = deque()  # (deque[str]() would build a generic alias first)
             if item is not None and update.since is not None:
                 if instance_id in self._records:
                     first, kept = self._records[instance_id]
