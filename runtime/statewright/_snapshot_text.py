@@ -50,9 +50,9 @@ def head_parts(
     if static is None:
         static = machine._head_static = _static(machine)
     instance_part, spec_part = static
-    head: list[str] = ["{"]
     chart = machine._chart
-    data = due = None
+    chart_part = data_part = ""
+    due = None
     if chart is not None:
         spec = machine._spec_table.spec
         if saved_at is None:
@@ -60,45 +60,55 @@ def head_parts(
         if saved_at is None:
             saved_at = machine._clock()
         text, due = machine._engine.encode_text(chart, saved_at)
-        head += '"chart":', text, ","
+        chart_part = f'"chart":{text},'
         if spec.data is not None and chart.model is not None:
             from statewright._data_values import encode_data
 
-            data = encode_data(spec.data, chart.model.data)
+            data_part = f',"data":{canonical(encode_data(spec.data, chart.model.data))}'
         if chart.children:
             text, children_due = _children(machine, saved_at)
-            head += '"children":', text, ","
+            chart_part = f'{chart_part}"children":{text},'
             if children_due is not None and (due is None or children_due < due):
                 due = children_due
     options = machine._options
+    context_part = '"context":null,"context_type":null'  # a child's is its parent's
     if machine._parent is None and (machine._context is not None or options.codec is not None):
         context, context_type = encode_context(machine._context, options)
-        head += (
-            '"context":',
-            "null" if context is None else canonical(context),
-            ',"context_type":',
-            "null" if context_type is None else _string(context_type),
-        )
-    else:  # a child's is its parent's; without a codec, no context is null
-        head.append('"context":null,"context_type":null')
-    head += ',"counts":', _counts(machine)
-    if data is not None:
-        head += ',"data":', canonical(data)
-    head += ',"format":', _FORMAT
-    if history is not None:
-        head += ',"history":', history
-    head.append(',"idempotency_keys":')
+        context_part = (
+            f'"context":{"null" if context is None else canonical(context)},"context_type":'
+            f"{'null' if context_type is None else _string(context_type)}"
+        )  # without a context and a codec, null: what encode_context makes of it
     keys = machine._keys
-    head.append(canonical([[key, event_id] for key, event_id in keys.items()]) if keys else "[]")
-    head += instance_part, ',"previous":'
     previous = machine._prev
-    head += "null" if previous is None else _string(str(previous)), ',"revision":'
-    tail = [","]
-    if machine._spec_changes:
-        tail += '"spec_changes":', canonical([dict(c) for c in machine._spec_changes]), ","
-    tail += spec_part, ',"state":', _string(str(machine._state))
-    tail += ',"total_transitions":', str(machine.total_transitions), "}"
-    return "".join(head), "".join(tail), due
+    before = (
+        "{",
+        chart_part,
+        context_part,
+        ',"counts":',
+        _counts(machine),
+        data_part,
+        ',"format":',
+        _FORMAT,
+        "" if history is None else f',"history":{history}',
+        ',"idempotency_keys":',
+        canonical([[key, event_id] for key, event_id in keys.items()]) if keys else "[]",
+        instance_part,
+        ',"previous":',
+        "null" if previous is None else _string(str(previous)),
+        ',"revision":',
+    )
+    changes = machine._spec_changes
+    after = (
+        ",",
+        f'"spec_changes":{canonical([dict(c) for c in changes])},' if changes else "",
+        spec_part,
+        ',"state":',
+        _string(str(machine._state)),
+        ',"total_transitions":',
+        str(machine.total_transitions),
+        "}",
+    )
+    return "".join(before), "".join(after), due
 
 
 def _children(machine: Any, saved_at: float) -> tuple[str, float | None]:
@@ -209,17 +219,21 @@ def history_texts(
     for item in reversed(newest):
         event_id += 1
         epoch = item[1]
-        payload = _plain(item[2]) if len(item) > 2 else {}
+        size = len(item)
+        payload_text: str | None = "{}"  # most records carry none
+        if size > 2 and (type(item[2]) is not dict or item[2]):
+            payload = _plain(item[2])
+            payload_text = None if payload is None else canonical(payload)
         error = lateness = None
         written_under = spec_hash
-        if len(item) > 3:  # an error route's error, a timer's lateness, another spec's record
+        if size > 3:  # an error route's error, a timer's lateness, another spec's record
             error = item[3]
-            if len(item) > 4:
+            if size > 4:
                 lateness = item[4]
-            if len(item) > 5:
+            if size > 5:
                 written_under = "" if item[5] is None else f',"spec_hash":{_string(item[5])}'
         if (
-            payload is None
+            payload_text is None
             or type(epoch) is not _FLOAT
             or epoch - epoch != 0.0
             or (error is not None and type(error) is not str)
@@ -231,7 +245,6 @@ def history_texts(
         event, source, target = steps[item[0]]
         error_text = "" if error is None else f'"error":{_string(error)},'
         lateness_text = "" if lateness is None else f'"lateness":{lateness!r},'
-        payload_text = canonical(payload) if payload else "{}"  # most records carry none
         texts.append(
             f'{{"epoch":{epoch!r},{error_text}"event":{event},"event_id":{event_id},'
             f'"from":{source},{lateness_text}"payload":{payload_text}{written_under},'

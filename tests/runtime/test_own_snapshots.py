@@ -150,9 +150,9 @@ def test_a_text_rewritten_with_its_checksum_is_still_checked(change: Any, field:
 def test_the_memory_store_hashes_again_only_what_it_did_not_write(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The head text a memory store wrote, still the one it holds, is what it hashed: loaded
-    without hashing it again. Any other text in its place (a copy, a change by hand) is
-    verified, and a change that breaks its checksum is a SnapshotError."""
+    """The texts a memory store wrote, still the very ones it holds, are what it hashed: loaded
+    without hashing them again. Any other text in their place (a copy, a change by hand, a
+    record moved) is verified, and one that breaks its checksum or its place is refused."""
     hashed: list[str] = []
     original = statewright._stores.codec.checksum
 
@@ -164,18 +164,44 @@ def test_the_memory_store_hashes_again_only_what_it_did_not_write(
     store = MemoryStore()
     machine = advanced(store, n=3)
     machine.save()
-    records = len(store._records["t"][1])
     hashed.clear()
     assert TaskMachine.load(store, "t", TaskHandlers()).snapshot() == machine.snapshot()
-    assert len(hashed) == records  # each record's; the head's was not computed again
+    assert hashed == []
     revision, text = store._data["t"]
     store._data["t"] = (revision, "".join(list(text)))  # the same text, another object
-    hashed.clear()
+    _, records = store._records["t"]
+    records[0] = "".join(list(records[0]))
     assert TaskMachine.load(store, "t", TaskHandlers()).snapshot() == machine.snapshot()
-    assert len(hashed) == records + 1
+    assert len(hashed) == 2  # the head's and that record's
+    records[0], records[1] = records[1], records[0]  # each the store's, in another's place
+    with pytest.raises(SnapshotError, match="not the one of event"):
+        TaskMachine.load(store, "t", TaskHandlers())
+    records[0], records[1] = records[1], records[0]
+    records[2] = records[2].replace('"event":"', '"event":"x', 1)
+    with pytest.raises(SnapshotError, match="checksum"):
+        TaskMachine.load(store, "t", TaskHandlers())
     store._data["t"] = (revision, text.replace('"state":"', '"state":"x', 1))
     with pytest.raises(SnapshotError, match="checksum"):
         TaskMachine.load(store, "t", TaskHandlers())
+
+
+def test_the_memory_store_forgets_the_texts_it_no_longer_holds() -> None:
+    """What the store remembers as written is what it holds: saves that replace, prune and
+    delete leave no text behind."""
+    store = MemoryStore()
+    options = MachineOptions(clock=FakeClock(), store=store, instance_id="t", history_limit=2)
+    machine = TaskMachine(TaskContext(task_id="t-1"), TaskHandlers(), options=options)
+    for event, payload in HAPPY_PATH[:6]:
+        machine.send(event, **payload)
+        machine.save()
+    store.save("whole", machine.snapshot() | {"instance_id": "whole"}, 0)
+    held = [store._data[i][1] for i in store._data] + [
+        text for _, texts in store._records.values() for text in texts
+    ]
+    assert sorted(map(id, held)) == sorted(store._written)
+    store.delete("t")
+    store.delete("whole")
+    assert store._written == {}
 
 
 def test_a_rewritten_record_with_its_checksum_is_still_checked() -> None:

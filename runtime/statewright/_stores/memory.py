@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from statewright._errors import Conflict
@@ -46,11 +46,11 @@ class MemoryStore:
         self._records: dict[str, tuple[int, deque[str]]] = {}
         self._due: dict[str, float] = {}
         self._leases: dict[str, float] = {}
-        #: ``instance id -> the head text this store wrote`` (the very object): while
-        #: ``_data`` holds that text it is what the store wrote, under the checksum it computed,
-        #: and it is parsed without hashing it again. Any other text there (changed by hand, in
-        #: place) is verified against its checksum like a file's.
-        self._written: dict[str, str] = {}
+        #: Every text this store wrote and still holds (heads and records), by ``id``: a text
+        #: it holds that is one of these very objects is what it wrote, under the checksum it
+        #: computed (strings do not change), and is parsed without hashing it again. Any other
+        #: (a copy, a change by hand) is verified against its checksum like a file's.
+        self._written: dict[int, str] = {}
         self._lock = threading.Lock()
 
     def load(self, instance_id: str, /) -> dict[str, Any] | None:
@@ -65,24 +65,28 @@ class MemoryStore:
             item = self._data.get(instance_id)
             if item is None:
                 return None
-            written = self._written.get(instance_id) is item[1]
             first, records = self._records.get(instance_id, (1, deque()))
             texts = list(records)
-        if written:  # as this store wrote it: vouched for, its checksum not computed again
-            data, verified = parse_own_json(item[1], where), True
-            del data[CHECKSUM_KEY]
+        # (a text held here is alive: no other object has its id, and one the store wrote is
+        # still the one it wrote when another save has dropped it meanwhile)
+        written = self._written
+        head = item[1]
+        if written.get(id(head)) is head:  # as this store wrote it: vouched for
+            data, verified = _own(head, where), True
         else:
-            data, verified = verified_snapshot(item[1], where)
+            data, verified = verified_snapshot(head, where)
         stored = data.pop(STORED_HISTORY_KEY, None)
         if stored is None:
             return data, verified
         retained = retained_of(stored, data, where)
         start = data["total_transitions"] - retained + 1
         kept = texts[max(0, start - first) :] if retained else []
-        parsed = [
-            stored_record(text, f"{where} record {start + i}", start + i)
-            for i, text in enumerate(kept)
-        ]
+        parsed = []
+        for event_id, text in enumerate(kept, start):
+            record = _own(text, where) if written.get(id(text)) is text else None
+            if record is None or record.get("event_id") != event_id:  # checked as a file's
+                record = stored_record(text, f"{where} record {event_id}", event_id)
+            parsed.append(record)
         return assemble(data, parsed, retained, where), verified
 
     def save(self, instance_id: str, snapshot: Mapping[str, Any], expected_revision: int, /) -> int:
@@ -90,10 +94,9 @@ class MemoryStore:
         text = with_checksum(encode_snapshot(snapshot, revision))
         due = earliest_due(snapshot)
         with self._lock:
-            self._check(instance_id, expected_revision)
-            self._data[instance_id] = (revision, text)
-            self._written[instance_id] = text
-            self._records.pop(instance_id, None)
+            item = self._check(instance_id, expected_revision)
+            self._replace(instance_id, item, revision, text)
+            self._drop(self._records.pop(instance_id, (1, ()))[1])
             self._set_due(instance_id, due)
             return revision
 
@@ -118,20 +121,46 @@ class MemoryStore:
                     old = stored_snapshot(item[1], f"memory:{instance_id}")
                     whole = whole_history(old, f"memory:{instance_id}")
                     kept = deque(with_checksum(record_text(r)) for r in whole)
+                    self._wrote(kept)
                     first = whole[0]["event_id"] if whole else 1
+            else:  # the update replaces what the store held
+                self._drop(self._records.get(instance_id, (1, ()))[1])
             if texts:
                 start = total - len(texts) + 1
                 if first + len(kept) != start:  # a gap: the machine hands all it retains
+                    self._drop(kept)
                     first, kept = start, deque()
                 kept.extend(texts)
+                self._wrote(texts)
             while kept and first <= total - retained:  # memory: pruned at once
-                kept.popleft()
+                self._drop((kept.popleft(),))
                 first += 1
-            self._data[instance_id] = (revision, text)
-            self._written[instance_id] = text
+            self._replace(instance_id, item, revision, text)
             self._records[instance_id] = (first, kept)
             self._set_due(instance_id, due)
             return revision
+
+    def _replace(
+        self, instance_id: str, item: tuple[int, str] | None, revision: int, text: str
+    ) -> None:
+        """Hold ``text`` as the head of ``instance_id`` (``item``: what it held)."""
+        if item is not None:
+            self._drop((item[1],))
+        self._data[instance_id] = (revision, text)
+        self._written[id(text)] = text
+
+    def _wrote(self, texts: Iterable[str]) -> None:
+        """Remember ``texts`` as written by this store (see ``_written``)."""
+        written = self._written
+        for text in texts:
+            written[id(text)] = text
+
+    def _drop(self, texts: Iterable[str]) -> None:
+        """Forget ``texts``, no longer held (those this store wrote)."""
+        written = self._written
+        for text in texts:
+            if written.get(id(text)) is text:
+                del written[id(text)]
 
     def _check(self, instance_id: str, expected_revision: int) -> tuple[int, str] | None:
         item = self._data.get(instance_id)
@@ -148,11 +177,14 @@ class MemoryStore:
 
     def delete(self, instance_id: str, /) -> bool:
         with self._lock:
-            self._records.pop(instance_id, None)
+            self._drop(self._records.pop(instance_id, (1, ()))[1])
             self._due.pop(instance_id, None)
             self._leases.pop(instance_id, None)
-            self._written.pop(instance_id, None)
-            return self._data.pop(instance_id, None) is not None
+            item = self._data.pop(instance_id, None)
+            if item is None:
+                return False
+            self._drop((item[1],))
+            return True
 
     def list_ids(self) -> list[str]:
         with self._lock:
@@ -193,3 +225,10 @@ class MemoryStore:
 
     def __repr__(self) -> str:
         return f"MemoryStore({len(self._data)} instances)"
+
+
+def _own(text: str, where: str) -> dict[str, Any]:
+    """A text this store wrote, parsed, without its checksum (see ``MemoryStore._written``)."""
+    data: dict[str, Any] = parse_own_json(text, where)
+    del data[CHECKSUM_KEY]
+    return data
