@@ -137,14 +137,17 @@ def _converted(
     ``TypeError``, ``ValueError`` or ``AttributeError``), and the strict decoder reads the
     snapshot instead (statewright._snapshot_own)."""
     node = engine.node_by_name.__getitem__
-    active = list(map(node, value["active"]))
-    memory = value["memory"]
-    if type(memory) is not dict:
-        raise TypeError("a history memory is an object")
+    names, memory = value["active"], value["memory"]
+    if type(names) is not list or type(memory) is not dict:
+        raise TypeError("active states are an array, a history memory an object")
+    active = list(map(node, names))
     if memory:
-        memory = {
-            node(name): tuple(sorted(map(node, remembered))) for name, remembered in memory.items()
-        }
+        converted = {}
+        for name, remembered in memory.items():
+            if type(remembered) is not list:
+                raise TypeError("what a history state remembers is an array")
+            converted[node(name)] = tuple(sorted(map(node, remembered)))
+        memory = converted
     if value["queue"] != []:  # the strict decoder names what is wrong with it
         raise ValueError("an internal queue is empty between macrosteps")
     finished = value["finished"]

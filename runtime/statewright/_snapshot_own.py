@@ -67,7 +67,7 @@ def _converted(data: dict[str, Any], table: Table, chart_tables: ChartTables | N
     if context_type is not None and type(context_type) is not str:
         raise TypeError("a context type is a string")
     keys = data["idempotency_keys"]
-    if keys:
+    if keys or type(keys) is not list:  # an empty list is taken as it is
         keys = [(_string(key), _integer(event_id)) for key, event_id in keys]
     chart_state = None
     if chart_tables is not None:
@@ -84,7 +84,7 @@ def _converted(data: dict[str, Any], table: Table, chart_tables: ChartTables | N
         raise TypeError("a revision is an integer, an instance id a string")
     return Decoded(  # by position: a keyword call through the class builds a dict
         state, previous, counts, history, revision, instance_id, data["context"], context_type,
-        keys or [], chart_state,
+        keys, chart_state,
     )  # fmt: skip
 
 
