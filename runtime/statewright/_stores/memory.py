@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Iterable, Mapping
+from heapq import heapify, heappop, heappush
 from typing import Any
 
 from statewright._errors import Conflict
@@ -44,7 +45,12 @@ class MemoryStore:
         self._data: dict[str, tuple[int, str]] = {}
         #: ``instance id -> (event id of the first record, record texts)``.
         self._records: dict[str, tuple[int, deque[str]]] = {}
+        #: The due-timer index, ``instance id -> when its earliest timer falls due``, and the
+        #: same as a heap of ``(when, instance id)`` that claim_due pops the earliest from: an
+        #: entry whose instance falls due at another time now (saved since), or no more, is
+        #: dropped when it comes to the top (and the heap rebuilt when such entries pile up).
         self._due: dict[str, float] = {}
+        self._heap: list[tuple[float, str]] = []
         self._leases: dict[str, float] = {}
         #: Every text this store wrote and still holds (heads and records), by ``id``: a text
         #: it holds that is one of these very objects is what it wrote, under the checksum it
@@ -172,8 +178,13 @@ class MemoryStore:
     def _set_due(self, instance_id: str, due: float | None) -> None:
         if due is None:
             self._due.pop(instance_id, None)
-        else:
+        elif self._due.get(instance_id) != due:  # (unchanged: its entry is on the heap)
             self._due[instance_id] = due
+            heap = self._heap
+            heappush(heap, (due, instance_id))
+            if len(heap) > 2 * len(self._due) + 64:  # mostly stale entries: built anew
+                heap[:] = [(when, known) for known, when in self._due.items()]
+                heapify(heap)
 
     def delete(self, instance_id: str, /) -> bool:
         with self._lock:
@@ -192,22 +203,25 @@ class MemoryStore:
 
     def claim_due(self, now: float, limit: int, lease_seconds: float) -> list[str]:
         """Instances with a timer due at ``now``, earliest first, leased for ``lease_seconds``
-        to the caller (none that another caller holds a lease on)."""
-        import heapq  # the earliest ``limit`` of them, without sorting every due instance
-
+        to the caller (none that another caller holds a lease on): popped from the heap (the
+        earliest ``limit`` of them, without looking at every due instance), and pushed back,
+        since they are due until a save says otherwise."""
         with self._lock:
-            leases = self._leases
-            due = heapq.nsmallest(
-                max(0, limit),
-                (
-                    (when, instance_id)
-                    for instance_id, when in self._due.items()
-                    if when <= now and (not leases or leases.get(instance_id, now) <= now)
-                ),
-            )
-            for _, instance_id in due:
-                self._leases[instance_id] = now + lease_seconds
-            return [instance_id for _, instance_id in due]
+            heap, due, leases = self._heap, self._due, self._leases
+            claimed: list[str] = []
+            seen: set[str] = set()
+            while heap and len(claimed) < limit and heap[0][0] <= now:
+                entry = heappop(heap)
+                when, instance_id = entry
+                if due.get(instance_id) != when or instance_id in seen:
+                    continue  # saved since (or no longer due), or an entry pushed twice
+                seen.add(instance_id)
+                if leases.get(instance_id, now) <= now:  # not another caller's
+                    leases[instance_id] = now + lease_seconds
+                    claimed.append(instance_id)
+            for instance_id in seen:
+                heappush(heap, (due[instance_id], instance_id))
+            return claimed
 
     def release(self, instance_id: str, /) -> None:
         """End the caller's lease on ``instance_id`` (see :meth:`claim_due`)."""
