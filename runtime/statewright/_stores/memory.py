@@ -2,7 +2,9 @@
 
 It keeps text, not objects, so callers never share (and never mutate) what it holds, and it
 checks what it is given exactly like the stores on disk: the same revisions, checksums, history
-records and due-timer index, so a test against it means something for the others.
+records and due-timer index, so a test against it means something for the others. What it
+reads back it verifies like them too, except the very texts it wrote and still holds, whose
+checksums it computed itself (strings do not change); a text put in their place is verified.
 """
 
 from __future__ import annotations
