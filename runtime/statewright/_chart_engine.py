@@ -177,21 +177,26 @@ class ChartEngine(ChartPlans):
 
     def encode(self, chart: ChartState, saved_at: float) -> dict[str, Any]:
         """The ``chart`` field of a snapshot (statewright._chart_snapshot)."""
-        from statewright._chart_snapshot import encode_chart
+        return _snapshot_part().encode_chart(self, chart, saved_at)
 
-        return encode_chart(self, chart, saved_at)
+    def encode_text(self, chart: ChartState, saved_at: float) -> tuple[str, float | None]:
+        """:meth:`encode`'s dict as canonical text, and when its earliest ``fire`` timer is due
+        (statewright._chart_text: a save writes it)."""
+        part = _snapshot_part()
+        write = part.chart_text
+        if write is None:  # the first save to a store (which imports json)
+            from statewright._chart_text import chart_text
 
-    def decode(self, data: dict[str, Any], table: Table, own: bool = False) -> Decoded:
+            write = part.chart_text = chart_text
+        return write(self, chart, saved_at)
+
+    def decode(self, data: dict[str, Any], table: Table) -> Decoded:
         """A snapshot checked against the chart too (its ``chart`` field), positional timer
-        names renamed first when the spec is the one it was saved with (``own``: the runtime's
-        own, converted: statewright._snapshot_own)."""
+        names renamed first when the spec is the one it was saved with (the runtime's own is
+        converted instead: statewright._snapshot_own)."""
         from statewright._snapshot_decode import decode
         from statewright._snapshot_versions import stable_timer_ids
 
-        if own:
-            from statewright._snapshot_own import decode_own
-
-            return decode_own(stable_timer_ids(data, self, table), table, self)
         return decode(stable_timer_ids(data, self, table), table, self)
 
     def restored(
@@ -200,13 +205,39 @@ class ChartEngine(ChartPlans):
         """A decoded chart state on this machine's clock and in its ``session`` (the system
         variables), its timers moved by their restore policy (the snapshot was taken at the
         saved time)."""
-        from statewright._timer_snapshot import restart_timers
-
         chart, saved_at = saved
         chart.clock = clock
         if chart.model is not None:
             from statewright._event_info import System
 
             chart.model.system = System(session, self.name)
-        restart_timers(chart.timers, saved_at, clock())
+        _snapshot_part().restart_timers(chart.timers, saved_at, clock())
         return chart
+
+
+class _SnapshotPart:
+    """What writes and restores a chart's part of a snapshot (statewright._chart_snapshot,
+    statewright._chart_text, statewright._timer_snapshot), imported by the first snapshot or
+    restore of a chart and kept: every save and every load of a chart runs these, and on
+    Python 3.10 and 3.11 an import inside a function costs one to two microseconds at each call
+    (see statewright._restoring)."""
+
+    def __init__(self) -> None:
+        from statewright._chart_snapshot import encode_chart
+        from statewright._timer_snapshot import restart_timers
+
+        self.encode_chart = encode_chart
+        self.restart_timers = restart_timers
+        #: statewright._chart_text's, set by the first save to a built-in store (its canonical
+        #: text imports json, which a snapshot does not need).
+        self.chart_text: Callable[[Any, ChartState, float], tuple[str, float | None]] | None = None
+
+
+_SNAPSHOT_PART: _SnapshotPart | None = None
+
+
+def _snapshot_part() -> _SnapshotPart:
+    global _SNAPSHOT_PART
+    if _SNAPSHOT_PART is None:
+        _SNAPSHOT_PART = _SnapshotPart()
+    return _SNAPSHOT_PART

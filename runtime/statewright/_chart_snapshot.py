@@ -53,7 +53,7 @@ from statewright._timer_snapshot import decode_timers, event_member, timer_json
 if TYPE_CHECKING:
     from statewright._table import Table
 
-__all__ = ["decode_chart", "encode_chart"]
+__all__ = ["decode_chart", "encode_chart", "late_fields"]
 
 KEYS: Final = frozenset({"active", "memory", "queue", "finished", "timers", "saved_at"})
 #: A chart with late binding has ``initialized`` too.
@@ -78,12 +78,19 @@ def encode_chart(engine: ChartTables, state: ChartState, saved_at: float) -> dic
         "saved_at": saved_at,
     }
     if engine.late_nodes:
-        model = state.model
-        done = sorted(model.initialized) if model is not None else []
-        encoded["initialized"] = [names[node] for node in done]
-        if model is not None and model.given:  # given fields of states not entered yet
-            encoded["given"] = sorted(model.given)
+        encoded.update(late_fields(engine, state))
     return encoded
+
+
+def late_fields(engine: ChartTables, state: ChartState) -> dict[str, list[str]]:
+    """With late binding, the states whose data was initialized and the fields given at
+    construction of states not entered yet (when there are)."""
+    model = state.model
+    done = sorted(model.initialized) if model is not None else []
+    late = {"initialized": [engine.names[node] for node in done]}
+    if model is not None and model.given:  # given fields of states not entered yet
+        late["given"] = sorted(model.given)
+    return late
 
 
 def decode_chart(
@@ -97,7 +104,9 @@ def decode_chart(
     """The checked chart state and when it was saved; ``state`` (the snapshot's) must be its
     first active leaf; ``data`` is the checked data object of a machine with a data model.
     ``own``: the runtime's own snapshot under this spec (statewright._snapshot_own), whose
-    configuration a run produced: not checked again (its parts are still converted)."""
+    parts a run produced: converted, not checked again (:func:`_converted`)."""
+    if own:
+        return _converted(value, engine, table, data)
     if type(value) is not dict:
         raise SnapshotError("expected an object", field="chart")
     keys = LATE_KEYS if engine.late_nodes else KEYS
@@ -108,22 +117,63 @@ def decode_chart(
     active = _nodes(engine, value["active"], "chart.active")
     finished = value["finished"]
     saved_at = value["saved_at"]
-    if not own:
-        _check_parts(engine, active, state, finished, saved_at)
+    _check_parts(engine, active, state, finished, saved_at)
     parts = (
         active,
         _memory(engine, value["memory"]),
         _queue(table, value["queue"]),
         finished,
-        decode_timers(engine, table, value["timers"], set(active), own),
+        decode_timers(engine, table, value["timers"], set(active)),
     )
+    return _chart_state(engine, value, data, parts), float(saved_at)
+
+
+def _converted(
+    value: dict[str, Any], engine: ChartTables, table: Table, data: Any
+) -> tuple[ChartState, float]:
+    """The chart state of the runtime's own snapshot under this spec: its names looked up, not
+    checked (no exact key set, configuration, history memory or timer against the spec: a run
+    of this chart produced them). What does not convert raises (a ``LookupError``,
+    ``TypeError``, ``ValueError`` or ``AttributeError``), and the strict decoder reads the
+    snapshot instead (statewright._snapshot_own)."""
+    node = engine.node_by_name.__getitem__
+    names, memory = value["active"], value["memory"]
+    if type(names) is not list or type(memory) is not dict:
+        raise TypeError("active states are an array, a history memory an object")
+    active = list(map(node, names))
+    if memory:
+        converted = {}
+        for name, remembered in memory.items():
+            if type(remembered) is not list:
+                raise TypeError("what a history state remembers is an array")
+            converted[node(name)] = tuple(sorted(map(node, remembered)))
+        memory = converted
+    if value["queue"] != []:  # the strict decoder names what is wrong with it
+        raise ValueError("an internal queue is empty between macrosteps")
+    finished = value["finished"]
+    if type(finished) is not bool:
+        raise TypeError("finished is true or false")
+    timers = decode_timers(engine, table, value["timers"], active, True)
+    queue: list[Queued] = []
+    parts = (active, memory, queue, finished, timers)
+    return _chart_state(engine, value, data, parts), float(value["saved_at"])
+
+
+def _chart_state(
+    engine: ChartTables,
+    value: dict[str, Any],
+    data: Any,
+    parts: tuple[list[int], dict[int, tuple[int, ...]], list[Queued], bool, dict[str, Any]],
+) -> ChartState:
+    """The chart state of the checked (or converted) ``parts``; with a data model, with its
+    data object ``data`` and what late binding initialized (checked)."""
     if not engine.expressive:
-        return ChartState(*parts), float(saved_at)
-    initialized = _initialized(engine, value, set(active)) if engine.late_nodes else ()
+        return ChartState(*parts)
+    initialized = _initialized(engine, value, set(parts[0])) if engine.late_nodes else ()
     given = _given(engine, value.get("given", []), initialized)
     model = DataState(data, initialized=frozenset(initialized), given=given)
     kind = InvokingChartState if engine.invoking else ModelChartState  # children: _tree_snapshot
-    return kind(model, *parts), float(saved_at)
+    return kind(model, *parts)
 
 
 def _check_parts(

@@ -126,12 +126,9 @@ class FlatEngine:
         """Nothing beyond the machine's own fields goes into a flat machine's snapshot."""
         return None
 
-    def decode(self, data: dict[str, Any], table: Table, own: bool = False) -> Decoded:
-        """A snapshot checked (``own``: the runtime's own, converted: statewright._snapshot_own)."""
-        if own:
-            from statewright._snapshot_own import decode_own
-
-            return decode_own(data, table, None)
+    def decode(self, data: dict[str, Any], table: Table) -> Decoded:
+        """A snapshot checked (the runtime's own is converted instead:
+        statewright._snapshot_own)."""
         from statewright._snapshot_decode import decode
 
         return decode(data, table, None)

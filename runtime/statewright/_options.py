@@ -6,7 +6,8 @@ import logging
 import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from operator import attrgetter
+from typing import Any, Final, Protocol
 
 from statewright._payloads import PayloadCodec
 from statewright._stores.protocol import Store, is_instance_id
@@ -99,18 +100,25 @@ class MachineOptions:
 
     def _bound(self, store: Store, instance_id: str) -> MachineOptions:
         """These options with ``store`` and ``instance_id``: ``dataclasses.replace`` without
-        building and checking every other field again (a load does this once per instance)."""
+        building and checking every other field again (a load does this once per instance):
+        every field read at once, and each written through its slot's own setter (what
+        ``object.__setattr__`` finds after a lookup)."""
         _check_id(instance_id)
         bound = object.__new__(MachineOptions)
-        for name in _FIELDS:
-            object.__setattr__(bound, name, getattr(self, name))
-        object.__setattr__(bound, "store", store)
-        object.__setattr__(bound, "instance_id", instance_id)
+        for set_field, value in zip(_SETTERS, _VALUES(self), strict=True):
+            set_field(bound, value)
+        _SET_STORE(bound, store)
+        _SET_INSTANCE_ID(bound, instance_id)
         return bound
 
 
-#: Every field of :class:`MachineOptions`, in order.
+#: Every field of :class:`MachineOptions`, in order; all of them read in one call; each slot's
+#: setter (``slot.__set__``).
 _FIELDS: tuple[str, ...] = tuple(MachineOptions.__dataclass_fields__)
+_VALUES: Final = attrgetter(*_FIELDS)
+_SETTERS: Final = tuple(getattr(MachineOptions, name).__set__ for name in _FIELDS)
+_SET_STORE: Final = _SETTERS[_FIELDS.index("store")]
+_SET_INSTANCE_ID: Final = _SETTERS[_FIELDS.index("instance_id")]
 
 
 def _check_id(instance_id: str) -> None:

@@ -3,9 +3,9 @@ store.
 
 :class:`PersistentMachine` sits on :class:`~statewright._instance.MachineInstance` (what an
 instance holds). Snapshots are written by :mod:`statewright._snapshot` (see there for their
-contents and for incremental saves) and read back by the strict decoder
-(:mod:`statewright._snapshot_decode`, :mod:`statewright._snapshot_versions`), imported on first
-use with :mod:`dataclasses`.
+contents and for incremental saves) and read back by :mod:`statewright._restoring` (the strict
+decoder, :mod:`statewright._snapshot_decode` and :mod:`statewright._snapshot_versions`, or the
+trusted path for the runtime's own), imported on first use with :mod:`dataclasses`.
 
 Restoring builds an instance without entering its initial configuration: :meth:`restore` makes
 it with ``cls.__new__`` and hands the checked snapshot to the flavour's :meth:`_construct`, which
@@ -18,18 +18,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from statewright._compat import StrEnum
-from statewright._errors import ChildMachineError, Conflict, SnapshotError, StatewrightError
+from statewright._errors import ChildMachineError, Conflict, StatewrightError
 from statewright._instance import BUSY_ROW, MachineInstance
 from statewright._snapshot import SNAPSHOT_FORMAT, history_json, incremental, own_store
 from statewright._stores.protocol import SnapshotUpdate
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from statewright._options import MachineOptions
     from statewright._snapshot import Payload
     from statewright._snapshot_decode import Decoded
-    from statewright._stores.protocol import Store
+    from statewright._stores.protocol import OwnText, Store
 
 __all__ = ["M", "PersistentMachine", "Snapshot"]
 
@@ -177,24 +177,9 @@ class PersistentMachine(MachineInstance[S, E, C]):
     ) -> M:
         """:meth:`restore`; ``own``: a snapshot the runtime wrote itself, which a built-in store
         read back under a checksum that matches (see ``statewright._snapshot.own_store``)."""
-        import dataclasses  # dataclasses and the decoder: on first use (see the module docstring)
+        from statewright._restoring import restore  # the decoders: on first use
 
-        from statewright._context import decode_context
-
-        decoded = cls._decode(snapshot, opts, own=own)
-        if opts.instance_id is None:
-            opts = dataclasses.replace(opts, instance_id=decoded.instance_id)
-        if context is None:
-            context = decode_context(decoded.context, decoded.context_type, opts)
-        machine = cls.__new__(cls)  # as unpickling does: __init__ would enter the chart
-        machine._construct(context, handlers, opts, decoded)
-        from statewright._snapshot_versions import spec_changes
-
-        changes, came_from = decoded.spec_changes
-        spec = cls._classdata()[0].spec
-        changed = spec_changes(changes, came_from, spec, machine.total_transitions, machine._clock)
-        if changed:
-            machine._spec_changes = changed
+        machine: M = restore(cls, snapshot, handlers, opts, context, own)
         return machine
 
     @classmethod
@@ -202,35 +187,10 @@ class PersistentMachine(MachineInstance[S, E, C]):
         cls, snapshot: object, options: MachineOptions, child: bool = False, own: bool = False
     ) -> Decoded:
         """A snapshot checked for this class (a ``child``'s: embedded in its parent's), its
-        children's with it (:mod:`statewright._tree_snapshot`): its fingerprint accepted or
-        migrated from an older version (:mod:`statewright._snapshot_versions`); ``own``: the
-        runtime's own (see :meth:`_restore`), JSON data already."""
-        from statewright._snapshot_versions import (
-            accept_fingerprint,
-            migrate,
-            prepare,
-            same_text,
-            take_spec_changes,
-        )
+        children's with it (:mod:`statewright._restoring`)."""
+        from statewright._restoring import decode
 
-        table, engine = cls._classdata()
-        spec = table.spec
-        data, changes = take_spec_changes(prepare(snapshot, spec.name, spec.version, own))
-        data = same_text(data, spec)
-        came_from = (data["spec_version"], data.get("spec_hash"))
-        data = accept_fingerprint(data, spec, options.compatible_fingerprints)
-        data = migrate(data, spec.name, spec.version, options)
-        children = data.pop("children", None) if cls._invoking else None
-        # the runtime's own, of this very spec (nothing migrated): converted, not checked
-        own = own and came_from == (spec.version, spec.spec_hash)
-        decoded = engine.decode(data, table, own)
-        decoded.spec_changes = (changes, came_from)
-        decoded.children = ()
-        if decoded.chart is not None:
-            from statewright._tree_snapshot import decode_tree
-
-            decoded.children = decode_tree(cls, decoded, children, options, child, own)
-        return decoded
+        return decode(cls, snapshot, options, child, own)
 
     def _construct(
         self,
@@ -281,31 +241,8 @@ class PersistentMachine(MachineInstance[S, E, C]):
         context: Any = None,
     ) -> M:
         """Restore the instance ``instance_id`` from ``store`` (which it then saves back to)."""
-        from statewright._errors import UnknownInstance
-
-        own = False
-        if own_store(type(store), "load", "_load"):  # a built-in store: it says if it vouches
-            found = store._load(instance_id)  # type: ignore[attr-defined]  # checked just above
-            snapshot, own = (None, False) if found is None else found
-        else:
-            snapshot = store.load(instance_id)
-        if snapshot is None:
-            raise UnknownInstance(instance_id, f"store {store!r}")
-        stored_id = snapshot.get("instance_id")
-        if isinstance(stored_id, str) and stored_id != instance_id:
-            raise SnapshotError(
-                f"the snapshot stored as {instance_id!r} is the one of {stored_id!r}",
-                field="instance_id",
-            )
-
-        from statewright._options import MachineOptions
-
-        opts = options if options is not None else MachineOptions()
-        opts = opts._bound(store, instance_id)
-        machine = cls._restore(snapshot, handlers, opts, context, own)
-        if snapshot.get("spec_version") == cls.spec.version:  # else migrated, its records too:
-            machine._synced_store, machine._synced_total = store, machine.total_transitions
-        return machine  # (so its next save replaces the stored records)
+        machine: M = _restoring_load()(cls, store, instance_id, handlers, options, context)
+        return machine
 
     # ----------------------------------------------------------------- what a save writes
 
@@ -328,9 +265,7 @@ class PersistentMachine(MachineInstance[S, E, C]):
         since = self._synced_total if self._synced_store is store else None
         after = total - retained if since is None else max(since, total - retained)
         if own_store(type(store), "save_update"):  # handed to it straight away: as text
-            from statewright._snapshot_text import own_text
-
-            return SnapshotUpdate.of_text(own_text(self, after), retained, since)
+            return SnapshotUpdate.of_text(_own_text()(self, after), retained, since)
         return SnapshotUpdate(
             self._build_snapshot(None), self._history_json(after), retained, since
         )
@@ -381,6 +316,33 @@ class PersistentMachine(MachineInstance[S, E, C]):
         self._keys.pop(key, None)
         if evicted is not None:
             self._keys = {evicted[0]: evicted[1], **self._keys}
+
+
+#: What a load and a save to a built-in store run (statewright._restoring's ``load``,
+#: statewright._snapshot_text's ``own_text``), imported by the first of each and kept: they
+#: import json, dataclasses and the decoders, which a machine that never saves does not need,
+#: and on Python 3.10 and 3.11 an import inside a function costs one to two microseconds at
+#: every call (a timer driver loads and saves once per timer it fires).
+_LOAD: Callable[..., Any] | None = None
+_OWN_TEXT: Callable[[Any, int], OwnText] | None = None
+
+
+def _restoring_load() -> Callable[..., Any]:
+    global _LOAD
+    if _LOAD is None:
+        from statewright._restoring import load
+
+        _LOAD = load
+    return _LOAD
+
+
+def _own_text() -> Callable[[Any, int], OwnText]:
+    global _OWN_TEXT
+    if _OWN_TEXT is None:
+        from statewright._snapshot_text import own_text
+
+        _OWN_TEXT = own_text
+    return _OWN_TEXT
 
 
 #: Defined after the class so that its bound is no string: typing compiles a string bound, and the

@@ -102,6 +102,8 @@ def newest_records(raw: Sequence[Any] | None, total: int, after: int) -> list[An
     if not raw:
         return []
     count = min(len(raw), total - after)
+    if count == 1:  # a save after one transition: the newest record
+        return [raw[-1]]
     newest: list[Any] = []
     for item in reversed(raw) if count > 0 else ():
         newest.append(item)

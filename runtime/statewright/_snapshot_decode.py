@@ -83,9 +83,29 @@ class Decoded:
         "state",
     )
 
-    def __init__(self, **values: Any) -> None:
-        for name, value in values.items():
-            setattr(self, name, value)
+    def __init__(
+        self,
+        state: Any,
+        previous: Any,
+        counts: list[int],
+        history: list[tuple[Any, ...]],
+        revision: int,
+        instance_id: str,
+        context: Any,
+        context_type: str | None,
+        keys: list[tuple[str, int]],
+        chart: Any,
+    ) -> None:
+        self.state = state
+        self.previous = previous
+        self.counts = counts
+        self.history = history
+        self.revision = revision
+        self.instance_id = instance_id
+        self.context = context
+        self.context_type = context_type
+        self.keys = keys
+        self.chart = chart
 
     state: Any
     previous: Any

@@ -81,11 +81,12 @@ def _head(
     data = due = None
     if chart is not None:
         spec = machine._spec_table.spec
-        encoded = machine._engine.encode(chart, 0.0 if saved_at is None else saved_at)
-        due = earliest_due({"chart": encoded})
-        if saved_at is not None:
-            head += '"chart":', canonical(encoded), ","
+        if saved_at is not None:  # the root's: its text written from the running state
+            text, due = machine._engine.encode_text(chart, saved_at)
+            head += '"chart":', text, ","
         else:  # "saved_at" and "timers" are a chart's last keys (sorted): the cut goes between
+            encoded = machine._engine.encode(chart, 0.0)
+            due = earliest_due({"chart": encoded})
             timers = encoded.pop("timers")
             del encoded["saved_at"]
             head += '"chart":', canonical(encoded)[:-1], ',"saved_at":'
@@ -107,15 +108,16 @@ def _head(
                 due = children_due
         elif machine._kept_field is not None:  # no child runs: keep none of the last alive
             machine._kept_field = None
-    if machine._parent is None:
-        context, context_type = encode_context(machine._context, machine._options)
+    options = machine._options
+    if machine._parent is None and (machine._context is not None or options.codec is not None):
+        context, context_type = encode_context(machine._context, options)
         head += (
             '"context":',
             "null" if context is None else canonical(context),
             ',"context_type":',
             "null" if context_type is None else _string(context_type),
         )
-    else:
+    else:  # a child's is its parent's; without a context and a codec, what encode_context makes
         head.append('"context":null,"context_type":null')
     head += ',"counts":', _counts(machine)
     if data is not None:
@@ -180,15 +182,19 @@ def _child_history(child: Any) -> str:
 
 def _static(machine: Any) -> tuple[str, str]:
     """The fields of an instance's head that never change, as two runs of its canonical text:
-    the instance id and the machine's name; the spec's fingerprint and version."""
-    spec = machine._spec_table.spec
+    the instance id and the machine's name; the spec's fingerprint and version (kept on the
+    class: a timer driver loads a new instance for each timer it fires)."""
+    cls, table = type(machine), machine._spec_table
+    cached = cls.__dict__.get("_spec_texts")
+    if cached is None or cached[0] is not table:
+        spec = table.spec
+        spec_hash = "null" if spec.spec_hash is None else _string(spec.spec_hash)
+        name = f',"machine":{_string(spec.name)}'
+        cached = (table, name, f'"spec_hash":{spec_hash},"spec_version":{canonical(spec.version)}')
+        cls._spec_texts = cached
     instance_id = machine._instance_id
     instance = "null" if instance_id is None else _string(instance_id)
-    spec_hash = "null" if spec.spec_hash is None else _string(spec.spec_hash)
-    return (
-        f',"instance_id":{instance},"machine":{_string(spec.name)}',
-        f'"spec_hash":{spec_hash},"spec_version":{canonical(spec.version)}',
-    )
+    return f',"instance_id":{instance}{cached[1]}', cached[2]
 
 
 def _counts(machine: Any) -> str:
@@ -237,17 +243,21 @@ def history_texts(
     for item in reversed(newest):
         event_id += 1
         epoch = item[1]
-        payload = _plain(item[2]) if len(item) > 2 else {}
+        size = len(item)
+        payload_text: str | None = "{}"  # most records carry none
+        if size > 2 and (type(item[2]) is not dict or item[2]):
+            payload = _plain(item[2])
+            payload_text = None if payload is None else canonical(payload)
         error = lateness = None
         written_under = spec_hash
-        if len(item) > 3:  # an error route's error, a timer's lateness, another spec's record
+        if size > 3:  # an error route's error, a timer's lateness, another spec's record
             error = item[3]
-            if len(item) > 4:
+            if size > 4:
                 lateness = item[4]
-            if len(item) > 5:
+            if size > 5:
                 written_under = "" if item[5] is None else f',"spec_hash":{_string(item[5])}'
         if (
-            payload is None
+            payload_text is None
             or type(epoch) is not _FLOAT
             or epoch - epoch != 0.0
             or (error is not None and type(error) is not str)
@@ -261,7 +271,7 @@ def history_texts(
         lateness_text = "" if lateness is None else f'"lateness":{lateness!r},'
         texts.append(
             f'{{"epoch":{epoch!r},{error_text}"event":{event},"event_id":{event_id},'
-            f'"from":{source},{lateness_text}"payload":{canonical(payload)}{written_under},'
+            f'"from":{source},{lateness_text}"payload":{payload_text}{written_under},'
             f'"timestamp":"{_FROM_TIMESTAMP(epoch, _UTC).isoformat(timespec="microseconds")}",'
             f'"to":{target}}}'
         )

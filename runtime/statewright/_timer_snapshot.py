@@ -22,6 +22,7 @@ tree's check (:mod:`statewright._tree_snapshot`).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any, Final
 
 from statewright._chart_send import LOCATED, MESSAGE, made_up_kind
@@ -84,7 +85,7 @@ def restart_timers(timers: dict[str, Pending], saved_at: float, now: float) -> N
 
 
 def decode_timers(
-    engine: ChartTables, table: Table, value: Any, active: set[int], own: bool = False
+    engine: ChartTables, table: Table, value: Any, active: Collection[int], own: bool = False
 ) -> dict[str, Pending]:
     """The checked ``chart.timers`` of a snapshot whose active states are ``active`` (``own``:
     the runtime's own snapshot under this spec: a timer is converted, not checked against the
@@ -93,7 +94,7 @@ def decode_timers(
         raise SnapshotError("expected an array", field="chart.timers")
     timers: dict[str, Pending] = {}
     for i, item in enumerate(value):
-        if own and not item.keys() & MESSAGE_KEYS:
+        if own and MESSAGE_KEYS.isdisjoint(item):
             timers[item["id"]] = _own_timer(engine, table, item)
             continue
         field = f"chart.timers[{i}]"
@@ -138,7 +139,7 @@ def _own_timer(engine: ChartTables, table: Table, item: dict[str, Any]) -> Pendi
 
 
 def _message(
-    engine: ChartTables, table: Table, item: dict[str, Any], active: set[int], field: str
+    engine: ChartTables, table: Table, item: dict[str, Any], active: Collection[int], field: str
 ) -> Message:
     """A message between machines of a tree, checked (see the module docstring)."""
     for key in MESSAGE_KEYS & item.keys():
@@ -189,7 +190,7 @@ def _timer_data(sends: list[Send], item: dict[str, Any], field: str) -> Any:
 
 
 def _started(
-    engine: ChartTables, table: Table, timer_id: str, active: set[int], field: str
+    engine: ChartTables, table: Table, timer_id: str, active: Collection[int], field: str
 ) -> tuple[Send, ...]:
     """The spec's sends that start timer ``timer_id``; an ``after`` timer's state is active. An
     id the machine made up comes from a send without an id (and with an ``id_location`` for a

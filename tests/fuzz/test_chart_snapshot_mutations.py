@@ -43,6 +43,7 @@ from statewright_compiler.spec.toml_compat import tomllib  # tomllib, or tomli o
 from tests.charts.harness import Handlers, compile_chart
 from tests.charts.strategies import ChartCase, chart_cases
 from tests.fuzz import budget, seed
+from tests.runtime.own_paths import assert_trusted_paths_agree
 
 SUPPRESSED: Final = [HealthCheck.too_slow, HealthCheck.data_too_large]
 SEEDS: Final = ("agent_task", "approval_workflow", "remem", "pegasus_task")
@@ -197,10 +198,10 @@ def walk(
 def restores_exactly(
     cls: Any, snapshot: dict[str, Any], handlers: object, clock: Clock
 ) -> Machine[Any, Any, Any]:
-    restored: Machine[Any, Any, Any] = cls.restore(
-        snapshot, handlers, options=MachineOptions(clock=clock)
-    )
+    options = MachineOptions(clock=clock)
+    restored: Machine[Any, Any, Any] = cls.restore(snapshot, handlers, options=options)
     assert normalized(restored.snapshot()) == normalized(snapshot)
+    assert_trusted_paths_agree(cls, snapshot, restored, handlers, options)
     return restored
 
 

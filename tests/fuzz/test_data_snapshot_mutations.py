@@ -45,6 +45,7 @@ from statewright import (
 
 from tests.fuzz import budget, seed
 from tests.runtime.data_charts import Clock, E, S, build, field
+from tests.runtime.own_paths import assert_trusted_paths_agree
 
 N, T = ChartNode, ChartTransition
 SUPPRESSED: Final = [HealthCheck.too_slow, HealthCheck.data_too_large]
@@ -151,8 +152,10 @@ def walk(cls: Any, chooser: random.Random, steps: int) -> tuple[Any, Clock, list
 
 
 def restores_exactly(cls: Any, snapshot: dict[str, Any], clock: Clock) -> Any:
-    restored = cls.restore(snapshot, options=MachineOptions(clock=clock, log_transitions=False))
+    options = MachineOptions(clock=clock, log_transitions=False)
+    restored = cls.restore(snapshot, options=options)
     assert normalized(restored.snapshot()) == normalized(snapshot)
+    assert_trusted_paths_agree(cls, snapshot, restored, None, options)
     return restored
 
 

@@ -130,7 +130,12 @@ def _rewritten(text: str, change: Any) -> str:
         (lambda d: d["counts"][0].__setitem__(3, "1"), "counts[0][3]"),
         (lambda d: d["counts"][0].__setitem__(1, "NO_SUCH_EVENT"), "counts[0]"),
         (lambda d: d.update(idempotency_keys=[[None, 1]]), "idempotency_keys[0][0]"),
+        (lambda d: d.update(idempotency_keys=None), "idempotency_keys"),
         (lambda d: d.update(context_type=7), "context_type"),
+        (lambda d: d.update(spec_version=True), "spec_version"),
+        (lambda d: d.update(machine="Other"), "machine"),
+        (lambda d: d.update(format="statewright.snapshot/9"), "format"),
+        (lambda d: d.update(spec_changes=[{}]), "spec_changes[0]"),
     ],
 )
 def test_a_text_rewritten_with_its_checksum_is_still_checked(change: Any, field: str) -> None:
@@ -141,6 +146,63 @@ def test_a_text_rewritten_with_its_checksum_is_still_checked(change: Any, field:
     with pytest.raises(SnapshotError) as error:
         TaskMachine.load(store, "t", TaskHandlers())
     assert error.value.field == field
+
+
+def test_the_memory_store_hashes_again_only_what_it_did_not_write(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The texts a memory store wrote, still the very ones it holds, are what it hashed: loaded
+    without hashing them again. Any other text in their place (a copy, a change by hand, a
+    record moved) is verified, and one that breaks its checksum or its place is refused."""
+    hashed: list[str] = []
+    original = statewright._stores.codec.checksum
+
+    def counting(text: str | bytes) -> str:
+        hashed.append(str(text))
+        return original(text)
+
+    monkeypatch.setattr(statewright._stores.codec, "checksum", counting)
+    store = MemoryStore()
+    machine = advanced(store, n=3)
+    machine.save()
+    hashed.clear()
+    assert TaskMachine.load(store, "t", TaskHandlers()).snapshot() == machine.snapshot()
+    assert hashed == []
+    revision, text = store._data["t"]
+    store._data["t"] = (revision, "".join(list(text)))  # the same text, another object
+    _, records = store._records["t"]
+    records[0] = "".join(list(records[0]))
+    assert TaskMachine.load(store, "t", TaskHandlers()).snapshot() == machine.snapshot()
+    assert len(hashed) == 2  # the head's and that record's
+    records[0], records[1] = records[1], records[0]  # each the store's, in another's place
+    with pytest.raises(SnapshotError, match="not the one of event"):
+        TaskMachine.load(store, "t", TaskHandlers())
+    records[0], records[1] = records[1], records[0]
+    records[2] = records[2].replace('"event":"', '"event":"x', 1)
+    with pytest.raises(SnapshotError, match="checksum"):
+        TaskMachine.load(store, "t", TaskHandlers())
+    store._data["t"] = (revision, text.replace('"state":"', '"state":"x', 1))
+    with pytest.raises(SnapshotError, match="checksum"):
+        TaskMachine.load(store, "t", TaskHandlers())
+
+
+def test_the_memory_store_forgets_the_texts_it_no_longer_holds() -> None:
+    """What the store remembers as written is what it holds: saves that replace, prune and
+    delete leave no text behind."""
+    store = MemoryStore()
+    options = MachineOptions(clock=FakeClock(), store=store, instance_id="t", history_limit=2)
+    machine = TaskMachine(TaskContext(task_id="t-1"), TaskHandlers(), options=options)
+    for event, payload in HAPPY_PATH[:6]:
+        machine.send(event, **payload)
+        machine.save()
+    store.save("whole", machine.snapshot() | {"instance_id": "whole"}, 0)
+    held = [store._data[i][1] for i in store._data] + [
+        text for _, texts in store._records.values() for text in texts
+    ]
+    assert sorted(map(id, held)) == sorted(store._written)
+    store.delete("t")
+    store.delete("whole")
+    assert store._written == {}
 
 
 def test_a_rewritten_record_with_its_checksum_is_still_checked() -> None:
@@ -175,29 +237,87 @@ def test_sqlite_rows_without_checksums_get_every_check(tmp_path: Path, walks: li
             TaskMachine.load(store, "t", TaskHandlers())
 
 
-def test_a_charts_own_snapshot_loads_as_the_strict_decoder_reads_it(store: Store) -> None:
-    def clock() -> float:
-        return 1_767_225_600.0
+def chart_clock() -> float:
+    return 1_767_225_600.0
 
-    class Handlers:
-        def succeeded(self, context: object, payload: Any, /) -> bool:
-            return bool(payload["ok"])
 
-    options = MachineOptions(clock=clock, store=store, instance_id="c")
-    machine: AgentTaskMachine[None] = AgentTaskMachine(None, Handlers(), options=options)
+class ChartHandlers:
+    def succeeded(self, context: object, payload: Any, /) -> bool:
+        return bool(payload["ok"])
+
+
+def saved_chart(store: Store) -> AgentTaskMachine[None]:
+    """The README's chart saved as ``c``: back from its deep history, waiting for its tool
+    (its watchdog running)."""
+    options = MachineOptions(clock=chart_clock, store=store, instance_id="c")
+    machine: AgentTaskMachine[None] = AgentTaskMachine(None, ChartHandlers(), options=options)
     machine.planned()
     machine.tool_result(ok=True)
     machine.planned()
     machine.suspend()
     machine.resume()
     machine.save()
-    loaded = AgentTaskMachine.load(store, "c", Handlers(), options=MachineOptions(clock=clock))
+    return machine
+
+
+def test_a_charts_own_snapshot_loads_as_the_strict_decoder_reads_it(store: Store) -> None:
+    machine = saved_chart(store)
+    options = MachineOptions(clock=chart_clock)
+    loaded = AgentTaskMachine.load(store, "c", ChartHandlers(), options=options)
     strict = AgentTaskMachine.restore(
-        Snapshot(store.load("c") or {}), Handlers(), options=MachineOptions(clock=clock)
+        Snapshot(store.load("c") or {}), ChartHandlers(), options=options
     )
     assert loaded.snapshot() == strict.snapshot() == machine.snapshot()
     assert loaded.history == strict.history == machine.history
     assert loaded.next_due == strict.next_due == machine.next_due
+
+
+#: A message the chart holds for a parent it does not have (what only a child of a tree may).
+FOR_A_PARENT = {
+    "id": "msg-0123456789abcdef",
+    "event": "done",
+    "due": 1_767_225_600.0,
+    "delay": 0.0,
+    "on_restore": "fire",
+    "target": "#_parent",
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda d: d["chart"]["active"].__setitem__(0, "nowhere"), "chart.active[0]"),
+        (lambda d: d["chart"]["active"].__setitem__(0, ["working"]), "chart.active[0]"),
+        (lambda d: d["chart"].update(memory={"nowhere": ["planning"]}), "chart.memory.nowhere"),
+        (lambda d: d["chart"].update(memory=[]), "chart.memory"),
+        (
+            lambda d: d["chart"].update(memory={"resume_point": "planning"}),
+            "chart.memory.resume_point",
+        ),
+        (lambda d: d["chart"].update(active="working"), "chart.active"),
+        (lambda d: d["chart"].update(queue=[["PLANNED", {}]]), "chart.queue[0]"),
+        (lambda d: d["chart"].update(finished=1), "chart.finished"),
+        (lambda d: d["chart"].pop("saved_at"), "chart.saved_at"),
+        (lambda d: d["chart"]["timers"][0].update(event="NO_SUCH"), "chart.timers[0].event"),
+        (lambda d: d["chart"]["timers"].append(FOR_A_PARENT), "chart.timers[1]"),
+        (lambda d: d.update(chart=[]), "chart"),
+    ],
+)
+def test_a_charts_text_rewritten_with_its_checksum_is_still_checked(
+    change: Any, field: str
+) -> None:
+    """What a run of the chart cannot have written, under a checksum that matches: the trusted
+    path does not convert it (or, a message, checks it as always), and the strict decoder
+    names the field."""
+    store = MemoryStore()
+    saved_chart(store)
+    revision, text = store._data["c"]
+    store._data["c"] = (revision, _rewritten(text, change))
+    with pytest.raises(SnapshotError) as error:
+        AgentTaskMachine.load(
+            store, "c", ChartHandlers(), options=MachineOptions(clock=chart_clock)
+        )
+    assert error.value.field == field
 
 
 def test_json_files_are_trusted_only_as_written(tmp_path: Path, walks: list[int]) -> None:

@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from agent_task import AgentTaskMachine
 from statewright import Invoke, MachineOptions, MemoryStore
 from statewright._snapshot import history_json
 from statewright._snapshot_text import history_texts, own_text
-from statewright._stores.codec import canonical, stored_texts
+from statewright._stores.codec import canonical, earliest_due, stored_texts
 from statewright._stores.protocol import SnapshotUpdate
 
 from tests.invoke.trees import BossEvent, BossState, boss, middle
@@ -53,6 +54,7 @@ def assert_same_text(machine: Any) -> None:
         assert text.records == records
         assert text.total == machine.total_transitions
         assert text.revision == machine._revision
+        assert text.due == earliest_due(machine._build_snapshot(None))
 
 
 def flat_machines() -> Iterator[Any]:
@@ -94,6 +96,34 @@ def test_a_tree_writes_what_its_dicts_encode(limit: int) -> None:
         machine.send(BossEvent.PING)
         assert_same_text(machine)
     assert worker.total_transitions > limit  # its window slid
+
+
+def test_a_chart_writes_what_its_dicts_encode() -> None:
+    """The README's chart at every step: parallel regions, a pending watchdog timer (and none),
+    a deep history's memory, the timer fired."""
+
+    class Handlers:
+        def succeeded(self, context: object, payload: Any, /) -> bool:
+            return bool(payload["ok"])
+
+    clock = FakeClock(step=0.0)  # a snapshot's time is the clock's
+    machine: AgentTaskMachine[None] = AgentTaskMachine(
+        None, Handlers(), options=MachineOptions(clock=clock)
+    )
+    assert_same_text(machine)
+    steps: list[Callable[[], object]] = [
+        machine.planned,
+        lambda: machine.tool_result(ok=True),
+        machine.planned,
+        machine.suspend,
+        machine.resume,
+        lambda: machine.fire_due(clock.now + 60),
+    ]
+    for step in steps:
+        step()
+        assert_same_text(machine)
+    assert machine._chart is not None and machine._chart.memory  # the history remembered
+    assert machine.state == "failed"  # and the watchdog fired
 
 
 def test_the_memory_store_splices_what_it_would_encode() -> None:

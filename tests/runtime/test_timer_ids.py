@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from statewright import MachineOptions, SnapshotError
+from statewright import MachineOptions, MemoryStore, SnapshotError
 
 from tests.runtime.chart_specs import compile_chart
 
@@ -140,6 +140,27 @@ def test_positional_names_saved_by_the_same_spec_are_renamed(tmp_path: Path) -> 
     assert old["chart"]["timers"][0]["id"] == "after.running.0"  # the caller's is unchanged
     assert restored.fire_due() == 1 and restored.state == "failed"
     assert restored.history[-1].event == "after.running.1h"
+
+
+def test_positional_names_a_store_kept_are_renamed_and_checked(tmp_path: Path) -> None:
+    """A store's own snapshot (its checksum matches) with positional names, as an older
+    release wrote them: they are no event of this spec, so the trusted path does not convert
+    them; renamed, the strict decoder reads the snapshot, and a positional name another spec
+    wrote is still refused."""
+    cls = machine_class(tmp_path, BEFORE, "before")
+    machine = cls(None, options=MachineOptions(clock=lambda: START, instance_id="job"))
+    store = MemoryStore()
+    store.save("job", positional(machine.snapshot()), 0)
+    restored = cls.load(store, "job", options=MachineOptions(clock=lambda: START + 3600))
+    assert restored.pending_timers == {"after.running.1h": START + 3600}
+    assert restored.fire_due() == 1 and restored.state == "failed"
+    assert restored.history[-1].event == "after.running.1h"
+    edited = machine_class(tmp_path, INSERTED, "inserted")
+    old = positional(saved(tmp_path))
+    store.save(old["instance_id"], old, 0)
+    with pytest.raises(SnapshotError) as caught:
+        edited.load(store, old["instance_id"], options=vouched(old))
+    assert caught.value.field == "chart.timers[0].id"
 
 
 def test_positional_names_saved_by_another_spec_are_refused(tmp_path: Path) -> None:

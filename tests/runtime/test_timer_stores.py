@@ -5,13 +5,21 @@ recording how late each timer fired. On every store kind, against the fake clock
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from agent_task import AgentTaskAsyncMachine, AgentTaskEvent, AgentTaskMachine, AgentTaskState
-from statewright import MachineOptions, Store, TimerStore, fire_due_timers, fire_due_timers_async
+from statewright import (
+    MachineOptions,
+    MemoryStore,
+    Store,
+    TimerStore,
+    fire_due_timers,
+    fire_due_timers_async,
+)
 
 from tests.runtime.chart_specs import compile_chart
 from tests.runtime.machines import PlainTaskMachine, TaskEvent
@@ -232,3 +240,45 @@ def test_the_async_driver_reloads_after_a_lost_race(store: TimerStore) -> None:
     final: AgentTaskMachine[None] = AgentTaskMachine.load(store, "a", Handlers(), options=options)
     assert final.state is AgentTaskState.PLANNING and final.revision == 2
     assert store.claim_due(START + 10_000, 10, 60) == []
+
+
+def test_the_memory_stores_claims_are_what_sorting_every_due_instance_gives() -> None:
+    """The memory store claims from a heap it keeps beside its due-timer index, whose entries go
+    stale as saves move or remove due times: against a model that sorts every due instance at
+    each claim, over random saves, deletes, releases and claims; and the heap stays within
+    twice the index (stale entries are dropped or the heap is built anew)."""
+    chooser = random.Random(20_260_101)
+    store = MemoryStore()
+    due: dict[str, float] = {}
+    leases: dict[str, float] = {}
+    for _ in range(5000):
+        instance_id = f"i{chooser.randrange(40)}"
+        step = chooser.random()
+        if step < 0.5:  # a save: its due time moved, kept or gone
+            when = chooser.choice([None, *(float(t) for t in range(20))])
+            with store._lock:
+                store._set_due(instance_id, when)
+            if when is None:
+                due.pop(instance_id, None)
+            else:
+                due[instance_id] = when
+        elif step < 0.6:
+            store.release(instance_id)
+            leases.pop(instance_id, None)
+        elif step < 0.65:
+            store.delete(instance_id)
+            due.pop(instance_id, None)
+            leases.pop(instance_id, None)
+        else:
+            now, limit, seconds = (
+                chooser.randrange(25),
+                chooser.randrange(-1, 6),
+                chooser.randrange(9),
+            )
+            free = [
+                (when, i) for i, when in due.items() if when <= now and leases.get(i, now) <= now
+            ]
+            expected = [i for _, i in sorted(free)][: max(0, limit)]
+            leases.update(dict.fromkeys(expected, now + seconds))
+            assert store.claim_due(now, limit, seconds) == expected
+        assert len(store._heap) <= 2 * len(store._due) + 65

@@ -116,8 +116,11 @@ class SqliteStore:
         """The snapshot, and whether its checksum vouched for it (``statewright._snapshot``'s
         trust rule); None when the instance is not stored."""
         where = f"{self.path}: {instance_id!r:.80}"
-        with self._session(f"load {instance_id!r:.80}") as cursor:
-            found = sql.read(cursor, SQLITE, self._select_head, instance_id, where)
+        with self._lock:  # no _session: a timer driver loads once per timer it fires
+            try:
+                found = sql.read(self._db.cursor(), SQLITE, self._select_head, instance_id, where)
+            except sqlite3.Error as exc:
+                raise StoreError(f"{self.path}: cannot load {instance_id!r:.80}: {exc}") from exc
             if found is not None:
                 self._learn(instance_id, found.head)
         if found is None:
@@ -197,9 +200,12 @@ class SqliteStore:
     def release(self, instance_id: str, /) -> None:
         """End the caller's lease on ``instance_id`` (see :meth:`claim_due`): nothing to write
         when this store object saved the instance since (the save ended it)."""
-        with self._session(f"release {instance_id!r}") as cursor:
+        with self._lock:  # no _session: a timer driver releases once per timer it fires
             if self._migrated and instance_id in self._leased:
-                cursor.execute(SQLITE.release, (instance_id,))
+                try:
+                    self._db.cursor().execute(SQLITE.release, (instance_id,))
+                except sqlite3.Error as exc:
+                    raise StoreError(f"{self.path}: cannot release {instance_id!r}: {exc}") from exc
                 self._leased.discard(instance_id)
 
     def __repr__(self) -> str:
