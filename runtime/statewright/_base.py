@@ -17,7 +17,7 @@ text (:mod:`statewright._trivial`).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Generator, Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from enum import Enum
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -28,7 +28,6 @@ from statewright._history_views import record, record_type
 from statewright._instance import BUSY_ROW
 from statewright._listeners import DEBUG, INFO
 from statewright._persistence import PersistentMachine
-from statewright._tree_text import changed
 
 if TYPE_CHECKING:
     from statewright._chart_state import Pending
@@ -181,7 +180,7 @@ class BaseMachine(PersistentMachine[S, E, C]):
         if working is not None:
             self._chart = working
             if self._parent is not None:  # a child: its parent's next save writes it again
-                changed(self)
+                _changed(self)
         if target is not source:
             self._prev = source
         self._state = target
@@ -387,3 +386,15 @@ class BaseMachine(PersistentMachine[S, E, C]):
         if method is None:
             method = getattr(self._handlers, name)
         return method(self._context, payload)
+
+
+def _import_changed(machine: Any) -> None:
+    global _changed  # the first child's commit imports it (a program without trees never does)
+    from statewright._tree_text import changed
+
+    _changed = changed  # from now on, called at once
+    changed(machine)
+
+
+#: What marks a child changed for its tree's saves (statewright._tree_text.changed).
+_changed: Callable[[Any], None] = _import_changed
