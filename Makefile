@@ -159,11 +159,12 @@ warm: setup
 
 # make test's pytest: on every interpreter at once, the main one on $(WORKERS) workers and each other
 # one on one (so no core waits for a run's last slow test), all but the fleet, each run printing
-# its summary line (or, failing, its whole output); then the fleet, its two stores at once, with
-# nothing but the examples beside it: it counts how much work it gets done in 30 s.
+# its summary line (or, failing, its whole output), the examples beside them; then the fleet, its
+# two stores at once, alone: it counts how much work it gets done in 30 s.
 FLEET := tests/runtime/test_fleet.py
-suite: suite-but-fleet
-	@$(MAKE) --no-print-directory -j2 --output-sync=target fleet examples
+suite:
+	@$(MAKE) --no-print-directory -j2 --output-sync=target suite-but-fleet examples
+	@$(MAKE) --no-print-directory fleet
 
 suite-but-fleet: setup tools postgres wheelhouse w3c-charts venvs
 	@set -- "pytest on $$($(BIN)/python --version), seed $(SEED), all but the fleet" \
@@ -190,15 +191,13 @@ examples: setup
 # in .venv) at once; as soon as .venv is there: lint, the staleness check, mypy, the downloads
 # (wheelhouse, W3C charts: waiting on the network, not the cores) and the main interpreter's first
 # collection of the tests (warm). PostgreSQL, which like Graphviz may need apt-get, is looked for
-# after that, with the suite. The set-up steps
-# leave a core idle about half the time, which a cold mypy (one core for half a minute) fills;
-# beside the suite, which keeps both cores busy, it only added its time. Then the suite; then the
-# fleet beside the examples.
+# after that, with the suite. The set-up steps leave a core idle about half the time, which a cold
+# mypy (one core for half a minute) fills; beside the suite, which keeps both cores busy, it only
+# added its time. Then the suite (above).
 test:
 	@$(MAKE) --no-print-directory -j7 --output-sync=target lint stale typecheck tools venvs wheelhouse \
 	  w3c-charts warm
-	@$(MAKE) --no-print-directory suite-but-fleet
-	@$(MAKE) --no-print-directory -j2 --output-sync=target fleet examples
+	@$(MAKE) --no-print-directory suite
 
 # The fuzz suite and the statechart property tests with a long budget and a fresh seed (make test
 # runs a short one per interpreter). Replay a failure with the seed it prints: make fuzz
