@@ -114,12 +114,12 @@ pytest: setup tools postgres wheelhouse w3c-charts
 	@echo "== pytest on $$($(BIN)/python --version), seed $(SEED), 1/$(INTERPRETERS) of the fuzz budget"
 	@$(call pytest_on,0,$(BIN)/python,$(XDIST))
 
-# The fast loop: the tests that need no external tool run (mypy, subprocesses, renderers) on the
-# main interpreter, with a fifth of the fuzz budget and of every property test's examples (make test
-# runs them all; tests/fuzz).
+# The fast loop: the tests that need no external tool (mypy, ruff, subprocesses, renderers, a
+# PostgreSQL server: marked slow) on the main interpreter, with a tenth of the fuzz budget and of
+# every property test's examples (make test runs them all; tests/fuzz).
 pytest-fast: setup
-	@echo "== pytest (not slow) on $$($(BIN)/python --version), seed $(SEED), 1/5 of the examples"
-	@STATEWRIGHT_FUZZ_SEED=$(SEED) STATEWRIGHT_FUZZ_BUDGET=$${STATEWRIGHT_FUZZ_BUDGET:-60} \
+	@echo "== pytest (not slow) on $$($(BIN)/python --version), seed $(SEED), 1/10 of the examples"
+	@STATEWRIGHT_FUZZ_SEED=$(SEED) STATEWRIGHT_FUZZ_BUDGET=$${STATEWRIGHT_FUZZ_BUDGET:-30} \
 	  $(BIN)/python -m pytest $(XDIST) $(PYTEST_FLAGS) -m "not slow" -p no:cacheprovider
 
 # The gates beside the fast tests: the tests' start (collection on every worker) leaves a core idle

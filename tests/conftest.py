@@ -164,16 +164,28 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
     """Mark :data:`MAIN_ONLY` and, for pytest-xdist (``--dist loadgroup``), group the tests
     sharing a module- or session-scoped fixture of this suite by that fixture (and its parameter),
     so that it is built on one worker only: before any other plugin's hook, xdist's reads the
-    groups. Once every other hook has reordered the items, put the fleet first."""
+    groups. Mark ``slow`` the tests that need a PostgreSQL server (an external tool: ``make
+    check`` leaves them out). Once every other hook has reordered the items, put the fleet
+    first."""
     for item in items:
         path = item.nodeid.split("::", 1)[0]
         if any(path.startswith(prefix) for prefix in MAIN_ONLY):
             item.add_marker(pytest.mark.main_only)
+        if _uses_postgres(item):
+            item.add_marker(pytest.mark.slow)
         group = _shared_fixture(item)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
     yield
     items.sort(key=lambda item: not item.nodeid.startswith(FIRST))
+
+
+def _uses_postgres(item: pytest.Item) -> bool:
+    """Whether ``item`` asks for the server (:func:`postgres_url`), directly or through a
+    parameter named ``postgres`` (the store kinds reach it with ``request.getfixturevalue``)."""
+    callspec = getattr(item, "callspec", None)
+    parameters = callspec.params.values() if callspec is not None else ()
+    return "postgres_url" in getattr(item, "fixturenames", ()) or "postgres" in parameters
 
 
 def _shared_fixture(item: pytest.Item) -> str | None:

@@ -191,6 +191,7 @@ def test_configured_schema_file_is_generated_and_checked(project: Path) -> None:
     assert "stale: spec/statewright.schema.json" in result.stderr
 
 
+@pytest.mark.slow
 def test_python_dash_m_entry_point(repo: Path) -> None:
     import subprocess
     import sys

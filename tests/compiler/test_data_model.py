@@ -206,6 +206,7 @@ kind = "final"
 """
 
 
+@pytest.mark.slow
 @pytest.mark.main_only  # mypy checks every target Python from the main interpreter
 def test_modules_import_only_what_they_use_and_pass_ruff_and_mypy(tmp_path: Path) -> None:
     """A chart with a cond but no data fields has no data class (``data: object``)."""

@@ -245,6 +245,7 @@ def test_11_future_import_is_invalid(tmp_path: Path) -> None:
     assert code == 1 and "error[invalid-import]: '__future__' imports are" in stderr
 
 
+@pytest.mark.slow
 def test_seed_modules_pass_the_project_rules_with_noqa_ignored() -> None:
     for module in sorted((REPO / "generated").glob("*.py")):
         assert lint_findings(module.read_text(encoding="utf-8")) == "", module.name

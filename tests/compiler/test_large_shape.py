@@ -152,6 +152,7 @@ def test_large_shape_builds_the_tables_of_the_small_shape(path: Path) -> None:
     assert_clean(large)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(random_specs())
 def test_large_shape_of_random_specs_agrees_and_is_clean(spec: RandomSpec) -> None:

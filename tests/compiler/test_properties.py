@@ -64,6 +64,7 @@ def test_dispatch_functions_and_tables_agree_with_the_spec(spec: RandomSpec) -> 
     assert {state.value for state in module.FINAL_STATES} == set(spec.finals)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(random_specs())
 def test_output_is_byte_stable_lint_clean_and_already_formatted(spec: RandomSpec) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 from statewright_compiler.check.validate import compile_spec
 from statewright_compiler.commands.diff import baseline_diagnostics
 
@@ -119,6 +120,7 @@ def test_the_issues_deploy_is_reported_change_by_change(tmp_path: Path) -> None:
     assert result.stdout == REPORT
 
 
+@pytest.mark.slow
 def test_check_against_a_baseline_holding_every_spec_of_the_repository(tmp_path: Path) -> None:
     """The baseline check over every spec of the repository (in-process, without generating:
     the command's own path is tested in test_check_baseline.py): unchanged, each passes; one

@@ -273,6 +273,7 @@ def test_an_invalid_spec_at_a_revision_is_named_by_its_revision(repository: Path
     assert re.search(r"^HEAD:spec/order\.toml:\d+:\d+: error\[unknown-state\]", result.stderr, re.M)
 
 
+@pytest.mark.slow
 def test_the_command_line_entry_point(repository: Path) -> None:
     """The one subprocess: ``python -m statewright_compiler diff`` as the in-process runs."""
     remove_rejected(repository)

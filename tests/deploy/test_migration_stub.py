@@ -75,6 +75,7 @@ def test_the_stub_is_typed_on_both_sides_with_an_arm_per_change(folder: Path) ->
     assert "return migrate_snapshot(snapshot, state=state, timer=timer, data=data)" in stub
 
 
+@pytest.mark.slow
 def test_mypy_reports_each_decision_left_and_a_forgotten_arm(folder: Path) -> None:
     stub = _stub(folder, V1, V2_BUMPED)
     filled = _edited(stub, *FILLED)

@@ -292,6 +292,7 @@ def _expected_edge(edge: DiagramEdge) -> tuple[str, str, str, str]:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "mode"), CASES)
 def test_dot_draws_clusters_nodes_and_clipped_edges(name: str, mode: str) -> None:
     machine = CHART_MACHINES[name]()

@@ -62,6 +62,7 @@ def test_an_extension_that_names_no_format_is_a_usage_error(tmp_path: Path, file
     assert not (tmp_path / file_name).exists()
 
 
+@pytest.mark.slow
 def test_standard_output_is_mermaid_by_default(tmp_path: Path) -> None:
     command = [sys.executable, "-m", "statewright_compiler", "diagram", str(SPEC)]
     result = subprocess.run(command, cwd=tmp_path, capture_output=True, check=False)

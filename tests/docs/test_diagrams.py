@@ -113,6 +113,7 @@ def _lines(label: str) -> str:
     return "\n".join(label.splitlines())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "mode"), CASES)
 def test_dot_renders_without_warnings_and_shows_the_model(name: str, mode: str) -> None:
     machine = MACHINES[name]()

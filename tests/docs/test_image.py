@@ -17,6 +17,7 @@ from tests.docs.sample_machines import door, nasty
 from tests.docs.tools import dot_executable
 
 
+@pytest.mark.slow
 def test_svg_and_png() -> None:
     dot_executable()
     svg = render_image(render_dot(nasty()), "svg")

@@ -34,7 +34,7 @@ def whole_budget() -> int:
 
 def examples(count: int) -> int:
     """This interpreter's examples for a property test written for ``count`` (scaled like the
-    budget where it is another: ``make check`` runs a fifth): like :func:`budget`, its share of
+    budget where it is another: ``make check`` runs a tenth): like :func:`budget`, its share of
     them plus :data:`OVERLAP`, each interpreter from its own seed, so that the interpreters
     together run at least ``count`` different cases instead of each repeating ``count``."""
     return _share(max(1, count * whole_budget() // DEFAULT_BUDGET))
