@@ -13,7 +13,7 @@ from statewright import SnapshotUpdate, SqliteStore
 from statewright_compiler.mcp_server.hosting import MachineType, hosted_types
 from statewright_compiler.mcp_server.instances import MAX_ATTEMPTS, Instances, ToolError
 from statewright_compiler.mcp_server.settings import Settings
-from statewright_compiler.mcp_server.tools import call_tool, served_tools
+from statewright_compiler.mcp_server.tools import call_tool, request_key, served_tools
 
 from tests.conftest import REPO
 
@@ -195,8 +195,6 @@ def test_a_read_only_server_offers_and_runs_no_writing_tool(
 
 
 def test_the_request_key_is_the_request_id_scoped_to_its_connection() -> None:
-    from statewright_compiler.mcp_server.server import request_key  # imports the MCP SDK
-
     assert request_key("connection-1", 3) == request_key("connection-1", 3)
     assert request_key("connection-1", 3) != request_key("connection-2", 3)
     assert request_key("connection-1", 3) != request_key("connection-1", "3")

@@ -41,7 +41,6 @@ def serve(settings: Settings) -> None:
     from statewright import StatewrightError, open_store
 
     from statewright_compiler.mcp_server.hosting import hosted_types
-    from statewright_compiler.mcp_server.server import build_server
 
     machine_types = hosted_types(settings)
     try:
@@ -49,6 +48,10 @@ def serve(settings: Settings) -> None:
     except StatewrightError as error:
         raise ConfigError(f"store {settings.store}: {error}") from None
     with store:
+        # The SDK (~1.7 s of imports) only once the configuration is known to be good: a wrong
+        # one is reported at once.
+        from statewright_compiler.mcp_server.server import build_server
+
         server = build_server(settings, store, machine_types)
         if settings.transport == "stdio":
             from mcp.server.stdio import stdio_server

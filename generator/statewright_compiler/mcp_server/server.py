@@ -14,7 +14,6 @@ cannot be told from another client's request with the same id). A key a client p
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Sequence
@@ -34,7 +33,7 @@ from statewright_compiler.mcp_server.hosting import MachineType
 from statewright_compiler.mcp_server.instances import Instances, ToolError
 from statewright_compiler.mcp_server.resources import HISTORY_TEMPLATE, ResourceMissing, Resources
 from statewright_compiler.mcp_server.settings import Settings
-from statewright_compiler.mcp_server.tools import Tool, call_tool, served_tools
+from statewright_compiler.mcp_server.tools import Tool, call_tool, request_key, served_tools
 
 __all__ = ["build_server", "request_key"]
 
@@ -44,15 +43,6 @@ _INSTRUCTIONS = (
     "its arguments); send_event sends one of those events. Only a legal event is taken: any "
     "other is an error that changes nothing and names the legal ones."
 )
-
-
-def request_key(connection: str | None, request_id: object) -> str:
-    """The idempotency key of request ``request_id`` on ``connection`` (None: unknown, so the
-    call gets a key of its own)."""
-    if connection is None or request_id is None:
-        return f"mcp-{os.urandom(16).hex()}"
-    digest = hashlib.sha256(f"{connection}\n{request_id!r}".encode()).hexdigest()
-    return f"mcp-{digest[:40]}"
 
 
 def build_server(settings: Settings, store: Store, machine_types: Sequence[MachineType]) -> Server:

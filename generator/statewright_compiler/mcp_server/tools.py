@@ -16,6 +16,8 @@ the event's own arguments are checked by the runtime against the spec's payload 
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, NoReturn
@@ -23,7 +25,7 @@ from typing import Any, Final, NoReturn
 from statewright_compiler.mcp_server.hosting import MachineType
 from statewright_compiler.mcp_server.instances import Instances, ToolError
 
-__all__ = ["Tool", "call_tool", "served_tools"]
+__all__ = ["Tool", "call_tool", "request_key", "served_tools"]
 
 
 @dataclass(frozen=True)
@@ -197,3 +199,12 @@ def _problem(rule: Mapping[str, Any], value: Any) -> str | None:
 
 def _invalid(tool: Tool, reason: str) -> NoReturn:
     raise ToolError("invalid_arguments", f"{tool.name}: {reason}")
+
+
+def request_key(connection: str | None, request_id: object) -> str:
+    """The idempotency key of request ``request_id`` on ``connection`` (None: unknown, so the
+    call gets a key of its own)."""
+    if connection is None or request_id is None:
+        return f"mcp-{os.urandom(16).hex()}"
+    digest = hashlib.sha256(f"{connection}\n{request_id!r}".encode()).hexdigest()
+    return f"mcp-{digest[:40]}"
