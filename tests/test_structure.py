@@ -27,6 +27,8 @@ PACKAGES = {
     "statewright_compiler": REPO / "generator" / "statewright_compiler",
 }
 MAX_LINES = 400
+#: On one pytest-xdist worker: the tests walk the same import graphs, each module parsed once.
+pytestmark = pytest.mark.xdist_group("structure")
 
 
 def modules(package: str) -> dict[str, Path]:
