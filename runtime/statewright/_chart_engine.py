@@ -179,16 +179,16 @@ class ChartEngine(ChartPlans):
         """The ``chart`` field of a snapshot (statewright._chart_snapshot)."""
         return _snapshot_part().encode_chart(self, chart, saved_at)
 
-    def encode_text(self, chart: ChartState, saved_at: float) -> tuple[str, float | None]:
-        """:meth:`encode`'s dict as canonical text, and when its earliest ``fire`` timer is due
-        (statewright._chart_text: a save writes it)."""
+    def encode_text(self, chart: ChartState) -> tuple[str, str, float | None]:
+        """:meth:`encode`'s dict as canonical text, before and after its ``saved_at`` value, and
+        when its earliest ``fire`` timer is due (statewright._chart_text: a save writes it)."""
         part = _snapshot_part()
         write = part.chart_text
         if write is None:  # the first save to a store (which imports json)
             from statewright._chart_text import chart_text
 
             write = part.chart_text = chart_text
-        return write(self, chart, saved_at)
+        return write(self, chart)
 
     def decode(self, data: dict[str, Any], table: Table) -> Decoded:
         """A snapshot checked against the chart too (its ``chart`` field), positional timer
@@ -230,7 +230,7 @@ class _SnapshotPart:
         self.restart_timers = restart_timers
         #: statewright._chart_text's, set by the first save to a built-in store (its canonical
         #: text imports json, which a snapshot does not need).
-        self.chart_text: Callable[[Any, ChartState, float], tuple[str, float | None]] | None = None
+        self.chart_text: Callable[[Any, ChartState], tuple[str, str, float | None]] | None = None
 
 
 _SNAPSHOT_PART: _SnapshotPart | None = None

@@ -5,8 +5,10 @@ chart's part is most of a head, and changes at every event. Building the dict
 :func:`~statewright._chart_snapshot.encode_chart` builds and encoding it writes each state's
 name twice over; here the text is written from the running state directly, byte for byte what
 the dict encodes to (``tests/runtime/test_save_text.py`` and the chart fuzz tests hold them side
-by side), with the timers' earliest due time for the stores' due-timer index. Imported by a
-chart's first save.
+by side), with the timers' earliest due time for the stores' due-timer index. It is written in
+two parts, cut where the save's time goes as the chart's ``saved_at``: a tree's children each
+keep theirs from save to save, and a save joins them with its time (statewright._tree_text).
+Imported by a chart's first save.
 """
 
 from __future__ import annotations
@@ -25,10 +27,11 @@ if TYPE_CHECKING:
 __all__ = ["chart_text"]
 
 
-def chart_text(engine: ChartTables, state: ChartState, saved_at: float) -> tuple[str, float | None]:
+def chart_text(engine: ChartTables, state: ChartState) -> tuple[str, str, float | None]:
     """The canonical text of :func:`~statewright._chart_snapshot.encode_chart`'s dict (what a
-    save writes: statewright._snapshot_text), written from its parts, and when its earliest
-    ``fire`` timer is due (what ``statewright._stores.codec.earliest_due`` finds in it)."""
+    save writes: statewright._snapshot_text), written from its parts, before and after the value
+    of its ``saved_at``; and when its earliest ``fire`` timer is due (what
+    ``statewright._stores.codec.earliest_due`` finds in it)."""
     names = engine.names
     active = ",".join([_string(names[node]) for node in sorted(state.active)])
     late = ""
@@ -41,7 +44,7 @@ def chart_text(engine: ChartTables, state: ChartState, saved_at: float) -> tuple
     queue = state.queue
     timers = state.timers
     finished = state.finished
-    parts = (
+    before = (
         '{"active":[',
         active,
         '],"finished":',
@@ -59,20 +62,14 @@ def chart_text(engine: ChartTables, state: ChartState, saved_at: float) -> tuple
         ',"queue":',
         canonical([[str(event), dict(payload)] for event, payload, _ in queue]) if queue else "[]",
         ',"saved_at":',
-        repr(saved_at)
-        if type(saved_at) is float and saved_at - saved_at == 0.0
-        else canonical(saved_at),
-        ',"timers":',
-        canonical([timer_json(timer_id, pending) for timer_id, pending in timers.items()])
-        if timers
-        else "[]",
-        "}",
     )
     if not timers:
-        return "".join(parts), None
+        return "".join(before), ',"timers":[]}', None
+    written = canonical([timer_json(timer_id, pending) for timer_id, pending in timers.items()])
+    after = f',"timers":{written}}}'
     due = [
         pending.due
         for pending in timers.values()
         if pending.on_restore == "fire" and type(pending.due) in (int, float)
     ]
-    return "".join(parts), float(min(due)) if due else None
+    return "".join(before), after, float(min(due)) if due else None

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from statewright._context import encode_context
 from statewright._snapshot import SNAPSHOT_FORMAT, _plain, history_json, newest_records
-from statewright._stores.codec import canonical, earliest_due
+from statewright._stores.codec import canonical
 from statewright._stores.protocol import OwnText
 from statewright._tree_text import children_pieces
 
@@ -46,31 +46,24 @@ def head_parts(machine: Any) -> tuple[str, str, float | None]:
     revision's value goes, and its earliest due timer (:func:`~statewright._stores.codec.
     earliest_due` of it). What :meth:`PersistentMachine._build_snapshot` builds, encoded, a
     statechart's taken at its macrostep's time (a checkpoint's) or else now."""
-    if machine._chart is None:
-        pieces, after, due = _head(machine, None)
+    pieces, after, due = _head(machine)
+    if len(pieces) == 1:  # no chart: no time to write
         return pieces[0], after, due
     saved_at = machine._checkpoint_time
     if saved_at is None:
         saved_at = machine._clock()
-    pieces, after, due = _head(machine, saved_at)
-    if len(pieces) == 1:
-        return pieces[0], after, due
     # the canonical text of a finite float is its repr
     time = repr(saved_at) if type(saved_at) is _FLOAT and not saved_at - saved_at else None
     return (time or canonical(saved_at)).join(pieces), after, due
 
 
 def _head(
-    machine: Any,
-    saved_at: float | None,
-    history: str | None = None,
-    entry: tuple[str, str] | None = None,
+    machine: Any, history: str | None = None, entry: tuple[str, str] | None = None
 ) -> tuple[list[str], str, float | None]:
-    """:func:`head_parts`, its statechart taken at ``saved_at``, the text before the revision
-    as *pieces*, cut where each child's chart writes the save's time as its ``saved_at`` (see
-    ``statewright._tree_text``); a child's (``saved_at`` None: cut there too) with the records
-    whose text is ``history``, as its parent's ``entry`` (the text before and after the
-    snapshot) holds it: in the pieces."""
+    """:func:`head_parts`, the text before the revision as *pieces*, cut where each chart of
+    the tree writes the save's time as its ``saved_at`` (see ``statewright._tree_text``); a
+    child's with the records whose text is ``history``, as its parent's ``entry`` (the text
+    before and after the snapshot) holds it: in the pieces."""
     static = machine.__dict__.get("_head_static")
     if static is None:
         static = machine._head_static = _static(machine)
@@ -81,17 +74,10 @@ def _head(
     data = due = None
     if chart is not None:
         spec = machine._spec_table.spec
-        if saved_at is not None:  # the root's: its text written from the running state
-            text, due = machine._engine.encode_text(chart, saved_at)
-            head += '"chart":', text, ","
-        else:  # "saved_at" and "timers" are a chart's last keys (sorted): the cut goes between
-            encoded = machine._engine.encode(chart, 0.0)
-            due = earliest_due({"chart": encoded})
-            timers = encoded.pop("timers")
-            del encoded["saved_at"]
-            head += '"chart":', canonical(encoded)[:-1], ',"saved_at":'
-            pieces.append("".join(head))
-            head = [',"timers":', canonical(timers) if timers else "[]", "},"]
+        before, after, due = machine._engine.encode_text(chart)
+        head += '"chart":', before
+        pieces.append("".join(head))
+        head = [after, ","]
         if spec.data is not None and chart.model is not None:
             from statewright._data_values import encode_data
 
@@ -152,7 +138,7 @@ def _entry_pieces(
     closing = f',"state":{_string(state)}}}'
     if child is None:
         return [f"{opening}null{closing}"], None
-    pieces, _, due = _head(child, None, _child_history(child), (opening, closing))
+    pieces, _, due = _head(child, _child_history(child), (opening, closing))
     return pieces, due
 
 

@@ -312,16 +312,17 @@ def test_a_save_keeps_no_ended_child_alive() -> None:
     assert cancelled() is None
 
 
-def counting(cls: Any, encoded: list[str]) -> Callable[[Any, float], dict[str, Any]]:
-    """The ``encode`` of ``cls``'s engine, noting the spec's name in ``encoded`` at each call."""
+def counting(cls: Any, encoded: list[str]) -> Callable[[Any], tuple[str, str, float | None]]:
+    """The ``encode_text`` of ``cls``'s engine (what writes a chart's part of a save), noting
+    the spec's name in ``encoded`` at each call."""
     engine = cls._classdata()[1]
 
-    def encode(chart: Any, saved_at: float) -> dict[str, Any]:
+    def encode_text(chart: Any) -> tuple[str, str, float | None]:
         encoded.append(cls.spec.name)
-        result: dict[str, Any] = type(engine).encode(engine, chart, saved_at)
+        result: tuple[str, str, float | None] = type(engine).encode_text(engine, chart)
         return result
 
-    return encode
+    return encode_text
 
 
 def test_a_save_encodes_only_the_children_that_changed(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -331,7 +332,7 @@ def test_a_save_encodes_only_the_children_that_changed(monkeypatch: pytest.Monke
     machine.send(BossEvent.GO)
     encoded: list[str] = []
     for cls in (WORKER, CLERK[0], MIDDLE[0]):
-        monkeypatch.setattr(cls._classdata()[1], "encode", counting(cls, encoded))
+        monkeypatch.setattr(cls._classdata()[1], "encode_text", counting(cls, encoded))
 
     def saved() -> list[str]:
         encoded.clear()
