@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from json.encoder import encode_basestring_ascii as _string
+from math import modf as _modf
 from typing import TYPE_CHECKING, Any, Final
 
 from statewright._context import encode_context
@@ -258,10 +259,32 @@ def history_texts(
         texts.append(
             f'{{"epoch":{epoch!r},{error_text}"event":{event},"event_id":{event_id},'
             f'"from":{source},{lateness_text}"payload":{payload_text}{written_under},'
-            f'"timestamp":"{_FROM_TIMESTAMP(epoch, _UTC).isoformat(timespec="microseconds")}",'
+            f'"timestamp":"{_timestamp(epoch)}",'
             f'"to":{target}}}'
         )
     return texts
+
+
+def _timestamp(epoch: float) -> str:
+    """``statewright._history.format_timestamp(epoch)`` for a finite epoch, the text up to the
+    seconds kept for the last second written (a save's records mostly share it): the
+    microseconds are rounded as ``datetime.fromtimestamp`` rounds them (half to even)."""
+    if epoch < 0.0:  # modf's parts would need datetime's other carry
+        return _FROM_TIMESTAMP(epoch, _UTC).isoformat(timespec="microseconds")
+    fraction, whole = _modf(epoch)
+    micro = round(fraction * 1e6)
+    if micro >= 1_000_000:
+        micro -= 1_000_000
+        whole += 1.0
+    last = _SECOND[0]  # one read: another thread may replace it
+    if last[0] != whole:
+        last = _SECOND[0] = (whole, _FROM_TIMESTAMP(whole, _UTC).isoformat("T", "seconds")[:-6])
+    return f"{last[1]}.{micro:06d}+00:00"
+
+
+#: The last whole second :func:`_timestamp` wrote and its text (date and time of day), as one
+#: tuple, so that threads never see one's second with another's text.
+_SECOND: Final[list[tuple[float, str]]] = [(-1.0, "")]
 
 
 def _record_steps(machine: Any) -> list[tuple[str, str, str]]:

@@ -12,12 +12,16 @@ from typing import Any
 
 import pytest
 from agent_task import AgentTaskMachine
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from statewright import Invoke, MachineOptions, MemoryStore
+from statewright._history import format_timestamp
 from statewright._snapshot import history_json
-from statewright._snapshot_text import history_texts, own_text
+from statewright._snapshot_text import _timestamp, history_texts, own_text
 from statewright._stores.codec import canonical, earliest_due, stored_texts
 from statewright._stores.protocol import SnapshotUpdate
 
+from tests.fuzz import examples
 from tests.invoke.trees import BossEvent, BossState, boss, middle
 from tests.invoke.trees import options as tree_options
 from tests.runtime.machines import (
@@ -182,3 +186,27 @@ def test_records_of_every_shape_are_written_as_their_dicts_encode() -> None:
     texts = history_texts(machine, table.triples, raw, total, after, spec_hash)
     records = history_json(table.triples, raw, total, after, spec_hash)
     assert texts == [canonical(record) for record in records]
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    st.one_of(
+        st.floats(min_value=0.0, max_value=2.0**34),
+        # a whole second and a fraction at or next to half a microsecond: the rounding's edge
+        st.builds(
+            lambda second, half: second + half / 2e6,
+            st.integers(min_value=0, max_value=2**34),
+            st.integers(min_value=0, max_value=2 * 10**6),
+        ),
+        st.builds(
+            lambda second, tenth: second + tenth / 1e7,
+            st.integers(min_value=0, max_value=2**34),
+            st.integers(min_value=0, max_value=10**7),
+        ),
+    )
+)
+def test_a_records_timestamp_is_what_datetime_writes(epoch: float) -> None:
+    """The record writer keeps the text of the second it last wrote and adds the microseconds
+    itself: rounded half to even, carried into the next second, as ``datetime`` does."""
+    assert _timestamp(epoch) == format_timestamp(epoch)
+    assert _timestamp(epoch) == format_timestamp(epoch)  # from the kept second

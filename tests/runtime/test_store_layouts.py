@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 from agent_task import AgentTaskMachine, AgentTaskState
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from statewright import (
     Conflict,
     MachineOptions,
@@ -24,8 +26,9 @@ from statewright import (
     Store,
     fire_due_timers,
 )
-from statewright._stores.layout import FLUSH_RECORDS, LAYOUT
+from statewright._stores.layout import FLUSH_RECORDS, LAYOUT, Recent, split_records
 
+from tests.fuzz import examples
 from tests.runtime.fixtures.write_layout1 import EXPECTED, START
 from tests.runtime.fixtures.write_legacy import _AgentHandlers
 from tests.runtime.machines import PlainTaskMachine, TaskEvent
@@ -248,3 +251,30 @@ def test_a_broken_descriptor_is_a_snapshot_error(tmp_path: Path) -> None:
                 store.load("m")
     with contextlib.closing(sqlite3.connect(tmp_path / "db.sqlite")) as db:
         assert db.execute("PRAGMA user_version").fetchone()
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.booleans()), min_size=1, max_size=12),
+    st.integers(1, 20),
+)
+def test_records_kept_as_texts_or_as_a_read_fragment_extend_alike(
+    batches: list[tuple[int, bool]], retained: int
+) -> None:
+    """A store keeps the records it wrote as their texts (a flush takes them as they are) and
+    those it read from a row as the row's fragment (split when a flush needs them): extended by
+    the same records, with gaps and windows, both hold the same records."""
+    total = 0
+    written = read = Recent.of_texts([], 0)
+    for count, gap in batches:
+        total += count + (2 if gap and count else 0)
+        texts = [json.dumps({"event_id": i, "s": "a,]}"}) for i in range(total - count, total)]
+        written = written.extended(texts, total, retained)
+        read = Recent(read.fragment, read.count, read.total).extended(texts, total, retained)
+        assert (written.fragment, written.count, written.total) == (
+            read.fragment,
+            read.count,
+            read.total,
+        )
+        assert written.texts == read.texts == split_records(written.fragment)
+        assert written.count == len(written.texts) <= retained

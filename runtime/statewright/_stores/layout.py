@@ -62,14 +62,38 @@ _PREFIX: Final = re.compile(
 
 class Recent:
     """The records a head row keeps: ``count`` of them, the newest ending at event id ``total``,
-    as ``fragment`` (their texts joined by commas: a JSON array's inside)."""
+    as ``fragment`` (their texts joined by commas: a JSON array's inside) and as ``texts`` (each
+    record's text). A store that wrote them keeps the texts, so that a flush need not split
+    the fragment again; one read from a row has the fragment, split when a flush needs it."""
 
-    __slots__ = ("count", "fragment", "total")
+    __slots__ = ("_fragment", "_texts", "count", "total")
 
-    def __init__(self, fragment: str, count: int, total: int) -> None:
-        self.fragment = fragment
+    def __init__(
+        self, fragment: str | None, count: int, total: int, texts: list[str] | None = None
+    ) -> None:
+        self._fragment = fragment
+        self._texts = texts
         self.count = count
         self.total = total
+
+    @classmethod
+    def of_texts(cls, texts: list[str], total: int) -> Recent:
+        """The records ``texts``, the newest ending at event id ``total``."""
+        return cls(None, len(texts), total, texts)
+
+    @property
+    def fragment(self) -> str:
+        fragment = self._fragment
+        if fragment is None:
+            fragment = self._fragment = ",".join(self._texts or ())
+        return fragment
+
+    @property
+    def texts(self) -> list[str]:
+        texts = self._texts
+        if texts is None:
+            texts = self._texts = split_records(self.fragment)
+        return texts
 
     @property
     def first(self) -> int:
@@ -80,15 +104,20 @@ class Recent:
         """These records followed by ``texts`` (the records up to ``total``, consecutive),
         without those that fell out of a window of ``retained`` records."""
         if texts and self.total != total - len(texts):  # a gap: only the new ones are kept
-            kept = Recent("", 0, total - len(texts))
+            kept: list[str] = []
+        elif self._texts is None and self.count:  # read from a row: extend its fragment
+            return self._extended_fragment(texts, total, retained)
         else:
-            kept = self
-        fragment = ",".join(filter(None, (kept.fragment, *texts)))
-        recent = Recent(fragment, kept.count + len(texts), total)
-        drop = recent.count - retained
-        if drop > 0:
-            texts = split_records(recent.fragment)[drop:]
-            recent = Recent(",".join(texts), len(texts), total)
+            kept = self._texts or []
+        joined = kept + texts if texts else kept
+        drop = len(joined) - retained
+        return Recent.of_texts(joined[drop:] if drop > 0 else joined, total)
+
+    def _extended_fragment(self, texts: list[str], total: int, retained: int) -> Recent:
+        fragment = ",".join((self.fragment, *texts))
+        recent = Recent(fragment, self.count + len(texts), total)
+        if recent.count > retained:
+            return Recent.of_texts(recent.texts[recent.count - retained :], total)
         return recent
 
     def full(self, head: str, row_chars: int) -> bool:

@@ -36,7 +36,7 @@ from statewright._stores.codec import (
     whole_history,
 )
 from statewright._stores.dialect import Dialect
-from statewright._stores.layout import Recent, head_text, recent_of, split_records
+from statewright._stores.layout import Recent, head_text, recent_of
 from statewright._stores.protocol import OwnText, SnapshotUpdate
 from statewright._stores.sql import Cursor, Head, Transaction, parsed_row
 
@@ -206,13 +206,13 @@ def _kept(
     since, total = write.since, _total(write)
     if row is None or since is None:
         cursor.execute(dialect.delete_records, (instance_id,))
-        return Recent("", 0, total - len(write.texts))
+        return Recent.of_texts([], total - len(write.texts))
     data, _, text = parsed_row(row, where)
     if STORED_HISTORY_KEY not in data:  # a whole snapshot (``save``, or an earlier release)
         first = total - write.retained + 1
         kept = [r for r in whole_history(data, where) if first <= r["event_id"] <= since]
         cursor.execute(dialect.delete_records, (instance_id,))
-        return Recent(",".join(canonical(r) for r in kept), len(kept), since)
+        return Recent.of_texts([canonical(r) for r in kept], since)
     recent = recent_of(data, text, where)[1]
     if recent.total != since:
         raise SnapshotError(
@@ -227,7 +227,7 @@ def _flushed(cursor: Cursor, dialect: Dialect, write: Write, recent: Recent, whe
     :data:`~statewright._stores.codec.PRUNE_EVERY` events, the rows that fell out of the window
     deleted (in the caller's write transaction)."""
     instance_id = write.instance_id
-    empty = Recent("", 0, recent.total)
+    empty = Recent.of_texts([], recent.total)
     _write_head(cursor, dialect, write, head_text(write.text, write.retained, empty), where)
     event_ids, texts, checksums = _rows(recent)
     cursor.executemany(
@@ -246,7 +246,7 @@ def _flushed_at_once(
     """:func:`_flushed` as the dialect's one statement (see ``Dialect.flush``)."""
     assert dialect.flush is not None
     instance_id, expected = write.instance_id, write.expected_revision
-    empty = Recent("", 0, recent.total)
+    empty = Recent.of_texts([], recent.total)
     values = _values(dialect, write, head_text(write.text, write.retained, empty))
     rows = _rows(recent)
     found = cursor.execute(
@@ -259,7 +259,7 @@ def _flushed_at_once(
 
 def _rows(recent: Recent) -> tuple[list[int], list[str], list[str]]:
     """The event ids, texts and checksums of the records in ``recent``, as rows."""
-    texts = split_records(recent.fragment)
+    texts = recent.texts
     first = recent.first
     return list(range(first, first + len(texts))), texts, [checksum(text) for text in texts]
 
