@@ -226,6 +226,35 @@ def test_a_postgres_layout1_store_moves_its_due_times_in(postgres_url: str) -> N
         assert store.claim_due(START + 30, 10, 60) == ["c"]
     with psycopg.connect(url, autocommit=True) as db:
         assert db.execute("SELECT count(*) FROM statewright_due").fetchone() == (0,)
+        options = "SELECT reloptions FROM pg_class WHERE oid = 'statewright_instances'::regclass"
+        assert db.execute(options).fetchone() == (["toast_tuple_target=8160"],)  # tuned
+
+
+def test_postgres_keeps_a_full_head_row_uncompressed(postgres_url: str) -> None:
+    """A head row with the records it keeps (up to a SQLite page's worth) is stored as it is:
+    PostgreSQL would compress it from ~2 kB on, at every save, unless the table says not to."""
+    import psycopg
+
+    url = postgres_schema_url(postgres_url)
+    with PostgresStore(url) as store:
+        machine = PlainTaskMachine(None, options=MachineOptions(store=store, instance_id="m"))
+        for event in (Ev.TASK_CREATED, Ev.PLAN_DONE, Ev.PLAN_APPROVED):
+            machine.send(event)
+        machine.save()
+        longest = 0
+        with psycopg.connect(url, autocommit=True) as db:
+            for i in range(FLUSH_RECORDS):
+                machine.send(Ev.HEARTBEAT, i=i, note="x" * 150)
+                machine.save()
+                row = db.execute(
+                    "SELECT length(snapshot), pg_column_compression(snapshot) "
+                    "FROM statewright_instances"
+                ).fetchone()
+                assert row is not None
+                length, compression = row
+                assert compression is None
+                longest = max(longest, length)
+    assert longest > 3000  # well past the ~2 kB from which PostgreSQL compresses by default
 
 
 def test_a_broken_descriptor_is_a_snapshot_error(tmp_path: Path) -> None:

@@ -38,6 +38,11 @@ __all__ = ["POSTGRES", "SQLITE", "Dialect"]
 #: The instance columns that every insert and update of a head writes (the ``instance_id``
 #: aside), in this order, then a dialect's ``extra_columns``: 0.2's, and ``next_due``.
 HEAD_COLUMNS: Final = ("machine", "revision", "snapshot", "updated_at", "checksum", "next_due")
+#: The row length from which PostgreSQL compresses an instance row's text (TOAST): its largest
+#: (a page's room for one row), not the default ~2 kB, so that a head row with the records it
+#: keeps is written as it is, not compressed at every save (compressing costs more than the
+#: flushes a shorter row needs: bench/bench_save.py).
+TOAST_TUPLE_TARGET: Final = 8160
 #: The columns layout 2 added to the instance table, and their types by dialect.
 ADDED_COLUMNS: Final = ("next_due", "lease_until")
 
@@ -85,6 +90,7 @@ class Dialect:
         checksum_constraint: str,
         extra_columns: tuple[tuple[str, str], ...],
         history_options: str,
+        instance_options: str,
         add_column: str,
         begin_read: str,
         begin_write: str,
@@ -113,7 +119,7 @@ class Dialect:
             f"    checksum {text}{checksum_constraint}{extra_definitions},\n"
             f"    next_due {real},\n"
             f"    lease_until {real}\n"
-            ")",
+            f"){instance_options}",
             "CREATE TABLE IF NOT EXISTS statewright_history (\n"
             f"    instance_id {text} NOT NULL,\n"
             f"    event_id {integer} NOT NULL,\n"
@@ -231,6 +237,7 @@ SQLITE: Final = Dialect(
     checksum_constraint="",  # rows written before checksums have none (they load unverified)
     extra_columns=(),  # statewright 0.2's layout and the columns added since (nullable)
     history_options=" WITHOUT ROWID",
+    instance_options="",
     add_column="",
     begin_read="BEGIN",
     begin_write="BEGIN IMMEDIATE",
@@ -249,11 +256,12 @@ POSTGRES: Final = Dialect(
     checksum_constraint=" NOT NULL",
     extra_columns=(("split", "boolean NOT NULL"), ("total_transitions", "bigint")),
     history_options="",
+    instance_options=f" WITH (toast_tuple_target = {TOAST_TUPLE_TARGET})",
     add_column="IF NOT EXISTS ",
     begin_read="BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
     begin_write="BEGIN",
     row_lock=" FOR UPDATE",
     claim_lock=" FOR UPDATE SKIP LOCKED",
     one_statement_flush=True,
-    row_chars=1900,  # below the ~2 kB from which a row's text is compressed (TOAST)
+    row_chars=3800,  # as SQLite's: PostgreSQL compresses none below TOAST_TUPLE_TARGET
 )

@@ -8,9 +8,10 @@ writing the head alone costs. So the head row keeps the newest records itself, a
 fields, and the common save is one statement: the ``UPDATE ... WHERE revision = ?`` of that row,
 which commits the head and its new records together (or, on a lost race, nothing). Once the
 row would keep more than :data:`FLUSH_RECORDS` records, or grow past the dialect's
-``row_chars`` (a SQLite row within its page, a PostgreSQL row below the size it compresses), a
-save *flushes* them: with the head's ``UPDATE`` it moves them to record rows, each with its
-checksum (one statement on PostgreSQL, a write transaction on SQLite), and once every
+``row_chars`` (a SQLite row within its page; PostgreSQL's the same, its table told not to
+compress rows that short), a save *flushes* them: with the head's ``UPDATE`` it moves them to
+record rows, each with its checksum (one statement on PostgreSQL, a write transaction on
+SQLite), and once every
 ``PRUNE_EVERY`` events deletes the rows that fell out of the window; so a save costs the same
 however long the history is, and a store holds at most ``PRUNE_EVERY + FLUSH_RECORDS`` records
 beyond an instance's window.
@@ -50,8 +51,8 @@ LAYOUT: Final = 2
 
 #: A head row keeps at most this many records before a save flushes them to record rows...
 FLUSH_RECORDS: Final = 16
-#: ...and its text stays within the dialect's ``row_chars`` (a SQLite row within its page, a
-#: PostgreSQL row below the size it compresses and moves out of line), though it keeps this many
+#: ...and its text stays within the dialect's ``row_chars`` (a SQLite row within its page, and
+#: PostgreSQL's the same: see ``dialect.TOAST_TUPLE_TARGET``), though it keeps this many
 #: characters of records whatever the head's own length.
 FLUSH_CHARS: Final = 1000
 

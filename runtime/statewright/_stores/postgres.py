@@ -28,13 +28,20 @@ from typing import Any, Final
 
 from statewright._errors import StoreError
 from statewright._stores import sql, sql_save
-from statewright._stores.dialect import POSTGRES
+from statewright._stores.dialect import POSTGRES, TOAST_TUPLE_TARGET
 from statewright._stores.protocol import SnapshotUpdate
 
 __all__ = ["PostgresStore", "psycopg_module", "shown_url"]
 
 #: Taken while the tables are created: concurrent ``CREATE ... IF NOT EXISTS`` can race.
 _SCHEMA_LOCK: Final = "SELECT pg_advisory_xact_lock(7428001)"
+#: The instance table's storage option (see ``TOAST_TUPLE_TARGET``): a table created before it
+#: was set gets it when a store first opens it (rows written since are stored uncompressed).
+_TOAST_OPTION: Final = f"toast_tuple_target={TOAST_TUPLE_TARGET}"
+_INSTANCE_OPTIONS: Final = (
+    "SELECT reloptions FROM pg_class WHERE oid = to_regclass('statewright_instances')"
+)
+_TUNE_INSTANCES: Final = f"ALTER TABLE statewright_instances SET ({_TOAST_OPTION})"
 
 
 class PostgresStore:
@@ -63,6 +70,9 @@ class PostgresStore:
                 *POSTGRES.move_due,
             ):
                 cursor.execute(statement)
+            options = cursor.execute(_INSTANCE_OPTIONS).fetchone()
+            if _TOAST_OPTION not in (options[0] or ()):  # a table made before: tune it once
+                cursor.execute(_TUNE_INSTANCES)
 
     @contextmanager
     def _session(self, doing: str) -> Iterator[Any]:
