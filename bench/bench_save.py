@@ -21,7 +21,12 @@ without history, a new head to write):
 * ``save, 1,000 records``: ``machine.save()`` of the same machine with a full history of 1,000
   records (payloads of a few fields each, as an agent's events carry);
 * ``whole snapshot (0.2)``: the same machine saved through a store that only has ``save``, so
-  the whole snapshot with its history is written every time, as statewright 0.2 did.
+  the whole snapshot with its history is written every time, as statewright 0.2 did;
+* ``save's Python, no SQL run``: the 1,000-record save with the store's connection replaced by
+  one whose statements do nothing: what the save costs before any SQL runs (the machine's
+  texts, the checksum, the store's bookkeeping). Over the raw UPSERT, it says how much of the
+  target the Python alone takes: the save's SQL (a statement that does what the UPSERT does,
+  and more) cannot cost less than the UPSERT.
 
 On PostgreSQL (a throwaway server started as the tests start theirs, ``tests/postgres_server.py``,
 when its programs are installed; ``--no-postgres`` skips it), with ``synchronous_commit=off`` on
@@ -65,6 +70,7 @@ RECORDS = "save, 1,000 records"
 NONE = "save, no history"
 ONE = "save, 1 record kept"
 WHOLE = "whole snapshot (0.2)"
+PYTHON = "save's Python, no SQL run"
 PG_UPSERT = "PostgreSQL: raw UPSERT of the head row"
 PG_RECORDS = "PostgreSQL: save, 1,000 records"
 TARGET = 2.5
@@ -87,6 +93,25 @@ class WholeSnapshots:
 
     def list_ids(self) -> list[str]:
         return self.inner.list_ids()
+
+
+class NoSql:
+    """A connection whose statements do nothing and each change one row (a compare and swap
+    that won): a store on it runs a save's Python and no SQL."""
+
+    rowcount = 1
+
+    def cursor(self) -> NoSql:
+        return self
+
+    def execute(self, statement: str, parameters: Any = (), /) -> NoSql:
+        return self
+
+    def executemany(self, statement: str, parameters: Any, /) -> NoSql:
+        return self
+
+    def close(self) -> None:
+        pass
 
 
 def machine(store: Any, instance_id: str, history: bool, limit: int = 1000) -> PlainTaskMachine:
@@ -232,6 +257,11 @@ def main() -> None:
             RECORDS: saving(full),
             WHOLE: saving(machine(WholeSnapshots(store("whole")), "whole", history=True)),
         }
+        no_sql = store("python")
+        python_only = machine(no_sql, "python", history=True)
+        stores.append(no_sql._db)  # closed at the end, as the others are
+        no_sql._db = NoSql()  # type: ignore[assignment]  # after the machine's first save
+        variants[PYTHON] = saving(python_only)
         if postgres_url is not None:
             try:
                 variants.update(postgres_variants(postgres_url, stores))
@@ -262,6 +292,7 @@ def main() -> None:
         "upsert": records / median[UPSERT],
         "one": records / median[ONE],
         "whole": median[WHOLE] / records,
+        "python": median[PYTHON] / median[UPSERT],
     }
     print(f"save with 1,000 records / save with none: {ratios['none']:.2f}x")
     print(
@@ -269,6 +300,7 @@ def main() -> None:
     )
     print(f"save with 1,000 records / save keeping 1: {ratios['one']:.2f}x (O(1) in the history)")
     print(f"whole snapshot (0.2) / save with 1,000 records: {ratios['whole']:.1f}x")
+    print(f"the save's Python alone (no SQL run) / raw UPSERT: {ratios['python']:.2f}x")
     if PG_RECORDS in median:
         ratios["postgres"] = median[PG_RECORDS] / median[PG_UPSERT]
         print(
@@ -293,6 +325,7 @@ def main() -> None:
             row(f"{RECORDS} / {NONE}", ratios["none"], "x"),
             row(f"{RECORDS} / {ONE}", ratios["one"], "x"),
             row(WHOLE, us[WHOLE], "us", against=RECORDS, ratio=ratios["whole"]),
+            row(PYTHON, us[PYTHON], "us", against=UPSERT, ratio=ratios["python"]),
         ]
         settings = {
             "synchronous": args.synchronous,
