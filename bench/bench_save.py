@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import platform
+import shutil
 import sqlite3
 import statistics
 import sys
@@ -71,6 +72,7 @@ NONE = "save, no history"
 ONE = "save, 1 record kept"
 WHOLE = "whole snapshot (0.2)"
 PYTHON = "save's Python, no SQL run"
+SQL = "save's SQL, no Python run"
 PG_UPSERT = "PostgreSQL: raw UPSERT of the head row"
 PG_RECORDS = "PostgreSQL: save, 1,000 records"
 TARGET = 2.5
@@ -112,6 +114,47 @@ class NoSql:
 
     def close(self) -> None:
         pass
+
+
+class Recording:
+    """A connection that runs each statement on ``inner`` and keeps it (and its values)."""
+
+    def __init__(self, inner: sqlite3.Connection) -> None:
+        self.inner = inner
+        self.statements: list[tuple[bool, str, Any]] = []
+
+    def cursor(self) -> Recording:
+        return self
+
+    def execute(self, statement: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        self.statements.append((False, statement, parameters))
+        return self.inner.execute(statement, parameters)
+
+    def executemany(self, statement: str, parameters: Any, /) -> sqlite3.Cursor:
+        rows = list(parameters)
+        self.statements.append((True, statement, rows))
+        return self.inner.executemany(statement, rows)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def replaying(recorded: PlainTaskMachine, connection: Recording, db: sqlite3.Connection) -> Runner:
+    """Each run: ``recorded``'s saves (untimed), then their statements run again on ``db``
+    (timed), which is one run behind: it holds what the recorded file held before them."""
+    record = saving(recorded)
+
+    def run(saves: int) -> float:
+        connection.statements.clear()
+        record(saves)
+        statements = list(connection.statements)
+        execute, executemany = db.execute, db.executemany
+        start = time.perf_counter()
+        for many, statement, parameters in statements:
+            (executemany if many else execute)(statement, parameters)
+        return time.perf_counter() - start
+
+    return run
 
 
 def machine(store: Any, instance_id: str, history: bool, limit: int = 1000) -> PlainTaskMachine:
@@ -262,6 +305,17 @@ def main() -> None:
         stores.append(no_sql._db)  # closed at the end, as the others are
         no_sql._db = NoSql()  # type: ignore[assignment]  # after the machine's first save
         variants[PYTHON] = saving(python_only)
+        recorder = store("recorded")
+        recorded = machine(recorder, "full", history=True)
+        recorder._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # all of it in the file
+        shutil.copy(Path(folder) / "recorded.sqlite", Path(folder) / "replica.sqlite")
+        replica = sqlite3.connect(Path(folder) / "replica.sqlite", isolation_level=None)
+        replica.execute("PRAGMA journal_mode=WAL")
+        replica.execute(f"PRAGMA synchronous={args.synchronous}")
+        stores.append(replica)
+        recording = Recording(recorder._db)
+        recorder._db = recording  # type: ignore[assignment]
+        variants[SQL] = replaying(recorded, recording, replica)
         if postgres_url is not None:
             try:
                 variants.update(postgres_variants(postgres_url, stores))
@@ -293,6 +347,7 @@ def main() -> None:
         "one": records / median[ONE],
         "whole": median[WHOLE] / records,
         "python": median[PYTHON] / median[UPSERT],
+        "sql": median[SQL] / median[UPSERT],
     }
     print(f"save with 1,000 records / save with none: {ratios['none']:.2f}x")
     print(
@@ -301,6 +356,7 @@ def main() -> None:
     print(f"save with 1,000 records / save keeping 1: {ratios['one']:.2f}x (O(1) in the history)")
     print(f"whole snapshot (0.2) / save with 1,000 records: {ratios['whole']:.1f}x")
     print(f"the save's Python alone (no SQL run) / raw UPSERT: {ratios['python']:.2f}x")
+    print(f"the save's SQL alone (no Python run) / raw UPSERT: {ratios['sql']:.2f}x")
     if PG_RECORDS in median:
         ratios["postgres"] = median[PG_RECORDS] / median[PG_UPSERT]
         print(
@@ -326,6 +382,7 @@ def main() -> None:
             row(f"{RECORDS} / {ONE}", ratios["one"], "x"),
             row(WHOLE, us[WHOLE], "us", against=RECORDS, ratio=ratios["whole"]),
             row(PYTHON, us[PYTHON], "us", against=UPSERT, ratio=ratios["python"]),
+            row(SQL, us[SQL], "us", against=UPSERT, ratio=ratios["sql"]),
         ]
         settings = {
             "synchronous": args.synchronous,
