@@ -61,8 +61,11 @@ if moves:
 self._state = target
 self._fast = fast
 self._counts[index] += 1
-# The logger's own level cache (False = INFO disabled) spares an isEnabledFor call.
-if self._listeners or self._log_cache.get(INFO, True):
+try:  # the logger's own level cache (False = INFO disabled): no isEnabledFor call, no get call
+    announce = self._listeners or self._log_cache[INFO]
+except KeyError:  # emptied by a level change
+    announce = True
+if announce:
     pending = self._announce(source, member, target, payload, None)
     if pending:
         {listeners}
@@ -168,22 +171,23 @@ def _fill(text: str, parts: Mapping[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _compile(source: str, name: str, constants: Mapping[str, Any]) -> Callable[..., Any]:
-    """A new function ``name`` from ``source``, with ``constants`` as its closure cells. Each
-    text is compiled once, and registered with linecache under a name that says what it is."""
+def _compile(source: str, name: str, cells: Mapping[str, Any] | None = None) -> Callable[..., Any]:
+    """A new function ``name`` from ``source``: ``cells`` (an event method's event) its closure,
+    :data:`_GLOBALS` its globals (not cells: 3.11+ copies every cell into each frame, a global
+    is read only where it is used). Each text is compiled once, registered with linecache."""
     factory = _COMPILED.get((source, name))
     if factory is None:
         import linecache  # only when the first entry point is compiled
 
-        names = ", ".join(constants)
+        names = ", ".join(cells or ())
         text = f"def factory({names}):\n" + "".join(f"    {line}\n" for line in source.splitlines())
         text += f"    return {name}\n"
         filename = f"<statewright trivial commit: {name} {len(_COMPILED)}>"
         linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-        namespace: dict[str, Any] = {}
+        namespace: dict[str, Any] = dict(_GLOBALS)
         exec(compile(text, filename, "exec"), namespace)  # the runtime's own text, see above
         factory = _COMPILED[(source, name)] = namespace["factory"]
-    return factory(*constants.values())  # type: ignore[no-any-return]
+    return factory(*(cells or {}).values())  # type: ignore[no-any-return]
 
 
 #: The compiled factory of each ``(text, function name)``.
@@ -237,29 +241,30 @@ def _name(field: str) -> str:
 
 def compile_send() -> Callable[..., Any]:
     source = sync_source("send", "_send_slow", "target", None)
-    return _compile(source, "send", _CONSTANTS)
+    return _compile(source, "send")
 
 
 def compile_try_send() -> Callable[..., Any]:
     source = sync_source("try_send", "_try_slow", "True", None, _ANSWER)
-    return _compile(source, "try_send", _CONSTANTS)
+    return _compile(source, "try_send")
 
 
 def compile_chart_send() -> Callable[..., Any]:
     source = sync_source("send", "_send_slow", "target", None, chart=True)
-    return _compile(source, "send", _CONSTANTS)
+    return _compile(source, "send")
 
 
 def compile_chart_try_send() -> Callable[..., Any]:
     source = sync_source("try_send", "_try_slow", "True", None, _ANSWER, chart=True)
-    return _compile(source, "try_send", _CONSTANTS)
+    return _compile(source, "try_send")
 
 
 def compile_async_send() -> Callable[..., Any]:
-    return _compile(async_source(), "send", _CONSTANTS)
+    return _compile(async_source(), "send")
 
 
-_CONSTANTS: Final = {
+#: The runtime's names the compiled texts read.
+_GLOBALS: Final = {
     "INFO": INFO,
     "InvalidTransition": InvalidTransition,
     "refuse_async_listeners": refuse_async_listeners,
@@ -320,7 +325,7 @@ def _event_method(event: Any, fields: tuple[tuple[str, Any, bool], ...], origina
         source = sync_source("method", "_send_slow", "target", shape)
 
         def make(event: Any, source: str = source) -> Callable[..., Any]:
-            return _compile(source, "method", {**_CONSTANTS, "EVENT": event})
+            return _compile(source, "method", {"EVENT": event})
 
         _FACTORIES[shape] = make
     method: Any = make(event)
