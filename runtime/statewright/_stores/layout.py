@@ -11,10 +11,9 @@ row would keep more than :data:`FLUSH_RECORDS` records, or grow past the dialect
 ``row_chars`` (a SQLite row within its page; PostgreSQL's the same, its table told not to
 compress rows that short), a save *flushes* them: with the head's ``UPDATE`` it moves them to
 record rows, each with its checksum (one statement on PostgreSQL, a write transaction on
-SQLite), and once every
-``PRUNE_EVERY`` events deletes the rows that fell out of the window; so a save costs the same
-however long the history is, and a store holds at most ``PRUNE_EVERY + FLUSH_RECORDS`` records
-beyond an instance's window.
+SQLite), and once every ``PRUNE_EVERY`` events deletes the rows that fell out of the window; so
+a save costs the same however long the history is, and a store holds at most ``PRUNE_EVERY +
+FLUSH_RECORDS`` records beyond an instance's window.
 
 The head row's text (its checksum column covers all of it)::
 
