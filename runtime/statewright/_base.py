@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from statewright._compat import StrEnum
 from statewright._engine import SAVE, Outcome, Request
 from statewright._errors import ClockError, InvalidTransition, StatewrightError, UnknownEvent
+from statewright._first_call import on_first_call
 from statewright._history_views import record, record_type
 from statewright._instance import BUSY_ROW
 from statewright._listeners import DEBUG, INFO
@@ -388,13 +389,8 @@ class BaseMachine(PersistentMachine[S, E, C]):
         return method(self._context, payload)
 
 
-def _import_changed(machine: Any) -> None:
-    global _changed  # the first child's commit imports it (a program without trees never does)
-    from statewright._tree_text import changed
-
-    _changed = changed  # from now on, called at once
-    changed(machine)
-
-
-#: What marks a child changed for its tree's saves (statewright._tree_text.changed).
-_changed: Callable[[Any], None] = _import_changed
+#: What marks a child changed for its tree's saves (statewright._tree_text's ``changed``),
+#: imported by the first child's commit (a program without trees never imports it).
+_changed: Callable[[Any], None] = on_first_call(
+    globals(), "_changed", "statewright._tree_text", "changed"
+)

@@ -21,6 +21,7 @@ from statewright._chart_spec import ERROR_ROUTE, Chart
 from statewright._chart_state import ChartState, Pending
 from statewright._engine import Outcome, Request
 from statewright._errors import ActionFailed
+from statewright._first_call import on_first_call
 
 if TYPE_CHECKING:
     from statewright._data_spec import DataModel
@@ -177,18 +178,12 @@ class ChartEngine(ChartPlans):
 
     def encode(self, chart: ChartState, saved_at: float) -> dict[str, Any]:
         """The ``chart`` field of a snapshot (statewright._chart_snapshot)."""
-        return _snapshot_part().encode_chart(self, chart, saved_at)
+        return _encode_chart(self, chart, saved_at)
 
     def encode_text(self, chart: ChartState) -> tuple[str, str, float | None]:
         """:meth:`encode`'s dict as canonical text, before and after its ``saved_at`` value, and
         when its earliest ``fire`` timer is due (statewright._chart_text: a save writes it)."""
-        part = _snapshot_part()
-        write = part.chart_text
-        if write is None:  # the first save to a store (which imports json)
-            from statewright._chart_text import chart_text
-
-            write = part.chart_text = chart_text
-        return write(self, chart)
+        return _chart_text(self, chart)
 
     def decode(self, data: dict[str, Any], table: Table) -> Decoded:
         """A snapshot checked against the chart too (its ``chart`` field), positional timer
@@ -211,33 +206,20 @@ class ChartEngine(ChartPlans):
             from statewright._event_info import System
 
             chart.model.system = System(session, self.name)
-        _snapshot_part().restart_timers(chart.timers, saved_at, clock())
+        _restart_timers(chart.timers, saved_at, clock())
         return chart
 
 
-class _SnapshotPart:
-    """What writes and restores a chart's part of a snapshot (statewright._chart_snapshot,
-    statewright._chart_text, statewright._timer_snapshot), imported by the first snapshot or
-    restore of a chart and kept: every save and every load of a chart runs these, and on
-    Python 3.10 and 3.11 an import inside a function costs one to two microseconds at each call
-    (see statewright._restoring)."""
-
-    def __init__(self) -> None:
-        from statewright._chart_snapshot import encode_chart
-        from statewright._timer_snapshot import restart_timers
-
-        self.encode_chart = encode_chart
-        self.restart_timers = restart_timers
-        #: statewright._chart_text's, set by the first save to a built-in store (its canonical
-        #: text imports json, which a snapshot does not need).
-        self.chart_text: Callable[[Any, ChartState], tuple[str, str, float | None]] | None = None
-
-
-_SNAPSHOT_PART: _SnapshotPart | None = None
-
-
-def _snapshot_part() -> _SnapshotPart:
-    global _SNAPSHOT_PART
-    if _SNAPSHOT_PART is None:
-        _SNAPSHOT_PART = _SnapshotPart()
-    return _SNAPSHOT_PART
+#: What writes and restores a chart's part of a snapshot (statewright._chart_snapshot,
+#: statewright._timer_snapshot; statewright._chart_text, whose canonical text imports json, for
+#: a save to a built-in store), imported by the first call of each (statewright._first_call):
+#: every save and load of a chart runs them.
+_encode_chart: Callable[..., dict[str, Any]] = on_first_call(
+    globals(), "_encode_chart", "statewright._chart_snapshot", "encode_chart"
+)
+_restart_timers: Callable[..., None] = on_first_call(
+    globals(), "_restart_timers", "statewright._timer_snapshot", "restart_timers"
+)
+_chart_text: Callable[..., tuple[str, str, float | None]] = on_first_call(
+    globals(), "_chart_text", "statewright._chart_text", "chart_text"
+)

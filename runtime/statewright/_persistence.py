@@ -15,16 +15,18 @@ it does not call ``__init__`` (a generated ``__init__`` only types the handlers)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from statewright._compat import StrEnum
 from statewright._errors import ChildMachineError, Conflict, StatewrightError
+from statewright._first_call import on_first_call
 from statewright._instance import BUSY_ROW, MachineInstance
 from statewright._snapshot import SNAPSHOT_FORMAT, history_json, incremental, own_store
 from statewright._stores.protocol import SnapshotUpdate
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Mapping
 
     from statewright._options import MachineOptions
     from statewright._snapshot import Payload
@@ -177,9 +179,7 @@ class PersistentMachine(MachineInstance[S, E, C]):
     ) -> M:
         """:meth:`restore`; ``own``: a snapshot the runtime wrote itself, which a built-in store
         read back under a checksum that matches (see ``statewright._snapshot.own_store``)."""
-        from statewright._restoring import restore  # the decoders: on first use
-
-        machine: M = restore(cls, snapshot, handlers, opts, context, own)
+        machine: M = _restore_snapshot(cls, snapshot, handlers, opts, context, own)
         return machine
 
     @classmethod
@@ -188,9 +188,8 @@ class PersistentMachine(MachineInstance[S, E, C]):
     ) -> Decoded:
         """A snapshot checked for this class (a ``child``'s: embedded in its parent's), its
         children's with it (:mod:`statewright._restoring`)."""
-        from statewright._restoring import decode
-
-        return decode(cls, snapshot, options, child, own)
+        decoded: Decoded = _decode_snapshot(cls, snapshot, options, child, own)
+        return decoded
 
     def _construct(
         self,
@@ -241,7 +240,7 @@ class PersistentMachine(MachineInstance[S, E, C]):
         context: Any = None,
     ) -> M:
         """Restore the instance ``instance_id`` from ``store`` (which it then saves back to)."""
-        machine: M = _restoring_load()(cls, store, instance_id, handlers, options, context)
+        machine: M = _load_instance(cls, store, instance_id, handlers, options, context)
         return machine
 
     # ----------------------------------------------------------------- what a save writes
@@ -265,7 +264,7 @@ class PersistentMachine(MachineInstance[S, E, C]):
         since = self._synced_total if self._synced_store is store else None
         after = total - retained if since is None else max(since, total - retained)
         if own_store(type(store), "save_update"):  # handed to it straight away: as text
-            return SnapshotUpdate.of_text(_own_text()(self, after), retained, since)
+            return SnapshotUpdate.of_text(_own_text(self, after), retained, since)
         return SnapshotUpdate(
             self._build_snapshot(None), self._history_json(after), retained, since
         )
@@ -318,31 +317,22 @@ class PersistentMachine(MachineInstance[S, E, C]):
             self._keys = {evicted[0]: evicted[1], **self._keys}
 
 
-#: What a load and a save to a built-in store run (statewright._restoring's ``load``,
-#: statewright._snapshot_text's ``own_text``), imported by the first of each and kept: they
-#: import json, dataclasses and the decoders, which a machine that never saves does not need,
-#: and on Python 3.10 and 3.11 an import inside a function costs one to two microseconds at
-#: every call (a timer driver loads and saves once per timer it fires).
-_LOAD: Callable[..., Any] | None = None
-_OWN_TEXT: Callable[[Any, int], OwnText] | None = None
-
-
-def _restoring_load() -> Callable[..., Any]:
-    global _LOAD
-    if _LOAD is None:
-        from statewright._restoring import load
-
-        _LOAD = load
-    return _LOAD
-
-
-def _own_text() -> Callable[[Any, int], OwnText]:
-    global _OWN_TEXT
-    if _OWN_TEXT is None:
-        from statewright._snapshot_text import own_text
-
-        _OWN_TEXT = own_text
-    return _OWN_TEXT
+#: What restoring, loading and a save to a built-in store run (statewright._restoring,
+#: statewright._snapshot_text's ``own_text``), imported by the first call of each (they import
+#: json, dataclasses and the decoders, which a machine that never saves does not need), then
+#: called directly (statewright._first_call).
+_restore_snapshot: Callable[..., Any] = on_first_call(
+    globals(), "_restore_snapshot", "statewright._restoring", "restore"
+)
+_decode_snapshot: Callable[..., Any] = on_first_call(
+    globals(), "_decode_snapshot", "statewright._restoring", "decode"
+)
+_load_instance: Callable[..., Any] = on_first_call(
+    globals(), "_load_instance", "statewright._restoring", "load"
+)
+_own_text: Callable[[Any, int], OwnText] = on_first_call(
+    globals(), "_own_text", "statewright._snapshot_text", "own_text"
+)
 
 
 #: Defined after the class so that its bound is no string: typing compiles a string bound, and the
