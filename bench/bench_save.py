@@ -26,7 +26,21 @@ without history, a new head to write):
   one whose statements do nothing: what the save costs before any SQL runs (the machine's
   texts, the checksum, the store's bookkeeping). Over the raw UPSERT, it says how much of the
   target the Python alone takes: the save's SQL (a statement that does what the UPSERT does,
-  and more) cannot cost less than the UPSERT.
+  and more) cannot cost less than the UPSERT;
+* ``save's SQL, no Python run``: the statements the 1,000-record saves ran, recorded, and run
+  again on a copy of the database file (one run behind the recording): the save's SQL alone;
+* ``a save's texts and checksum alone``: what no save can skip, with no store at all: the
+  texts a machine writes for a save (its head's and its new record's) and the SHA-256 of the
+  head row (head and record only: the row a store writes holds more records, so this is a
+  lower bound);
+* ``save's Python, then a raw UPSERT``: each UPSERT (a file of its own) after a save's
+  Python (no SQL run): does running one after the other cost more than each alone, with none
+  of the store's SQL involved?
+
+Then the budget: the target (2.5x the UPSERT) less the save's SQL alone is what it leaves the
+save's Python, to set beside what the Python takes alone, what its texts and checksum take, and
+how much a save costs beyond its Python and its SQL each run alone (run one after the other,
+each runs slower than alone: the caches hold the other's code and data).
 
 On PostgreSQL (a throwaway server started as the tests start theirs, ``tests/postgres_server.py``,
 when its programs are installed; ``--no-postgres`` skips it), with ``synchronous_commit=off`` on
@@ -73,6 +87,11 @@ ONE = "save, 1 record kept"
 WHOLE = "whole snapshot (0.2)"
 PYTHON = "save's Python, no SQL run"
 SQL = "save's SQL, no Python run"
+TEXTS = "a save's texts and checksum alone"
+BUDGET = "what 2.5x leaves the save's Python (target less SQL alone)"
+TOGETHER = "a save beyond its Python and its SQL run alone"
+INTERLEAVED = "save's Python, then a raw UPSERT"
+SLOWER = "a save's Python and a raw UPSERT beyond each alone"
 PG_UPSERT = "PostgreSQL: raw UPSERT of the head row"
 PG_RECORDS = "PostgreSQL: save, 1,000 records"
 TARGET = 2.5
@@ -166,7 +185,8 @@ def machine(store: Any, instance_id: str, history: bool, limit: int = 1000) -> P
         built.send(event)
     for i in range(1000):
         built.send(Ev.HEARTBEAT, i=i, tool="search", query=f"step {i}", ok=True)
-    built.save()
+    if store is not None:  # texts_only's machine has none
+        built.save()
     return built
 
 
@@ -177,6 +197,24 @@ def saving(target: PlainTaskMachine) -> Runner:
         for i in range(saves):
             send(Ev.HEARTBEAT, i=i, tool="search", query=f"step {i}", ok=True)
             save()
+        return time.perf_counter() - start
+
+    return run
+
+
+def texts_only(target: PlainTaskMachine) -> Runner:
+    """Per save, the texts a machine hands a store (its head's, its new record's) and the
+    SHA-256 of a row holding them: the least a save's Python does (no store is called)."""
+    from statewright._snapshot_text import own_text
+    from statewright._stores.codec import checksum
+
+    def run(saves: int) -> float:
+        send = target.send
+        start = time.perf_counter()
+        for i in range(saves):
+            send(Ev.HEARTBEAT, i=i, tool="search", query=f"step {i}", ok=True)
+            own = own_text(target, target.total_transitions - 1)
+            checksum(f"{own.before}{own.revision + 1}{own.after}{own.records[0]}")
         return time.perf_counter() - start
 
     return run
@@ -200,9 +238,16 @@ def revisions(text: str, count: int, first: int) -> list[str]:
     return [f"{text[:at]}{revision}{text[end:]}" for revision in range(first, first + count)]
 
 
-def upserting(execute: Callable[[str, tuple[Any, ...]], Any], text: str, mark: str) -> Runner:
+def upserting(
+    execute: Callable[[str, tuple[Any, ...]], Any],
+    text: str,
+    mark: str,
+    python_of: PlainTaskMachine | None = None,
+) -> Runner:
     """UPSERTs of the head text through ``execute`` (``mark``: the driver's placeholder); each
-    one differs (its revision), as every save's head does, all made before the timing starts."""
+    one differs (its revision), as every save's head does, all made before the timing starts.
+    With ``python_of`` (a machine whose store runs no SQL), each UPSERT follows its save's
+    Python."""
     statement = (
         f"INSERT INTO raw VALUES ({mark}, {mark}) ON CONFLICT (id) DO UPDATE "
         "SET snapshot = excluded.snapshot"
@@ -212,20 +257,30 @@ def upserting(execute: Callable[[str, tuple[Any, ...]], Any], text: str, mark: s
     def run(count: int) -> float:
         texts = revisions(text, count, done[0])
         done[0] += count
+        if python_of is None:
+            start = time.perf_counter()
+            for head in texts:
+                execute(statement, ("m", head))
+            return time.perf_counter() - start
+        send, save = python_of.send, python_of.save
         start = time.perf_counter()
-        for head in texts:
+        for i, head in enumerate(texts):
+            send(Ev.HEARTBEAT, i=i, tool="search", query=f"step {i}", ok=True)
+            save()
             execute(statement, ("m", head))
         return time.perf_counter() - start
 
     return run
 
 
-def sqlite_upserting(path: Path, synchronous: str, text: str) -> Runner:
+def sqlite_upserting(
+    path: Path, synchronous: str, text: str, python_of: PlainTaskMachine | None = None
+) -> Runner:
     db = sqlite3.connect(path, isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute(f"PRAGMA synchronous={synchronous}")
     db.execute("CREATE TABLE IF NOT EXISTS raw (id TEXT PRIMARY KEY, snapshot TEXT NOT NULL)")
-    return upserting(db.execute, text, "?")
+    return upserting(db.execute, text, "?", python_of)
 
 
 @contextlib.contextmanager
@@ -305,6 +360,13 @@ def main() -> None:
         stores.append(no_sql._db)  # closed at the end, as the others are
         no_sql._db = NoSql()  # type: ignore[assignment]  # after the machine's first save
         variants[PYTHON] = saving(python_only)
+        no_sql_too = store("python-then-upsert")
+        python_too = machine(no_sql_too, "python", history=True)
+        stores.append(no_sql_too._db)
+        no_sql_too._db = NoSql()  # type: ignore[assignment]
+        variants[INTERLEAVED] = sqlite_upserting(
+            Path(folder) / "raw-after-python.sqlite", args.synchronous, head_text(full), python_too
+        )
         recorder = store("recorded")
         recorded = machine(recorder, "full", history=True)
         recorder._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # all of it in the file
@@ -316,6 +378,7 @@ def main() -> None:
         recording = Recording(recorder._db)
         recorder._db = recording  # type: ignore[assignment]
         variants[SQL] = replaying(recorded, recording, replica)
+        variants[TEXTS] = texts_only(machine(None, "texts", history=True))
         if postgres_url is not None:
             try:
                 variants.update(postgres_variants(postgres_url, stores))
@@ -357,6 +420,19 @@ def main() -> None:
     print(f"whole snapshot (0.2) / save with 1,000 records: {ratios['whole']:.1f}x")
     print(f"the save's Python alone (no SQL run) / raw UPSERT: {ratios['python']:.2f}x")
     print(f"the save's SQL alone (no Python run) / raw UPSERT: {ratios['sql']:.2f}x")
+    us = {name: value * 1e6 for name, value in median.items()}
+    budget = TARGET * us[UPSERT] - us[SQL]
+    together = us[RECORDS] - us[PYTHON] - us[SQL]
+    slower = us[INTERLEAVED] - us[PYTHON] - us[UPSERT]
+    print(
+        f"{TARGET}x the raw UPSERT leaves the save's Python {budget:.1f} us beside its SQL alone; "
+        f"the Python alone takes {us[PYTHON]:.1f} us, its texts and checksum alone "
+        f"{us[TEXTS]:.1f} us"
+    )
+    print(
+        f"run together, a save costs {together:.1f} us more than its Python and its SQL each run "
+        f"alone; a save's Python and a raw UPSERT, one after the other, {slower:.1f} us more"
+    )
     if PG_RECORDS in median:
         ratios["postgres"] = median[PG_RECORDS] / median[PG_UPSERT]
         print(
@@ -364,7 +440,6 @@ def main() -> None:
             f"(target <= {TARGET}x)"
         )
     if args.json:
-        us = {name: value * 1e6 for name, value in median.items()}
         results = [
             row(UPSERT, us[UPSERT], "us"),
             row(NONE, us[NONE], "us"),
@@ -383,6 +458,11 @@ def main() -> None:
             row(WHOLE, us[WHOLE], "us", against=RECORDS, ratio=ratios["whole"]),
             row(PYTHON, us[PYTHON], "us", against=UPSERT, ratio=ratios["python"]),
             row(SQL, us[SQL], "us", against=UPSERT, ratio=ratios["sql"]),
+            row(TEXTS, us[TEXTS], "us", against=UPSERT, ratio=us[TEXTS] / us[UPSERT]),
+            row(BUDGET, budget, "us", against=UPSERT, ratio=budget / us[UPSERT]),
+            row(TOGETHER, together, "us", against=UPSERT, ratio=together / us[UPSERT]),
+            row(INTERLEAVED, us[INTERLEAVED], "us"),
+            row(SLOWER, slower, "us", against=UPSERT, ratio=slower / us[UPSERT]),
         ]
         settings = {
             "synchronous": args.synchronous,
