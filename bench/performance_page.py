@@ -81,12 +81,13 @@ def _processor() -> str:
 
 
 def _title(bench: str) -> str:
-    """The first line of the bench's docstring, read without running the bench."""
+    """The first sentence of the bench's docstring (its first paragraph, which may wrap), read
+    without running the bench."""
     path = ROOT / "bench" / f"{bench}.py"
     if not path.is_file():
         return bench
     docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or bench
-    return docstring.splitlines()[0].rstrip(".")
+    return " ".join(docstring.split("\n\n")[0].split()).rstrip(".")
 
 
 def _number(value: float, unit: str) -> str:
