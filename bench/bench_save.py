@@ -273,12 +273,18 @@ def upserting(
     return run
 
 
-def sqlite_upserting(
-    path: Path, synchronous: str, text: str, python_of: PlainTaskMachine | None = None
-) -> Runner:
+def sqlite_connection(path: Path, synchronous: str) -> sqlite3.Connection:
+    """A connection with the store's settings (WAL, ``synchronous``), committing each statement."""
     db = sqlite3.connect(path, isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute(f"PRAGMA synchronous={synchronous}")
+    return db
+
+
+def sqlite_upserting(
+    path: Path, synchronous: str, text: str, python_of: PlainTaskMachine | None = None
+) -> Runner:
+    db = sqlite_connection(path, synchronous)
     db.execute("CREATE TABLE IF NOT EXISTS raw (id TEXT PRIMARY KEY, snapshot TEXT NOT NULL)")
     return upserting(db.execute, text, "?", python_of)
 
@@ -346,34 +352,35 @@ def main() -> None:
             return opened
 
         full = machine(store("full"), "full", history=True)
+        head = head_text(full)
         variants: dict[str, Runner] = {
-            UPSERT: sqlite_upserting(
-                Path(folder) / "raw.sqlite", args.synchronous, head_text(full)
-            ),
+            UPSERT: sqlite_upserting(Path(folder) / "raw.sqlite", args.synchronous, head),
             NONE: saving(machine(store("none"), "none", history=False)),
             ONE: saving(machine(store("one"), "one", history=True, limit=1)),
             RECORDS: saving(full),
             WHOLE: saving(machine(WholeSnapshots(store("whole")), "whole", history=True)),
         }
-        no_sql = store("python")
-        python_only = machine(no_sql, "python", history=True)
-        stores.append(no_sql._db)  # closed at the end, as the others are
-        no_sql._db = NoSql()  # type: ignore[assignment]  # after the machine's first save
-        variants[PYTHON] = saving(python_only)
-        no_sql_too = store("python-then-upsert")
-        python_too = machine(no_sql_too, "python", history=True)
-        stores.append(no_sql_too._db)
-        no_sql_too._db = NoSql()  # type: ignore[assignment]
+
+        def without_sql(name: str) -> PlainTaskMachine:
+            """A 1,000-record machine whose store runs no SQL after its first save."""
+            no_sql = store(name)
+            built = machine(no_sql, "python", history=True)
+            stores.append(no_sql._db)  # closed at the end, as the others are
+            no_sql._db = NoSql()  # type: ignore[assignment]
+            return built
+
+        variants[PYTHON] = saving(without_sql("python"))
         variants[INTERLEAVED] = sqlite_upserting(
-            Path(folder) / "raw-after-python.sqlite", args.synchronous, head_text(full), python_too
+            Path(folder) / "raw-after-python.sqlite",
+            args.synchronous,
+            head,
+            without_sql("python-then-upsert"),
         )
         recorder = store("recorded")
         recorded = machine(recorder, "full", history=True)
         recorder._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # all of it in the file
         shutil.copy(Path(folder) / "recorded.sqlite", Path(folder) / "replica.sqlite")
-        replica = sqlite3.connect(Path(folder) / "replica.sqlite", isolation_level=None)
-        replica.execute("PRAGMA journal_mode=WAL")
-        replica.execute(f"PRAGMA synchronous={args.synchronous}")
+        replica = sqlite_connection(Path(folder) / "replica.sqlite", args.synchronous)
         stores.append(replica)
         recording = Recording(recorder._db)
         recorder._db = recording  # type: ignore[assignment]
@@ -387,7 +394,7 @@ def main() -> None:
         print(
             f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}, WAL, "
             f"synchronous={args.synchronous}, a file per variant, {saves} saves per run, median "
-            f"of {args.rounds} interleaved rounds; head row {len(head_text(full)):,} bytes"
+            f"of {args.rounds} interleaved rounds; head row {len(head):,} bytes"
         )
         # The whole snapshot costs milliseconds: fewer of them per run.
         count = {name: saves if name != WHOLE else min(saves // 3, 50) for name in variants}

@@ -343,8 +343,8 @@ def main() -> None:
         print(f"{name} is {best[name] / ours:.2f}x an accepted send")
     unlocked = best[NO_LOCK]
     for name, run, _ in variants:
-        if callable(run) and name.startswith(tuple(PEERS)):
-            target = PEERS[name.split()[0]]
+        target = peer_target(name)
+        if callable(run) and target is not None:
             print(
                 f"statewright send (history on) is {best[name] / ours:.1f}x faster than {name} "
                 f"({target:.0f}x needs a send within {best[name] / target:.0f} ns; without its "
@@ -370,6 +370,11 @@ REJECTED_SEND = "rejected send (InvalidTransition raised and caught)"
 REJECTED_TRY_SEND = "rejected try_send (answers False)"
 
 
+def peer_target(variant: str) -> float | None:
+    """How many times faster than the peer ``variant`` names ``send`` must be; None: no peer."""
+    return PEERS.get(variant.split()[0])
+
+
 def json_rows(best: dict[str, float], names: list[str]) -> list[dict[str, Any]]:
     """The ``--json`` rows: each variant against the floor, the rejections against ``send``
     (target: a rejected send at most 3x), and ``send`` against each peer (the peer's time over
@@ -382,23 +387,22 @@ def json_rows(best: dict[str, float], names: list[str]) -> list[dict[str, Any]]:
         against: str | None = FLOOR
         target: float | None = None
         operator: str | None = None
+        peer = peer_target(name)
         if name == FLOOR:
             against = None
         elif name in (REJECTED_SEND, REJECTED_TRY_SEND):
             against = SEND
             if name == REJECTED_SEND:
                 target, operator = 3.0, "<="
-        elif name.startswith(tuple(PEERS)):
-            against, target, operator = SEND, PEERS[name.split()[0]], ">="
+        elif peer is not None:
+            against, target, operator = SEND, peer, ">="
         ratio = None if against is None else value / best[against]
         rows.append(
             json_results.row(
                 name, value, "ns", against=against, ratio=ratio, target=target, target_op=operator
             )
         )
-        if name.startswith(
-            tuple(PEERS)
-        ):  # what the send's lock stands for (no target: a reference)
+        if peer is not None:  # what the send's lock stands for (no target: a reference)
             rows.append(
                 json_results.row(
                     f"{name}, against a send without its lock",
